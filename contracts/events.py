@@ -1,0 +1,77 @@
+"""Retain events: what producers publish."""
+
+import math
+import uuid
+from typing import Annotated, Literal
+
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from contracts.base import AwareDatetime, BankId, Frozen
+
+SCHEMA_VERSION = 1
+DEFAULT_MAX_TEXT_BYTES = 16 * 1024
+MAX_TAGS = 32
+MAX_ENTITIES = 64
+MAX_LABEL_CHARS = 128
+MAX_SUPERSEDES = 32
+MAX_METADATA_ITEMS = 32
+MAX_METADATA_VALUE_CHARS = 1024
+EVENT_NAMESPACE = uuid.UUID("6f2b6a47-4f4c-5a0e-9a3e-5ed1e1e7c0de")
+
+EventKind = Literal["world", "experience"]
+Label = Annotated[str, Field(min_length=1, max_length=MAX_LABEL_CHARS)]
+
+
+def derive_event_id(bank_id: str, text: str, occurred_at: str) -> uuid.UUID:
+    """Deterministic id for producers that send none: the same line twice is one event."""
+    return uuid.uuid5(EVENT_NAMESPACE, f"{bank_id}\x1f{occurred_at}\x1f{text}")
+
+
+class RetainEvent(Frozen):
+    """One fact to remember. `event_id` is the idempotency key.
+
+    The text cap comes from settings through the validation context
+    (`{"max_text_bytes": n}`); without one the default of 16 KiB applies.
+    """
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    event_id: uuid.UUID
+    bank_id: BankId
+    kind: EventKind = "world"
+    text: str = Field(min_length=1)
+    occurred_at: AwareDatetime
+    mentioned_at: AwareDatetime | None = None
+    entities: list[Label] = Field(default_factory=list, max_length=MAX_ENTITIES)
+    tags: list[Label] = Field(default_factory=list, max_length=MAX_TAGS)
+    key: Label | None = None
+    supersedes: list[uuid.UUID] = Field(default_factory=list, max_length=MAX_SUPERSEDES)
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    metadata: dict[Label, Annotated[str, Field(max_length=MAX_METADATA_VALUE_CHARS)]] = Field(
+        default_factory=dict, max_length=MAX_METADATA_ITEMS
+    )
+
+    @field_validator("text")
+    @classmethod
+    def _text_fits(cls, value: str, info: ValidationInfo) -> str:
+        if not value.strip():
+            raise ValueError("text is blank")
+        context = info.context if isinstance(info.context, dict) else {}
+        cap = int(context.get("max_text_bytes", DEFAULT_MAX_TEXT_BYTES))
+        size = len(value.encode("utf-8"))
+        if size > cap:
+            raise ValueError(f"text is {size} bytes; the limit is {cap} (SEDIMENT_MAX_TEXT_BYTES)")
+        return value
+
+    @field_validator("importance", mode="before")
+    @classmethod
+    def _finite(cls, value: object) -> object:
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError("importance must be a finite number between 0 and 1")
+        return value
+
+    @model_validator(mode="after")
+    def _canonical_labels(self) -> "RetainEvent":
+        object.__setattr__(self, "tags", sorted(set(self.tags)))
+        object.__setattr__(self, "entities", sorted(set(self.entities)))
+        object.__setattr__(self, "supersedes", sorted(set(self.supersedes), key=str))
+        return self

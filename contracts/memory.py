@@ -1,0 +1,76 @@
+"""The read model's records: raw memories, observations and supersession edges."""
+
+import uuid
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import Field
+
+from contracts.base import AwareDatetime, BankId, Frozen
+from contracts.events import SCHEMA_VERSION
+
+MemoryKind = Literal["world", "experience", "observation"]
+
+
+class State(StrEnum):
+    CURRENT = "current"
+    SUPERSEDED = "superseded"
+
+
+class Relation(StrEnum):
+    """How the newer memory replaced the older one."""
+
+    EVOLVED_INTO = "EVOLVED_INTO"
+    INVALIDATED_BY = "INVALIDATED_BY"
+
+
+class Memory(Frozen):
+    """A raw fact as stored: one per retain event, id = uuid5(event_id).
+
+    `declared_supersedes` keeps what the producer said this replaces; `superseded_by`
+    and `relation` are derived by consolidation; `observation_id` names the
+    observation this memory belongs to, if any; `consolidated` is the done-marker.
+    """
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    id: uuid.UUID
+    bank_id: BankId
+    kind: MemoryKind
+    text: str
+    occurred_at: AwareDatetime
+    mentioned_at: AwareDatetime | None = None
+    created_at: AwareDatetime
+    last_accessed_at: AwareDatetime | None = None
+    entities: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    key: str | None = None
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    metadata: dict[str, str] = Field(default_factory=dict)
+    event_id: uuid.UUID | None = None
+    declared_supersedes: list[uuid.UUID] = Field(default_factory=list)
+    state: State = State.CURRENT
+    superseded_by: uuid.UUID | None = None
+    relation: Relation | None = None
+    observation_id: uuid.UUID | None = None
+    consolidated: bool = False
+
+
+class Observation(Memory):
+    """A consolidated fact built from restatements, with exact provenance."""
+
+    kind: MemoryKind = "observation"
+    source_memory_ids: list[uuid.UUID] = Field(min_length=1)
+    proof_count: int = Field(ge=1)
+    first_occurred_at: AwareDatetime
+    last_occurred_at: AwareDatetime
+    version: int = Field(default=1, ge=1)
+
+
+class SupersessionEdge(Frozen):
+    """`older --relation--> newer`: newer is the later state of, or retracts, older."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    bank_id: BankId
+    older_id: uuid.UUID
+    newer_id: uuid.UUID
+    relation: Relation

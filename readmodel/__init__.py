@@ -1,0 +1,1 @@
+"""The read model: store port and adapters, embedders, recall pipeline."""

@@ -1,0 +1,165 @@
+"""`sediment`: the command line."""
+
+import sys
+import uuid
+from pathlib import Path
+from typing import Annotated
+
+import pydantic
+import typer
+from rich.console import Console
+from rich.progress import Progress
+
+from contracts.events import RetainEvent
+from contracts.recall import RecallRequest
+from readmodel.store import Filter
+from sediment import ops
+from sediment.bootstrap import Runtime, bootstrap
+from sediment.ingest import BadLine, read_events
+from sediment.logs import configure
+from sediment.render import print_record, recall_table
+from sediment.settings import Settings
+from worker.consolidation.service import consolidate
+from worker.errors import PoisonEvent
+from worker.publish import publish
+from worker.tasks import dead_letter
+
+app = typer.Typer(no_args_is_help=True, help="Sediment: agent memory as an event-driven system.")
+app.add_typer(ops.dlq_app, name="dlq")
+console = Console()
+err = Console(stderr=True)
+
+
+def settings_or_exit() -> Settings:
+    """Invalid settings stop the process with the variable named and what it accepts."""
+    try:
+        settings = Settings()
+    except pydantic.ValidationError as exc:
+        for e in exc.errors():
+            name = "SEDIMENT_" + "_".join(str(p) for p in e["loc"]).upper() if e["loc"] else "settings"
+            err.print(f"[red]invalid setting {name}[/red]: {e['msg']} (got {e.get('input')!r})")
+        raise typer.Exit(2) from None
+    configure(settings.log_format, settings.log_level)
+    return settings
+
+
+def runtime() -> Runtime:
+    return bootstrap(settings_or_exit())
+
+
+@app.command()
+def ingest(
+    path: Path,
+    bank: Annotated[str | None, typer.Option(help="bank_id for lines that have none")] = None,
+    batch: Annotated[int, typer.Option(min=1, max=1000)] = 64,
+) -> None:
+    """Retain every event of a JSON-lines file (embedded: consolidate here; else publish)."""
+    rt = runtime()
+    items = list(read_events(path, bank, rt.settings.max_text_bytes))
+    bad = [i for i in items if isinstance(i, BadLine)]
+    events = [i for i in items if isinstance(i, RetainEvent)]
+    for b in bad:
+        dead_letter(rt.worker_deps, "ingest", b.raw, PoisonEvent(f"line {b.line_no}: {b.error}"), 1)
+        err.print(f"[yellow]line {b.line_no} dead-lettered[/yellow]: {b.error.splitlines()[0]}")
+    with Progress(console=err, transient=True) as progress:
+        task = progress.add_task("ingest", total=len(events))
+        if rt.settings.mode == "embedded":
+            for start in range(0, len(events), batch):
+                consolidate(events[start:start + batch], rt.consolidator)
+                progress.advance(task, len(events[start:start + batch]))
+        else:
+            publish(rt.celery, events, rt.settings.queue, batch_size=batch)
+            progress.advance(task, len(events))
+    verb = "consolidated" if rt.settings.mode == "embedded" else "published"
+    console.print(f"{verb} {len(events)} events, dead-lettered {len(bad)}")
+    rt.close()
+    if bad and not events:
+        raise typer.Exit(1)
+
+
+@app.command()
+def recall(
+    query: str,
+    bank: Annotated[str, typer.Option(help="bank to read")],
+    limit: Annotated[int, typer.Option(min=1, max=100)] = 10,
+    history: Annotated[bool, typer.Option(help="every state, not only the current one")] = False,
+    prefer_observations: bool = True,
+    as_json: Annotated[bool, typer.Option("--json", help="print the response as JSON")] = False,
+) -> None:
+    """Recall memories of a bank for a query."""
+    rt = runtime()
+    request = RecallRequest(query=query, limit=limit, prefer_observations=prefer_observations,
+                            state_mode="history" if history else "current")
+    response = rt.recall.recall(bank, request)
+    if as_json:
+        sys.stdout.write(response.model_dump_json(indent=2) + "\n")
+    else:
+        console.print(recall_table(response))
+    rt.close()
+
+
+@app.command()
+def inspect(memory_id: uuid.UUID, bank: Annotated[str, typer.Option()]) -> None:
+    """Show a memory: text, provenance, edges, state."""
+    rt = runtime()
+    found = rt.store.fetch(bank, [memory_id])
+    if not found:
+        err.print(f"[red]no memory {memory_id} in bank {bank}[/red]")
+        raise typer.Exit(1)
+    older = [p.record for p in rt.store.scroll(Filter(bank, superseded_by=memory_id))]
+    print_record(console, found[0].record, older)
+    rt.close()
+
+
+@app.command()
+def worker(
+    pool: Annotated[str, typer.Option(help="solo, threads or prefork")] = "solo",
+    loglevel: str = "INFO",
+) -> None:
+    """Run a Celery worker consuming retain events."""
+    rt = runtime()
+    argv = ["worker", "-Q", rt.settings.queue, "--pool", pool, "-c",
+            str(rt.settings.worker_concurrency), "--loglevel", loglevel,
+            "--without-gossip", "--without-mingle", "--without-heartbeat"]
+    rt.celery.worker_main(argv)
+
+
+@app.command()
+def rebuild(
+    bank: Annotated[str | None, typer.Option()] = None,
+    all_banks: Annotated[bool, typer.Option("--all")] = False,
+) -> None:
+    """Re-derive observations and edges from the stored raw memories."""
+    if (bank is None) == (not all_banks):
+        err.print("give exactly one of --bank B or --all")
+        raise typer.Exit(2)
+    rt = runtime()
+    total = ops.rebuild(rt, [bank] if bank else None, err)
+    console.print(f"rebuilt {total} raw memories")
+    rt.close()
+
+
+@app.command()
+def demo(data_dir: Annotated[Path | None, typer.Option()] = None) -> None:
+    """Ingest a shipped sample conversation and show observations, chains and recall."""
+    from sediment.demo import run_demo
+
+    run_demo(settings_or_exit(), data_dir, console)
+
+
+@app.command("build-model")
+def build_model(out: Annotated[Path | None, typer.Option()] = None) -> None:
+    """Rebuild the shipped static embedding model from all-MiniLM-L6-v2 (needs the distill extra)."""
+    from readmodel.embedders.build_static import DEFAULT_DIR, build_static_model
+
+    target = out or DEFAULT_DIR
+    build_static_model(target)
+    console.print(f"static model written to {target}")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

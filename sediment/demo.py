@@ -1,0 +1,78 @@
+"""`sediment demo`: a short conversation, consolidated in-process, explained."""
+
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+from rich.console import Console
+
+from contracts.events import RetainEvent
+from contracts.memory import Observation, State
+from contracts.recall import RecallRequest
+from readmodel.store import Filter, Record
+from sediment.bootstrap import bootstrap
+from sediment.ingest import read_events
+from sediment.render import recall_table
+from sediment.settings import Settings
+from worker.consolidation.service import Status, consolidate
+
+BANK = "demo"
+QUESTIONS = (
+    "Where does Maya live?",
+    "What does Maya drink in the morning?",
+    "What does Maya do on weekends?",
+)
+
+
+def _chains(records: dict[object, Record]) -> list[list[Record]]:
+    """Supersession chains from each memory that nothing supersedes into, oldest first."""
+    targets = {r.superseded_by for r in records.values() if r.superseded_by}
+    chains = []
+    for r in sorted(records.values(), key=lambda r: r.occurred_at):
+        if r.superseded_by and r.id not in targets and r.kind != "observation":
+            chain, seen = [r], {r.id}
+            while chain[-1].superseded_by in records and chain[-1].superseded_by not in seen:
+                chain.append(records[chain[-1].superseded_by])
+                seen.add(chain[-1].id)
+            chains.append(chain)
+    return chains
+
+
+def run_demo(settings: Settings, data_dir: Path | None, console: Console) -> None:
+    with tempfile.TemporaryDirectory(prefix="sediment-demo-") as tmp:
+        target = data_dir or Path(tmp)
+        rt = bootstrap(settings.model_copy(update={"mode": "embedded", "data_dir": target}))
+        source = resources.files("sediment").joinpath("data/demo.jsonl")
+        with resources.as_file(source) as path:
+            events = [e for e in read_events(path, BANK, settings.max_text_bytes)
+                      if isinstance(e, RetainEvent)]
+        outcomes = consolidate(events, rt.consolidator)
+        dupes = sum(1 for o in outcomes if o.status is Status.DUPLICATE)
+        console.rule("[bold]ingest")
+        console.print(f"{len(events)} events in file order (not time order), {dupes} duplicate")
+        records = {p.record.id: p.record for p in rt.store.scroll(Filter(BANK))}
+        console.rule("[bold]observations (restatements merged, with provenance)")
+        for obs in (r for r in records.values() if isinstance(r, Observation)):
+            console.print(f"[green]{obs.text}[/green]  proof_count={obs.proof_count} "
+                          f"state={obs.state.value}")
+            for sid in obs.source_memory_ids:
+                console.print(f"    <- {sid}  {records[sid].text}")
+        console.rule("[bold]supersession chains (by event time)")
+        for chain in _chains(records):
+            parts = [f"[dim]{c.text}[/dim]" if c.state is State.SUPERSEDED else f"[bold]{c.text}"
+                     for c in chain]
+            rels = [c.relation.value if c.relation else "" for c in chain]
+            line = parts[0]
+            for rel, part in zip(rels, parts[1:], strict=False):
+                line += f"\n    --{rel}--> {part}"
+            console.print(line)
+        console.rule("[bold]recall (current state, prefer observations)")
+        for q in QUESTIONS:
+            response = rt.recall.recall(BANK, RecallRequest(query=q, limit=3))
+            console.print(recall_table(response))
+            console.print(f"dropped by prefer-observations: {response.dropped_by_prefer_observations}")
+        console.rule("[bold]recall with state_mode=history")
+        history = rt.recall.recall(BANK, RecallRequest(query=QUESTIONS[0], limit=4,
+                                                        state_mode="history"))
+        console.print(recall_table(history))
+        rt.close()

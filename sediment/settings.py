@@ -1,0 +1,62 @@
+"""Process settings: one `Settings` per process, read once at start by the bootstrap."""
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from worker.consolidation.policy import ConsolidationPolicy
+
+
+class Settings(BaseSettings):
+    """Every `SEDIMENT_` variable. Invalid values stop the process at start."""
+
+    model_config = SettingsConfigDict(env_prefix="SEDIMENT_", extra="ignore", frozen=True)
+
+    mode: Literal["embedded", "standalone", "distributed"] = "embedded"
+    data_dir: Path = Path(".sediment")
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    qdrant_url: str | None = None
+    qdrant_api_key: SecretStr | None = None
+    collection: str = Field(default="sediment_memories", pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    store: Literal["auto", "edge", "qdrant-local"] = "auto"
+    embedder: Literal["static", "minilm", "hash"] = "static"
+    static_model_path: Path | None = None
+    max_text_bytes: int = Field(default=16 * 1024, ge=64, le=1024 * 1024)
+
+    queue: str = Field(default="sediment", pattern=r"^[A-Za-z0-9_.:-]{1,64}$")
+    task_soft_time_limit_s: int = Field(default=60, ge=1)
+    task_time_limit_s: int = Field(default=90, ge=2)
+    visibility_timeout_s: int = Field(default=300, ge=3)
+    retry_max: int = Field(default=8, ge=0, le=100)
+    retry_backoff_max_s: int = Field(default=120, ge=1)
+    lock_timeout_s: int = Field(default=60, ge=1)
+    lock_wait_s: int = Field(default=120, ge=1)
+    worker_concurrency: int = Field(default=1, ge=1, le=64)
+    dlq_maxlen: int = Field(default=100_000, ge=10)
+
+    merge_threshold: float = Field(default=0.84, gt=0.0, le=1.0)
+    topic_threshold: float = Field(default=0.55, gt=0.0, le=1.0)
+    neighbour_limit: int = Field(default=64, ge=1, le=1024)
+
+    log_format: Literal["auto", "json", "console"] = "auto"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    def policy(self) -> ConsolidationPolicy:
+        return ConsolidationPolicy(
+            merge_threshold=self.merge_threshold,
+            topic_threshold=self.topic_threshold,
+            neighbour_limit=self.neighbour_limit,
+        )
+
+    @model_validator(mode="after")
+    def _limits_nest(self) -> "Settings":
+        """Celery needs visibility timeout > hard limit > soft limit, or a slow task runs twice."""
+        if self.task_time_limit_s <= self.task_soft_time_limit_s:
+            raise ValueError(
+                "SEDIMENT_TASK_TIME_LIMIT_S must exceed SEDIMENT_TASK_SOFT_TIME_LIMIT_S"
+            )
+        if self.visibility_timeout_s <= self.task_time_limit_s:
+            raise ValueError("SEDIMENT_VISIBILITY_TIMEOUT_S must exceed SEDIMENT_TASK_TIME_LIMIT_S")
+        return self

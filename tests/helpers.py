@@ -1,0 +1,37 @@
+"""Builders shared by tests."""
+
+import math
+import uuid
+from datetime import UTC, datetime, timedelta
+
+from contracts.events import RetainEvent
+from contracts.memory import Memory
+from readmodel.store import StoredPoint
+from worker.consolidation.relations import memory_id
+from worker.consolidation.service import raw_memory
+
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
+
+
+def event(text: str, day: int = 0, bank: str = "b1", **kw: object) -> RetainEvent:
+    eid = kw.pop("event_id", None) or uuid.uuid5(uuid.NAMESPACE_URL, f"{bank}/{text}/{day}")
+    return RetainEvent(event_id=eid, bank_id=bank, text=text,  # type: ignore[arg-type]
+                       occurred_at=T0 + timedelta(days=day), **kw)
+
+
+def memory(text: str, day: int = 0, **kw: object) -> Memory:
+    return raw_memory(event(text, day, **kw), T0)
+
+
+def point(m: Memory, angle_deg: float) -> StoredPoint:
+    """A point on the unit circle: cos(angle difference) is the similarity between two points."""
+    a = math.radians(angle_deg)
+    return StoredPoint(m, (math.cos(a), math.sin(a)))
+
+
+def angle_for(similarity: float) -> float:
+    return math.degrees(math.acos(similarity))
+
+
+def mid(e: RetainEvent) -> uuid.UUID:
+    return memory_id(e.event_id)

@@ -1,0 +1,133 @@
+"""decide(): table tests over hand-built neighbourhoods (vectors chosen for exact similarities)."""
+
+from dataclasses import replace
+
+import pytest
+
+from contracts.memory import Memory, Relation, State
+from readmodel.store import StoredPoint
+from worker.consolidation.decide import Neighbourhood, Plan, decide
+from worker.consolidation.policy import ConsolidationPolicy
+from worker.consolidation.relations import observation_id
+
+from tests.helpers import angle_for, memory, point
+
+POLICY = ConsolidationPolicy(merge_threshold=0.84, topic_threshold=0.55)
+
+
+def hood(new: StoredPoint, *neighbours: StoredPoint) -> Neighbourhood:
+    return Neighbourhood(new, neighbours, {p.record.id: p for p in neighbours}, {})
+
+
+def patch_for(plan: Plan, m: Memory):  # type: ignore[no-untyped-def]
+    return next(p for p in plan.patches if p.id == m.id)
+
+
+def test_restatement_founds_an_observation_with_exact_provenance() -> None:
+    a = memory("Alice loves hiking in the Alps.", 0, entities=["Alice"])
+    b = memory("Alice loves hiking in the Alps a lot.", 3, entities=["Alice"])
+    plan = decide(hood(point(b, angle_for(0.95)), point(a, 0)), POLICY)
+    (obs,) = plan.observations
+    assert obs.record.source_memory_ids == [a.id, b.id]
+    assert obs.record.proof_count == 2
+    assert obs.record.text == b.text
+    assert patch_for(plan, a).observation_id == obs.record.id == observation_id("b1", [a.id, b.id])
+    assert plan.patches[-1].id == b.id and plan.patches[-1].consolidated
+
+
+@pytest.mark.parametrize("new_is_newer", [True, False])
+def test_same_key_different_value_supersedes_by_event_time(new_is_newer: bool) -> None:
+    old = memory("Alice lives in Boston.", 0, key="alice.city")
+    new = memory("Alice lives in Seattle.", 30, key="alice.city")
+    arriving, existing = (new, old) if new_is_newer else (old, new)
+    plan = decide(hood(point(arriving, angle_for(0.9)), point(existing, 0)), POLICY)
+    patch = patch_for(plan, old)
+    assert patch.state is State.SUPERSEDED
+    assert patch.superseded_by == new.id
+    assert patch.relation is Relation.EVOLVED_INTO
+    assert all(p.state is State.CURRENT for p in plan.patches if p.id == new.id)
+    assert not plan.observations
+
+
+def test_negation_cue_invalidates() -> None:
+    old = memory("Alice drinks coffee every morning.", 0, entities=["Alice"])
+    new = memory("Alice no longer drinks coffee every morning.", 9, entities=["Alice"])
+    plan = decide(hood(point(new, angle_for(0.8)), point(old, 0)), POLICY)
+    assert patch_for(plan, old).superseded_by == new.id
+    assert patch_for(plan, old).relation is Relation.INVALIDATED_BY
+
+
+def test_change_cue_with_shared_topic_evolves() -> None:
+    old = memory("Alice works at a bakery downtown.", 0, entities=["Alice"])
+    new = memory("Alice switched jobs and works at a bookshop.", 9, entities=["Alice"])
+    plan = decide(hood(point(new, angle_for(0.6)), point(old, 0)), POLICY)
+    assert patch_for(plan, old).relation is Relation.EVOLVED_INTO
+
+
+def test_change_cue_about_another_entity_does_not_supersede() -> None:
+    old = memory("Alice works at a bakery downtown.", 0, entities=["Alice"])
+    new = memory("Bob switched jobs and works at a bakery.", 9, entities=["Bob"])
+    plan = decide(hood(point(new, angle_for(0.7)), point(old, 0)), POLICY)
+    assert [p.id for p in plan.patches] == [new.id]
+
+
+def test_explicit_supersedes_wins_without_similarity() -> None:
+    old = memory("Meeting is on Tuesday.", 0)
+    new = memory("Use the new plan.", 2, supersedes=[old.event_id])
+    plan = decide(hood(point(new, 89), point(old, 0)), POLICY)
+    assert patch_for(plan, old).superseded_by == new.id
+
+
+def test_explicit_key_supersedes_even_when_texts_differ() -> None:
+    old = memory("Favourite editor: vim", 0, key="editor")
+    new = memory("Favourite editor: Emacs", 5, key="editor")
+    plan = decide(hood(point(new, angle_for(0.3)), point(old, 0)), POLICY)
+    assert patch_for(plan, old).superseded_by == new.id
+
+
+def test_unrelated_memory_is_a_noop_for_neighbours() -> None:
+    old = memory("Alice lives in Boston.", 0)
+    new = memory("The train to Paris leaves at noon.", 1)
+    plan = decide(hood(point(new, angle_for(0.2)), point(old, 0)), POLICY)
+    assert [p.id for p in plan.patches] == [new.id]
+    assert not plan.observations and not plan.delete_observations
+
+
+def test_duplicate_of_a_done_memory_changes_nothing_else() -> None:
+    a = memory("Alice loves hiking.", 0)
+    b = memory("Alice loves hiking!", 1)
+    first = decide(hood(point(b, angle_for(0.97)), point(a, 0)), POLICY)
+    obs = first.observations[0].record
+    a_done = replace(point(a, 0), record=a.model_copy(update={"observation_id": obs.id,
+                                                                "consolidated": True}))
+    again = Neighbourhood(point(b, angle_for(0.97)), (a_done,), {a.id: a_done}, {obs.id: obs})
+    second = decide(again, POLICY)
+    assert [p.id for p in second.patches] == [b.id]
+    assert [w.record for w in second.observations] == [obs]
+    assert not second.delete_observations
+
+
+def test_inserting_a_middle_state_rewires_the_chain() -> None:
+    a = memory("Alice lives in Boston.", 0, key="city")
+    c = memory("Alice lives in Denver.", 20, key="city")
+    a_stored = a.model_copy(update={"state": State.SUPERSEDED, "superseded_by": c.id,
+                                    "relation": Relation.EVOLVED_INTO, "consolidated": True})
+    b = memory("Alice lives in Seattle.", 10, key="city")
+    pa, pc = point(a_stored, 0), point(c, 10)
+    plan = decide(Neighbourhood(point(b, 5), (pa, pc), {a.id: pa, c.id: pc}, {}), POLICY)
+    assert patch_for(plan, a).superseded_by == b.id
+    assert patch_for(plan, b).superseded_by == c.id
+
+
+def test_different_tag_sets_never_merge() -> None:
+    a = memory("Alice loves hiking.", 0, tags=["work"])
+    b = memory("Alice loves hiking.", 1, tags=["home"])
+    plan = decide(hood(point(b, 0), point(a, 0)), POLICY)
+    assert not plan.observations
+
+
+def test_value_conflict_blocks_a_merge() -> None:
+    a = memory("The standup is at 9 on Monday.", 0)
+    b = memory("The standup is at 10 on Monday.", 1)
+    plan = decide(hood(point(b, angle_for(0.97)), point(a, 0)), POLICY)
+    assert not plan.observations

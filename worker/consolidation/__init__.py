@@ -1,0 +1,1 @@
+"""Consolidation: pure `decide` over a neighbourhood, `apply` to the store."""

@@ -1,0 +1,66 @@
+"""Gathering a new memory's neighbourhood from the store (reads only)."""
+
+import uuid
+from collections.abc import Iterable
+
+from contracts.memory import Observation
+from readmodel.store import Filter, MemoryStore, StoredPoint, tagset_of
+from worker.consolidation.decide import Neighbourhood
+from worker.consolidation.policy import ConsolidationPolicy
+from worker.consolidation.relations import memory_id
+
+RAW_KINDS = ("world", "experience")
+
+
+def _declared_ids(point: StoredPoint) -> list[uuid.UUID]:
+    """A producer may name what it replaces by event id or by memory id; accept both."""
+    out: list[uuid.UUID] = []
+    for declared in point.record.declared_supersedes:
+        out.extend((declared, memory_id(declared)))
+    return out
+
+
+def _candidates(store: MemoryStore, new: StoredPoint, policy: ConsolidationPolicy) -> list[StoredPoint]:
+    m = new.record
+    scope = Filter(bank_id=m.bank_id, kinds=RAW_KINDS, tagset=tagset_of(m.tags))
+    similar = store.search_dense(
+        new.dense, scope, policy.neighbour_limit, policy.search_threshold, with_vectors=True
+    )
+    found = {h.record.id: StoredPoint(h.record, h.dense or ()) for h in similar}
+    if m.key is not None:
+        same_key = Filter(bank_id=m.bank_id, kinds=RAW_KINDS, tagset=scope.tagset, key=m.key)
+        found.update({p.record.id: p for p in store.scroll(same_key, with_vectors=True)})
+    declared = _declared_ids(new)
+    if declared:
+        found.update({p.record.id: p for p in store.fetch(m.bank_id, declared, True)})
+    reverse_keys = (m.id, *((m.event_id,) if m.event_id else ()))
+    reverse = Filter(bank_id=m.bank_id, kinds=RAW_KINDS, declared_supersedes_any=reverse_keys)
+    found.update({p.record.id: p for p in store.scroll(reverse, with_vectors=True)})
+    found.pop(m.id, None)
+    return [p for p in found.values() if p.record.kind in RAW_KINDS]
+
+
+def _fetch_missing(
+    store: MemoryStore, bank_id: str, known: dict[uuid.UUID, StoredPoint], ids: Iterable[uuid.UUID]
+) -> None:
+    missing = sorted({i for i in ids if i not in known}, key=str)
+    if missing:
+        known.update({p.record.id: p for p in store.fetch(bank_id, missing, True)})
+
+
+def gather(store: MemoryStore, new: StoredPoint, policy: ConsolidationPolicy) -> Neighbourhood:
+    """Neighbours, the observations they belong to with all members, and current superseders."""
+    bank = new.record.bank_id
+    neighbours = _candidates(store, new, policy)
+    known = {p.record.id: p for p in neighbours}
+    obs_ids = sorted({p.record.observation_id for p in neighbours} - {None}, key=str)
+    observations: dict[uuid.UUID, Observation] = {}
+    for point in store.fetch(bank, [o for o in obs_ids if o is not None]):
+        if isinstance(point.record, Observation):
+            observations[point.record.id] = point.record
+    members = [m for o in observations.values() for m in o.source_memory_ids]
+    _fetch_missing(store, bank, known, members)
+    superseders = [p.record.superseded_by for p in known.values() if p.record.superseded_by]
+    _fetch_missing(store, bank, known, [s for s in superseders if s is not None])
+    known.pop(new.record.id, None)
+    return Neighbourhood(new, tuple(neighbours), known, observations)

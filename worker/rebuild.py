@@ -1,0 +1,45 @@
+"""Re-derive observations and edges of a bank from its stored raw memories.
+
+Replays the raw memories through the same consolidation in event-time order,
+reusing their stored vectors; by convergence the result equals the incremental one.
+"""
+
+from collections.abc import Callable
+
+from contracts.memory import State
+from readmodel.store import DerivedPatch, Filter, StoredPoint
+from worker.consolidation.neighbourhood import RAW_KINDS
+from worker.consolidation.relations import time_key
+from worker.consolidation.service import Consolidator, consolidate_point
+
+
+def _reset(point: StoredPoint) -> StoredPoint:
+    record = point.record.model_copy(update={
+        "state": State.CURRENT, "superseded_by": None, "relation": None,
+        "observation_id": None, "consolidated": False,
+    })
+    return StoredPoint(record, point.dense, point.sparse)
+
+
+def rebuild_bank(
+    bank_id: str, deps: Consolidator, progress: Callable[[int, int], None] | None = None
+) -> int:
+    """Returns the number of raw memories replayed."""
+    with deps.locks.hold(f"bank:{bank_id}"):
+        raw = [_reset(p) for p in deps.store.scroll(Filter(bank_id, kinds=RAW_KINDS), True)]
+        observations = [p.record.id for p in deps.store.scroll(Filter(bank_id, kinds=("observation",)))]
+        deps.store.delete(bank_id, observations)
+        deps.store.set_derived(bank_id, [
+            DerivedPatch(p.record.id, State.CURRENT, None, None, None, False) for p in raw
+        ])
+    raw.sort(key=lambda p: time_key(p.record))
+    for i, point in enumerate(raw, 1):
+        consolidate_point(point, deps)
+        if progress is not None:
+            progress(i, len(raw))
+    return len(raw)
+
+
+def banks(deps: Consolidator) -> list[str]:
+    """Every bank holding at least one memory."""
+    return deps.store.banks()

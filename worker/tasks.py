@@ -1,0 +1,92 @@
+"""Thin Celery tasks: parse, hand to the consolidation core, sort failures in one place."""
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import pydantic
+import structlog
+from celery import Celery, Task
+
+from contracts.deadletter import DeadLetter
+from contracts.events import RetainEvent
+from worker.celery_app import RETAIN_BATCH_TASK, RETAIN_TASK
+from worker.consolidation.service import Consolidator, consolidate
+from worker.deadletters import DeadLetters
+from worker.errors import PoisonEvent, is_transient
+
+log = structlog.get_logger("sediment.worker")
+
+
+@dataclass(frozen=True)
+class WorkerDeps:
+    consolidator: Consolidator
+    dead_letters: DeadLetters
+    max_text_bytes: int
+    retry_max: int
+    retry_backoff_max_s: int
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def dead_letter(deps: WorkerDeps, task: str, payload: object, exc: BaseException, attempts: int) -> None:
+    now = _now()
+    body = payload if isinstance(payload, str) else json.dumps(payload, default=str, sort_keys=True)
+    deps.dead_letters.add(DeadLetter(task=task, payload=body, error_class=type(exc).__name__,
+                                     message=str(exc)[:4000], attempts=attempts,
+                                     first_seen=now, last_seen=now))
+    log.warning("dead_lettered", task=task, error_class=type(exc).__name__, attempts=attempts)
+
+
+def parse(payload: object, deps: WorkerDeps) -> RetainEvent:
+    if not isinstance(payload, dict):
+        raise PoisonEvent(f"payload must be a JSON object, got {type(payload).__name__}")
+    try:
+        return RetainEvent.model_validate(payload, context={"max_text_bytes": deps.max_text_bytes})
+    except pydantic.ValidationError as exc:
+        raise PoisonEvent(str(exc)) from exc
+
+
+def handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> None:
+    """Invalid payloads go to the dead-letter stream; valid ones are consolidated;
+    transient failures retry the message with capped exponential backoff; anything
+    else is dead-lettered so the worker keeps going."""
+    events: list[RetainEvent] = []
+    for payload in payloads:
+        try:
+            events.append(parse(payload, deps))
+        except PoisonEvent as exc:
+            dead_letter(deps, name, payload, exc, 1)
+    attempt = int(task.request.retries or 0) + 1
+    try:
+        outcomes = consolidate(events, deps.consolidator)
+    except Exception as exc:
+        if is_transient(exc) and attempt <= deps.retry_max:
+            delay = min(deps.retry_backoff_max_s, 2 ** attempt)
+            log.info("retrying", task=name, attempt=attempt, delay_s=delay, error=type(exc).__name__)
+            raise task.retry(exc=exc, countdown=delay, max_retries=deps.retry_max) from exc
+        for event in events:
+            dead_letter(deps, name, event.model_dump(mode="json"), exc, attempt)
+        return
+    for o in outcomes:
+        log.debug("consolidated", event_id=str(o.event_id), status=o.status.value)
+
+
+def register_tasks(app: Celery, deps: Callable[[], WorkerDeps]) -> None:
+    """Declare the versioned tasks on `app`; `deps` is resolved in the worker process."""
+
+    @app.task(name=RETAIN_TASK, bind=True, acks_late=True, reject_on_worker_lost=True)  # type: ignore[misc]
+    def retain(self: Task, payload: Any) -> None:
+        handle(self, RETAIN_TASK, [payload], deps())
+
+    @app.task(name=RETAIN_BATCH_TASK, bind=True, acks_late=True, reject_on_worker_lost=True)  # type: ignore[misc]
+    def retain_batch(self: Task, payloads: Any) -> None:
+        if not isinstance(payloads, list):
+            dead_letter(deps(), RETAIN_BATCH_TASK, payloads,
+                        PoisonEvent("batch payload must be a JSON array"), 1)
+            return
+        handle(self, RETAIN_BATCH_TASK, payloads, deps())
