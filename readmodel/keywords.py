@@ -8,6 +8,9 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
+
+import snowballstemmer
 
 from readmodel.store import SparseVector
 
@@ -37,9 +40,18 @@ def tokens(text: str) -> list[str]:
     return [w for w in out if w]
 
 
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """Snowball (Porter 2) stem, so "lives" and "live" are one term."""
+    return str(_STEMMER.stemWord(word))
+
+
 def terms(text: str) -> list[str]:
-    """Tokens that carry meaning for keyword matching."""
-    return [t for t in tokens(text) if t not in STOPWORDS]
+    """Stemmed tokens that carry meaning for keyword matching."""
+    return [stem(t) for t in tokens(text) if t not in STOPWORDS]
 
 
 def term_id(term: str) -> int:

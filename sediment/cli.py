@@ -7,6 +7,7 @@ from typing import Annotated
 
 import pydantic
 import typer
+from celery.signals import worker_process_shutdown, worker_shutdown
 from rich.console import Console
 from rich.progress import Progress
 
@@ -118,6 +119,13 @@ def worker(
 ) -> None:
     """Run a Celery worker consuming retain events."""
     rt = runtime()
+    local_store = rt.settings.mode != "distributed" and not rt.settings.qdrant_url
+    if local_store and pool == "prefork" and rt.settings.worker_concurrency > 1:
+        err.print("a local store admits one process: use --pool solo or threads, or "
+                  "SEDIMENT_MODE=distributed with SEDIMENT_QDRANT_URL")
+        raise typer.Exit(2)
+    worker_shutdown.connect(lambda **_: rt.close(), weak=False)
+    worker_process_shutdown.connect(lambda **_: rt.close(), weak=False)
     argv = ["worker", "-Q", rt.settings.queue, "--pool", pool, "-c",
             str(rt.settings.worker_concurrency), "--loglevel", loglevel,
             "--without-gossip", "--without-mingle", "--without-heartbeat"]

@@ -131,3 +131,18 @@ def test_value_conflict_blocks_a_merge() -> None:
     b = memory("The standup is at 10 on Monday.", 1)
     plan = decide(hood(point(b, angle_for(0.97)), point(a, 0)), POLICY)
     assert not plan.observations
+
+
+def test_a_one_sided_extra_value_is_a_refinement_not_a_conflict() -> None:
+    a = memory("Maya lives in Boston.", 0, key="maya.city")
+    b = memory("Maya's home is in Boston, near the Charles River.", 5, key="maya.city")
+    plan = decide(hood(point(b, angle_for(0.7)), point(a, 0)), POLICY)
+    assert [w.record.source_memory_ids for w in plan.observations] == [[a.id, b.id]]
+
+
+def test_no_implicit_supersession_across_kinds() -> None:
+    old = memory("I recommended Maya a guidebook of hikes around Seattle.", 0,
+                 kind="experience", entities=["Maya"])
+    new = memory("Maya lives in Seattle now.", 5, entities=["Maya"])
+    plan = decide(hood(point(new, angle_for(0.8)), point(old, 0)), POLICY)
+    assert [p.id for p in plan.patches] == [new.id]

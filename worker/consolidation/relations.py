@@ -67,10 +67,21 @@ def value_words(text: str) -> set[str]:
 
 
 def values_conflict(a: str, b: str) -> bool:
-    """True when either text names a value the other does not mention at all."""
+    """True when each text names a value the other does not mention: Boston vs Seattle.
+
+    One-sided extra values are a refinement ("Boston" then "Boston, near the river"),
+    not a contradiction.
+    """
     words_a = {w.lower() for w in _WORD.findall(a)}
     words_b = {w.lower() for w in _WORD.findall(b)}
-    return bool(value_words(a) - words_b) or bool(value_words(b) - words_a)
+    return bool(value_words(a) - words_b) and bool(value_words(b) - words_a)
+
+
+def shares_value(a: str, b: str) -> bool:
+    """True when a value named by one text is mentioned by the other."""
+    words_a = {w.lower() for w in _WORD.findall(a)}
+    words_b = {w.lower() for w in _WORD.findall(b)}
+    return bool(value_words(a) & words_b) or bool(value_words(b) & words_a)
 
 
 def _declares(newer: Memory, older: Memory) -> bool:
@@ -89,7 +100,7 @@ def relate(a: Memory, b: Memory, similarity: float, policy: ConsolidationPolicy)
         return _supersede(a, b)
     if _declares(a, b):
         return _supersede(b, a)
-    if tagset_of(a.tags) != tagset_of(b.tags):
+    if tagset_of(a.tags) != tagset_of(b.tags) or a.kind != b.kind:
         return None
     older, newer = sorted((a, b), key=time_key)
     negation_flip = has_negation_cue(older.text) != has_negation_cue(newer.text)
@@ -98,7 +109,8 @@ def relate(a: Memory, b: Memory, similarity: float, policy: ConsolidationPolicy)
     if a.key is not None and b.key is not None:
         if a.key != b.key:
             return None
-        same_value = not conflict and not negation_flip
+        agree = similarity >= policy.merge_threshold or shares_value(older.text, newer.text)
+        same_value = agree and not conflict and not negation_flip
         return Link(LinkKind.MERGE, older.id, newer.id) if same_value else _supersede(older, newer)
     if restates:
         return Link(LinkKind.MERGE, older.id, newer.id)

@@ -1,0 +1,28 @@
+"""Build the embedder named by configuration.
+
+Imports are deferred so that choosing `hash` or `static` never loads torch.
+"""
+
+from pathlib import Path
+from typing import Literal
+
+from readmodel.embedders import Embedder
+
+EmbedderName = Literal["static", "minilm", "hash"]
+
+
+def make_embedder(name: EmbedderName, static_path: Path | None = None) -> Embedder:
+    """`static_path` applies to `static` only; it defaults to the model shipped with the code."""
+    if name == "static":
+        from readmodel.embedders.static import SHIPPED_MODEL_DIR, StaticEmbedder
+
+        return StaticEmbedder(static_path or SHIPPED_MODEL_DIR)
+    if name == "minilm":
+        from readmodel.embedders.minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder()
+    if name == "hash":
+        from readmodel.embedders.hashing import HashEmbedder
+
+        return HashEmbedder()
+    raise ValueError(f"unknown embedder {name!r}; expected static, minilm or hash")

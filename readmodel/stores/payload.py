@@ -1,0 +1,214 @@
+"""What both store adapters share: the payload layout and an engine-neutral filter form.
+
+Keeping the record <-> payload mapping and the filter semantics in one place is what
+makes the embedded and the server adapter agree; each adapter only translates the
+neutral conditions into its engine's filter types.
+"""
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from contracts.memory import Memory, Observation
+from readmodel.store import (
+    DENSE_VECTOR,
+    KEYWORD_VECTOR,
+    DerivedPatch,
+    Filter,
+    Hit,
+    Record,
+    SparseVector,
+    StoredPoint,
+    tagset_of,
+)
+
+TAGSET_FIELD: Final = "tagset"
+OCCURRED_TS_FIELD: Final = "occurred_ts"
+INDEX_ONLY_FIELDS: Final = (TAGSET_FIELD, OCCURRED_TS_FIELD)
+
+TENANT_FIELD: Final = "bank_id"
+KEYWORD_INDEXES: Final = (
+    TENANT_FIELD,
+    "kind",
+    "state",
+    "tags",
+    "key",
+    TAGSET_FIELD,
+    "declared_supersedes",
+    "superseded_by",
+    "observation_id",
+)
+FLOAT_INDEXES: Final = (OCCURRED_TS_FIELD,)
+
+
+class DenseSizeMismatchError(ValueError):
+    """The store already holds vectors of another size than the embedder produces.
+
+    Raised instead of silently mixing dimensions: re-embedding into a fresh store is
+    the only fix, so the message names both sizes.
+    """
+
+    def __init__(
+        self, location: str, existing: int | None, requested: int, detail: str = ""
+    ) -> None:
+        was = "another size" if existing is None else f"size {existing}"
+        super().__init__(
+            f"{location} was created with dense vectors of {was}, "
+            f"but ensure_schema asked for size {requested}; "
+            "use a fresh store (or the matching embedder) instead"
+            + (f" ({detail})" if detail else "")
+        )
+        self.existing = existing
+        self.requested = requested
+
+
+def to_payload(record: Record) -> dict[str, Any]:
+    """The stored payload: the record as JSON plus the fields only filters need."""
+    payload = record.model_dump(mode="json")
+    payload[TAGSET_FIELD] = tagset_of(record.tags)
+    payload[OCCURRED_TS_FIELD] = record.occurred_at.timestamp()
+    return payload
+
+
+def from_payload(payload: Mapping[str, Any]) -> Record:
+    """Rebuild the record; the `kind` decides whether it is an observation."""
+    data = {k: v for k, v in payload.items() if k not in INDEX_ONLY_FIELDS}
+    if data.get("kind") == "observation":
+        return Observation.model_validate(data)
+    return Memory.model_validate(data)
+
+
+def derived_payload(patch: DerivedPatch) -> dict[str, Any]:
+    """The consolidation-owned fields of `patch` as payload values.
+
+    Engines drop a key that is set to null; loading restores the `None` default.
+    """
+    return {
+        "state": patch.state.value,
+        "superseded_by": _str_or_none(patch.superseded_by),
+        "relation": None if patch.relation is None else patch.relation.value,
+        "observation_id": _str_or_none(patch.observation_id),
+        "consolidated": patch.consolidated,
+    }
+
+
+def point_id(value: object) -> uuid.UUID:
+    """Engines hand ids back as `UUID` or as `str`; the port speaks `UUID`."""
+    return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
+
+
+def vector_names(with_vectors: bool, sparse: bool) -> list[str] | bool:
+    """The `with_vector(s)` selector both engines accept."""
+    if not with_vectors:
+        return False
+    return [DENSE_VECTOR, KEYWORD_VECTOR] if sparse else [DENSE_VECTOR]
+
+
+def stored_point(payload: Mapping[str, Any], vectors: Any) -> StoredPoint:
+    """A point as read back; engine sparse vectors are duck-typed (`indices`, `values`)."""
+    named: Mapping[str, Any] = vectors if isinstance(vectors, Mapping) else {}
+    return StoredPoint(
+        record=from_payload(payload),
+        dense=_dense(named) or (),
+        sparse=_sparse(named),
+    )
+
+
+def hit(payload: Mapping[str, Any], score: float, vectors: Any) -> Hit:
+    named: Mapping[str, Any] = vectors if isinstance(vectors, Mapping) else {}
+    return Hit(record=from_payload(payload), score=float(score), dense=_dense(named))
+
+
+def _dense(vectors: Mapping[str, Any]) -> tuple[float, ...] | None:
+    dense = vectors.get(DENSE_VECTOR)
+    return None if dense is None else tuple(float(x) for x in dense)
+
+
+def _sparse(vectors: Mapping[str, Any]) -> SparseVector:
+    sparse = vectors.get(KEYWORD_VECTOR)
+    if sparse is None:
+        return SparseVector()
+    return SparseVector(
+        tuple(int(i) for i in sparse.indices), tuple(float(v) for v in sparse.values)
+    )
+
+
+@dataclass(frozen=True)
+class MatchValue:
+    """The field equals `value` (for array fields: some element equals it)."""
+
+    key: str
+    value: str
+
+
+@dataclass(frozen=True)
+class MatchAny:
+    """The field equals one of `values` (for array fields: some element does)."""
+
+    key: str
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Range:
+    """Inclusive bounds on a float field; a missing bound is open."""
+
+    key: str
+    gte: float | None
+    lte: float | None
+
+
+@dataclass(frozen=True)
+class HasIds:
+    ids: tuple[uuid.UUID, ...]
+
+
+Condition = MatchValue | MatchAny | Range | HasIds
+
+
+def conditions_of(flt: Filter) -> list[Condition]:
+    """All conditions of `flt`, to be ANDed; the bank condition is always first."""
+    conds: list[Condition] = [MatchValue(TENANT_FIELD, flt.bank_id)]
+    if flt.ids:
+        conds.append(HasIds(flt.ids))
+    if flt.kinds:
+        conds.append(MatchAny("kind", flt.kinds))
+    if flt.tags_any:
+        conds.append(MatchAny("tags", flt.tags_any))
+    conds.extend(MatchValue("tags", tag) for tag in flt.tags_all)
+    if flt.tagset is not None:
+        conds.append(MatchValue(TAGSET_FIELD, flt.tagset))
+    if flt.state is not None:
+        conds.append(MatchValue("state", flt.state.value))
+    if flt.key is not None:
+        conds.append(MatchValue("key", flt.key))
+    if flt.occurred_from is not None or flt.occurred_to is not None:
+        conds.append(
+            Range(
+                OCCURRED_TS_FIELD,
+                None if flt.occurred_from is None else flt.occurred_from.timestamp(),
+                None if flt.occurred_to is None else flt.occurred_to.timestamp(),
+            )
+        )
+    conds.extend(_uuid_conditions(flt))
+    return conds
+
+
+def _uuid_conditions(flt: Filter) -> list[Condition]:
+    conds: list[Condition] = []
+    if flt.declared_supersedes_any:
+        conds.append(MatchAny("declared_supersedes", _strs(flt.declared_supersedes_any)))
+    if flt.superseded_by is not None:
+        conds.append(MatchValue("superseded_by", str(flt.superseded_by)))
+    if flt.observation_ids:
+        conds.append(MatchAny("observation_id", _strs(flt.observation_ids)))
+    return conds
+
+
+def _strs(ids: tuple[uuid.UUID, ...]) -> tuple[str, ...]:
+    return tuple(str(i) for i in ids)
+
+
+def _str_or_none(value: uuid.UUID | None) -> str | None:
+    return None if value is None else str(value)

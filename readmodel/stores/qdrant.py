@@ -1,0 +1,265 @@
+"""`QdrantStore`: the `MemoryStore` port over qdrant-client (a server, or local mode).
+
+Local mode (`path=` or `location=":memory:"`) is qdrant-client's pure-Python engine:
+it keeps the same semantics but has no payload indexes, so they are only created on a
+server.
+"""
+
+import os
+import uuid
+from collections.abc import Iterator, Sequence
+from typing import Any, Final
+
+from qdrant_client import QdrantClient, models
+
+from readmodel.store import (
+    DENSE_VECTOR,
+    KEYWORD_VECTOR,
+    DerivedPatch,
+    Filter,
+    Hit,
+    SparseVector,
+    StoredPoint,
+    StoreInfo,
+)
+from readmodel.stores.payload import (
+    FLOAT_INDEXES,
+    KEYWORD_INDEXES,
+    TENANT_FIELD,
+    Condition,
+    DenseSizeMismatchError,
+    HasIds,
+    MatchAny,
+    MatchValue,
+    Range,
+    conditions_of,
+    derived_payload,
+    hit,
+    point_id,
+    stored_point,
+    to_payload,
+    vector_names,
+)
+
+ENGINE: Final = "qdrant"
+DEFAULT_COLLECTION: Final = "sediment_memories"
+DEFAULT_PAGE_SIZE: Final = 256
+
+
+class QdrantStore:
+    """Store in one Qdrant collection shared by all banks; `bank_id` is the tenant key."""
+
+    def __init__(
+        self,
+        url: str | None = None,
+        *,
+        api_key: str | None = None,
+        path: str | os.PathLike[str] | None = None,
+        location: str | None = None,
+        collection: str = DEFAULT_COLLECTION,
+        page_size: int = DEFAULT_PAGE_SIZE,
+    ) -> None:
+        given = [
+            n for n, v in (("url", url), ("path", path), ("location", location)) if v is not None
+        ]
+        if len(given) != 1:
+            raise ValueError(f"give exactly one of url, path, location (got {given or 'none'})")
+        if url is not None:
+            self._client = QdrantClient(url=url, api_key=api_key)
+        elif path is not None:
+            self._client = QdrantClient(path=os.fspath(path))
+        else:
+            self._client = QdrantClient(location=location)
+        self._mode = "local" if path is not None or location == ":memory:" else "server"
+        self._collection = collection
+        self._page_size = page_size
+
+    def ensure_schema(self, dense_size: int) -> None:
+        if not self._client.collection_exists(self._collection):
+            self._client.create_collection(
+                self._collection,
+                vectors_config={DENSE_VECTOR: _dense_params(dense_size)},
+                sparse_vectors_config={
+                    KEYWORD_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)
+                },
+            )
+        existing = self._dense_size()
+        if existing != dense_size:
+            where = f"Qdrant collection {self._collection!r}"
+            raise DenseSizeMismatchError(where, existing, dense_size)
+        if self._mode == "server":
+            self._ensure_payload_indexes()
+
+    def upsert(self, points: Sequence[StoredPoint]) -> None:
+        if points:
+            self._client.upsert(self._collection, points=[_point(p) for p in points], wait=True)
+
+    def fetch(
+        self, bank_id: str, ids: Sequence[uuid.UUID], with_vectors: bool = False
+    ) -> list[StoredPoint]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return []
+        records = self._client.retrieve(
+            self._collection,
+            ids=[str(i) for i in wanted],
+            with_payload=True,
+            with_vectors=vector_names(with_vectors, sparse=True),
+        )
+        found = {
+            point_id(r.id): stored_point(r.payload or {}, r.vector)
+            for r in records
+            if (r.payload or {}).get(TENANT_FIELD) == bank_id
+        }
+        return [found[i] for i in wanted if i in found]
+
+    def search_dense(
+        self,
+        vector: Sequence[float],
+        flt: Filter,
+        limit: int,
+        score_threshold: float | None = None,
+        with_vectors: bool = False,
+    ) -> list[Hit]:
+        response = self._client.query_points(
+            self._collection,
+            query=[float(x) for x in vector],
+            using=DENSE_VECTOR,
+            query_filter=_filter(flt),
+            limit=limit,
+            score_threshold=score_threshold,
+            with_payload=True,
+            with_vectors=vector_names(with_vectors, sparse=False),
+        )
+        return [hit(p.payload or {}, p.score, p.vector) for p in response.points]
+
+    def search_keyword(self, vector: SparseVector, flt: Filter, limit: int) -> list[Hit]:
+        """IDF statistics are taken over the bank alone, so other banks never shift scores."""
+        if not vector.indices:
+            return []
+        response = self._client.query_points(
+            self._collection,
+            query=_sparse(vector),
+            using=KEYWORD_VECTOR,
+            query_filter=_filter(flt),
+            limit=limit,
+            with_payload=True,
+            with_vectors=False,
+            search_params=models.SearchParams(
+                idf=models.IdfCorpusParams(corpus=_bank_filter(flt.bank_id))
+            ),
+        )
+        return [hit(p.payload or {}, p.score, p.vector) for p in response.points]
+
+    def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
+        if not patches:
+            return
+        operations: list[models.UpdateOperation] = [
+            models.SetPayloadOperation(
+                set_payload=models.SetPayload(
+                    payload=derived_payload(patch),
+                    filter=_filter(Filter(bank_id=bank_id, ids=(patch.id,))),
+                )
+            )
+            for patch in patches
+        ]
+        self._client.batch_update_points(self._collection, operations, wait=True)
+
+    def delete(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None:
+        if ids:
+            scope = _filter(Filter(bank_id=bank_id, ids=tuple(ids)))
+            selector = models.FilterSelector(filter=scope)
+            self._client.delete(self._collection, points_selector=selector, wait=True)
+
+    def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]:
+        engine_filter = _filter(flt)
+        offset: Any = None
+        while True:
+            records, offset = self._client.scroll(
+                self._collection,
+                scroll_filter=engine_filter,
+                limit=self._page_size,
+                offset=offset,
+                with_payload=True,
+                with_vectors=vector_names(with_vectors, sparse=True),
+            )
+            for r in records:
+                yield stored_point(r.payload or {}, r.vector)
+            if offset is None:
+                return
+
+    def count(self, flt: Filter) -> int:
+        return self._client.count(self._collection, count_filter=_filter(flt), exact=True).count
+
+    def info(self) -> StoreInfo:
+        details = {"mode": self._mode, "collection": self._collection}
+        if not self._client.collection_exists(self._collection):
+            return StoreInfo(engine=ENGINE, points=0, details=details)
+        points = self._client.count(self._collection, exact=True).count
+        return StoreInfo(engine=ENGINE, points=points, details=details)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def _dense_size(self) -> int | None:
+        vectors = self._client.get_collection(self._collection).config.params.vectors
+        params = vectors.get(DENSE_VECTOR) if isinstance(vectors, dict) else None
+        return None if params is None else params.size
+
+    def _ensure_payload_indexes(self) -> None:
+        present = set(self._client.get_collection(self._collection).payload_schema)
+        for field, schema in _index_schemas().items():
+            if field not in present:
+                self._client.create_payload_index(
+                    self._collection, field_name=field, field_schema=schema, wait=True
+                )
+
+
+def _dense_params(dense_size: int) -> models.VectorParams:
+    return models.VectorParams(size=dense_size, distance=models.Distance.COSINE)
+
+
+def _index_schemas() -> dict[str, models.PayloadSchemaParams | models.PayloadSchemaType]:
+    schemas: dict[str, models.PayloadSchemaParams | models.PayloadSchemaType] = {
+        field: models.PayloadSchemaType.KEYWORD for field in KEYWORD_INDEXES
+    }
+    schemas[TENANT_FIELD] = models.KeywordIndexParams(
+        type=models.KeywordIndexType.KEYWORD, is_tenant=True
+    )
+    schemas.update({field: models.PayloadSchemaType.FLOAT for field in FLOAT_INDEXES})
+    return schemas
+
+
+def _point(point: StoredPoint) -> models.PointStruct:
+    vectors: dict[str, Any] = {DENSE_VECTOR: [float(x) for x in point.dense]}
+    if point.sparse.indices:
+        vectors[KEYWORD_VECTOR] = _sparse(point.sparse)
+    return models.PointStruct(
+        id=str(point.record.id), vector=vectors, payload=to_payload(point.record)
+    )
+
+
+def _sparse(vector: SparseVector) -> models.SparseVector:
+    return models.SparseVector(
+        indices=list(vector.indices), values=[float(v) for v in vector.values]
+    )
+
+
+def _bank_filter(bank_id: str) -> models.Filter:
+    return models.Filter(must=[_condition(MatchValue(TENANT_FIELD, bank_id))])
+
+
+def _filter(flt: Filter) -> models.Filter:
+    return models.Filter(must=[_condition(c) for c in conditions_of(flt)])
+
+
+def _condition(cond: Condition) -> models.FieldCondition | models.HasIdCondition:
+    match cond:
+        case MatchValue(key=key, value=value):
+            return models.FieldCondition(key=key, match=models.MatchValue(value=value))
+        case MatchAny(key=key, values=values):
+            return models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))
+        case Range(key=key, gte=gte, lte=lte):
+            return models.FieldCondition(key=key, range=models.Range(gte=gte, lte=lte))
+        case HasIds(ids=ids):
+            return models.HasIdCondition(has_id=[str(i) for i in ids])

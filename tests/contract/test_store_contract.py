@@ -1,0 +1,518 @@
+"""The `MemoryStore` contract: every adapter must pass every test here.
+
+Filter semantics are checked against a plain-Python reference (`reference_match`), so
+the adapters are held to one meaning of `Filter` rather than to each other.
+"""
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from contracts.memory import Memory, Observation, Relation, State
+from readmodel.store import (
+    DerivedPatch,
+    Filter,
+    MemoryStore,
+    Record,
+    SparseVector,
+    StoredPoint,
+    tagset_of,
+)
+from readmodel.stores.edge import EdgeStore
+from readmodel.stores.payload import DenseSizeMismatchError
+from readmodel.stores.qdrant import QdrantStore
+
+DIM = 8
+BANK = "bank-a"
+OTHER = "bank-b"
+BASE = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
+NS = uuid.UUID("0b7f3a52-54b4-4d3e-8a53-3c2a1f0e9d11")
+KINDS = ("edge", "qdrant-local")
+NO_KEYWORDS = SparseVector()
+TAG_CYCLE: tuple[tuple[str, ...], ...] = ((), ("a",), ("a", "b"), ("b",), ("b", "a"), ("c",))
+
+Opener = Callable[[], MemoryStore]
+
+
+def open_store(kind: str, root: Path) -> MemoryStore:
+    if kind == "edge":
+        return EdgeStore(root / "edge")
+    return QdrantStore(path=root / "qdrant", collection="contract")
+
+
+@pytest.fixture(params=KINDS)
+def kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def reopen(kind: str, tmp_path: Path) -> Opener:
+    return lambda: open_store(kind, tmp_path)
+
+
+@pytest.fixture
+def store(reopen: Opener) -> Iterator[MemoryStore]:
+    s = reopen()
+    s.ensure_schema(DIM)
+    yield s
+    s.close()
+
+
+def mid(bank: str, i: int) -> uuid.UUID:
+    return uuid.uuid5(NS, f"{bank}/{i}")
+
+
+def unit(seed: int, dim: int = DIM) -> tuple[float, ...]:
+    v = np.random.default_rng(seed).standard_normal(dim)
+    return tuple(float(x) for x in v / np.linalg.norm(v))
+
+
+def memory(bank: str, i: int, **fields: object) -> Memory:
+    base: dict[str, object] = {
+        "id": mid(bank, i),
+        "bank_id": bank,
+        "kind": "world",
+        "text": f"memory {i} of {bank}",
+        "occurred_at": BASE + timedelta(days=i),
+        "created_at": BASE,
+    }
+    return Memory.model_validate(base | fields)
+
+
+def observation(bank: str, i: int, **fields: object) -> Observation:
+    base: dict[str, object] = {
+        "id": mid(bank, i),
+        "bank_id": bank,
+        "text": f"observation {i}",
+        "occurred_at": BASE + timedelta(days=i),
+        "created_at": BASE,
+        "source_memory_ids": [mid(bank, 900), mid(bank, 901)],
+        "proof_count": 2,
+        "first_occurred_at": BASE,
+        "last_occurred_at": BASE + timedelta(days=i),
+        "version": 3,
+    }
+    return Observation.model_validate(base | fields)
+
+
+def point(record: Record, seed: int, sparse: SparseVector = NO_KEYWORDS) -> StoredPoint:
+    return StoredPoint(record=record, dense=unit(seed), sparse=sparse)
+
+
+def corpus_record(bank: str, i: int) -> Record:
+    """Sixteen-odd records whose attributes vary with `i`, identical in shape per bank."""
+    fields: dict[str, object] = {
+        "tags": list(TAG_CYCLE[i % len(TAG_CYCLE)]),
+        "key": None if i % 5 == 0 else f"k{i % 4}",
+        "declared_supersedes": [mid(bank, i - 1)] if i % 2 == 0 and i > 0 else [],
+        "state": State.SUPERSEDED if i % 4 == 3 else State.CURRENT,
+        "superseded_by": mid(bank, i + 1) if i % 4 == 3 else None,
+        "observation_id": mid(bank, 100 + i % 2) if i % 3 == 0 else None,
+    }
+    if i % 3 == 2:
+        return observation(bank, i, **fields)
+    return memory(bank, i, kind="experience" if i % 3 == 1 else "world", **fields)
+
+
+CORPUS_SIZE = 16
+
+
+def load_corpus(store: MemoryStore) -> dict[uuid.UUID, Record]:
+    for bank, offset in ((BANK, 0), (OTHER, 1000)):
+        store.upsert([point(corpus_record(bank, i), offset + i) for i in range(CORPUS_SIZE)])
+    return {r.id: r for r in (corpus_record(BANK, i) for i in range(CORPUS_SIZE))}
+
+
+def reference_match(r: Record, f: Filter) -> bool:
+    checks = [
+        r.bank_id == f.bank_id,
+        not f.ids or r.id in f.ids,
+        not f.kinds or r.kind in f.kinds,
+        not f.tags_any or bool(set(f.tags_any) & set(r.tags)),
+        set(f.tags_all) <= set(r.tags),
+        f.tagset is None or tagset_of(r.tags) == f.tagset,
+        f.state is None or r.state == f.state,
+        f.key is None or r.key == f.key,
+        f.occurred_from is None or r.occurred_at >= f.occurred_from,
+        f.occurred_to is None or r.occurred_at <= f.occurred_to,
+        not f.declared_supersedes_any
+        or bool(set(f.declared_supersedes_any) & set(r.declared_supersedes)),
+        f.superseded_by is None or r.superseded_by == f.superseded_by,
+        not f.observation_ids or r.observation_id in f.observation_ids,
+    ]
+    return all(checks)
+
+
+FILTER_CASES: dict[str, Filter] = {
+    "bank only": Filter(BANK),
+    "ids": Filter(BANK, ids=(mid(BANK, 1), mid(BANK, 4), mid(OTHER, 2))),
+    "kinds": Filter(BANK, kinds=("experience", "observation")),
+    "tags_any": Filter(BANK, tags_any=("b", "c")),
+    "tags_all": Filter(BANK, tags_all=("a", "b")),
+    "tagset": Filter(BANK, tagset=tagset_of(["b", "a"])),
+    "tagset empty": Filter(BANK, tagset=tagset_of([])),
+    "state": Filter(BANK, state=State.SUPERSEDED),
+    "key": Filter(BANK, key="k1"),
+    "occurred_from": Filter(BANK, occurred_from=BASE + timedelta(days=5)),
+    "occurred_to": Filter(BANK, occurred_to=BASE + timedelta(days=5)),
+    "occurred window": Filter(
+        BANK,
+        occurred_from=(BASE + timedelta(days=3)).astimezone(timezone(timedelta(hours=2))),
+        occurred_to=BASE + timedelta(days=7),
+    ),
+    "declared_supersedes_any": Filter(
+        BANK, declared_supersedes_any=(mid(BANK, 3), mid(BANK, 9), mid(OTHER, 5))
+    ),
+    "superseded_by": Filter(BANK, superseded_by=mid(BANK, 8)),
+    "observation_ids": Filter(BANK, observation_ids=(mid(BANK, 100),)),
+    "combined": Filter(BANK, kinds=("world", "experience"), tags_any=("a",), state=State.CURRENT),
+    "no match": Filter(BANK, key="absent"),
+}
+
+
+def test_ensure_schema_is_idempotent(store: MemoryStore) -> None:
+    store.upsert([point(memory(BANK, 1), 1)])
+    store.ensure_schema(DIM)
+    store.ensure_schema(DIM)
+    assert store.count(Filter(BANK)) == 1
+
+
+def test_ensure_schema_rejects_another_dense_size(store: MemoryStore, reopen: Opener) -> None:
+    with pytest.raises(DenseSizeMismatchError, match=rf"size {DIM}\b.*size {DIM * 2}\b"):
+        store.ensure_schema(DIM * 2)
+    store.close()
+    again = reopen()
+    try:
+        with pytest.raises(DenseSizeMismatchError, match=rf"size {DIM}\b.*size {DIM * 2}\b"):
+            again.ensure_schema(DIM * 2)
+    finally:
+        again.close()
+
+
+def test_fetch_is_bank_scoped_and_skips_unknown_ids(store: MemoryStore) -> None:
+    store.upsert([point(memory(BANK, 1), 1), point(memory(OTHER, 2), 2)])
+    got = store.fetch(BANK, [mid(BANK, 1), mid(OTHER, 2), mid(BANK, 99)])
+    assert [p.record.id for p in got] == [mid(BANK, 1)]
+    assert store.fetch(OTHER, [mid(BANK, 1)]) == []
+    assert store.fetch(BANK, []) == []
+
+
+def test_fetch_returns_vectors_when_asked(store: MemoryStore) -> None:
+    sparse = SparseVector((3, 17, 40), (0.5, 1.0, 2.0))
+    store.upsert([point(memory(BANK, 1), 1, sparse), point(memory(BANK, 2), 2)])
+    with_v = {p.record.id: p for p in store.fetch(BANK, [mid(BANK, 1), mid(BANK, 2)], True)}
+    assert with_v[mid(BANK, 1)].dense == pytest.approx(unit(1), abs=1e-6)
+    assert isinstance(with_v[mid(BANK, 1)].dense, tuple)
+    assert with_v[mid(BANK, 1)].sparse == sparse
+    assert with_v[mid(BANK, 2)].sparse == SparseVector()
+    [without] = store.fetch(BANK, [mid(BANK, 1)])
+    assert without.record == memory(BANK, 1)
+
+
+def test_records_round_trip_with_every_field(store: MemoryStore) -> None:
+    full = memory(
+        BANK,
+        1,
+        kind="experience",
+        mentioned_at=BASE - timedelta(hours=3),
+        last_accessed_at=BASE + timedelta(minutes=5),
+        entities=["alice", "paris"],
+        tags=["travel", "work"],
+        key="trip",
+        importance=0.9,
+        metadata={"source": "chat"},
+        event_id=uuid.uuid4(),
+        declared_supersedes=[mid(BANK, 0)],
+        state=State.SUPERSEDED,
+        superseded_by=mid(BANK, 2),
+        relation=Relation.INVALIDATED_BY,
+        observation_id=mid(BANK, 3),
+        consolidated=True,
+    )
+    obs = observation(BANK, 2, tags=["travel"])
+    store.upsert([point(full, 1), point(obs, 2)])
+    got = {p.record.id: p.record for p in store.fetch(BANK, [full.id, obs.id])}
+    assert got[full.id] == full
+    assert isinstance(got[obs.id], Observation)
+    assert got[obs.id] == obs
+    assert got[obs.id].model_dump() == obs.model_dump()
+
+
+def test_upsert_same_id_overwrites(store: MemoryStore) -> None:
+    store.upsert([point(memory(BANK, 1, text="old"), 1, SparseVector((1,), (1.0,)))])
+    store.upsert([point(memory(BANK, 1, text="new"), 2, SparseVector((2,), (1.0,)))])
+    assert store.count(Filter(BANK)) == 1
+    [p] = store.fetch(BANK, [mid(BANK, 1)], with_vectors=True)
+    assert p.record.text == "new"
+    assert p.dense == pytest.approx(unit(2), abs=1e-6)
+    assert p.sparse == SparseVector((2,), (1.0,))
+
+
+def test_search_dense_ranks_by_cosine(store: MemoryStore) -> None:
+    load_corpus(store)
+    query = np.array(unit(777))
+    expected = sorted(
+        ((float(query @ np.array(unit(i))), mid(BANK, i)) for i in range(CORPUS_SIZE)),
+        reverse=True,
+    )
+    hits = store.search_dense(tuple(query), Filter(BANK), limit=5)
+    assert [h.record.id for h in hits] == [i for _, i in expected[:5]]
+    assert [h.score for h in hits] == pytest.approx([s for s, _ in expected[:5]], abs=1e-5)
+    assert all(h.dense is None for h in hits)
+    threshold = expected[3][0] - 1e-4
+    above = store.search_dense(tuple(query), Filter(BANK), limit=50, score_threshold=threshold)
+    assert [h.record.id for h in above] == [i for _, i in expected[:4]]
+
+
+def test_search_dense_returns_vectors_when_asked(store: MemoryStore) -> None:
+    store.upsert([point(memory(BANK, 1), 1), point(memory(OTHER, 2), 1)])
+    [hit] = store.search_dense(unit(1), Filter(BANK), limit=10, with_vectors=True)
+    assert hit.record.id == mid(BANK, 1)
+    assert hit.score == pytest.approx(1.0, abs=1e-5)
+    assert hit.dense == pytest.approx(unit(1), abs=1e-6)
+
+
+@pytest.mark.parametrize("case", list(FILTER_CASES))
+def test_every_filter_field_is_honoured(store: MemoryStore, case: str) -> None:
+    records = load_corpus(store)
+    flt = FILTER_CASES[case]
+    expected = sorted(i for i, r in records.items() if reference_match(r, flt))
+    assert [p.record.id for p in store.scroll(flt)] == expected
+    assert store.count(flt) == len(expected)
+    hits = store.search_dense(unit(5), flt, limit=100)
+    assert sorted(h.record.id for h in hits) == expected
+    if case != "no match":
+        assert expected, "a filter case that matches nothing tests nothing"
+
+
+def keyword_corpus(store: MemoryStore, bank: str, rare_docs: int = 1) -> None:
+    common = [point(memory(bank, i), i, SparseVector((1,), (2.0,))) for i in range(rare_docs, 10)]
+    rare = [point(memory(bank, i), i, SparseVector((2,), (1.0,))) for i in range(rare_docs)]
+    store.upsert(common + rare)
+
+
+def idf(n_docs: int, df: int) -> float:
+    return math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+
+
+def test_search_keyword_weights_rare_terms_by_idf(store: MemoryStore) -> None:
+    keyword_corpus(store, BANK)
+    query = SparseVector((1, 2), (1.0, 1.0))
+    hits = store.search_keyword(query, Filter(BANK), limit=10)
+    assert hits[0].record.id == mid(BANK, 0)
+    assert hits[0].score == pytest.approx(idf(10, 1), rel=1e-4)
+    assert hits[1].score == pytest.approx(2.0 * idf(10, 9), rel=1e-4)
+    assert len(hits) == 10
+    assert len(store.search_keyword(query, Filter(BANK), limit=3)) == 3
+    assert store.search_keyword(SparseVector(), Filter(BANK), limit=10) == []
+
+
+def test_search_keyword_is_bank_scoped_including_idf(store: MemoryStore) -> None:
+    keyword_corpus(store, BANK)
+    query = SparseVector((1, 2), (1.0, 1.0))
+    before = store.search_keyword(query, Filter(BANK), limit=10)
+    keyword_corpus(store, OTHER, rare_docs=9)
+    after = store.search_keyword(query, Filter(BANK), limit=10)
+    assert {h.record.bank_id for h in after} == {BANK}
+    assert [h.record.id for h in after] == [h.record.id for h in before]
+    assert [h.score for h in after] == pytest.approx([h.score for h in before], rel=1e-5)
+    one = store.search_keyword(query, Filter(BANK, ids=(mid(BANK, 3),)), limit=10)
+    assert [h.record.id for h in one] == [mid(BANK, 3)]
+
+
+def patch_for(i: uuid.UUID, superseded_by: uuid.UUID | None) -> DerivedPatch:
+    return DerivedPatch(
+        id=i,
+        state=State.SUPERSEDED if superseded_by else State.CURRENT,
+        superseded_by=superseded_by,
+        relation=Relation.EVOLVED_INTO if superseded_by else None,
+        observation_id=mid(BANK, 50) if superseded_by else None,
+        consolidated=True,
+    )
+
+
+def test_set_derived_overwrites_only_that_banks_existing_points(store: MemoryStore) -> None:
+    store.upsert([point(memory(BANK, 1), 1), point(memory(OTHER, 2), 2)])
+    store.set_derived(
+        BANK,
+        [
+            patch_for(mid(BANK, 1), mid(BANK, 9)),
+            patch_for(mid(OTHER, 2), mid(BANK, 9)),
+            patch_for(mid(BANK, 77), mid(BANK, 9)),
+        ],
+    )
+    [patched] = store.fetch(BANK, [mid(BANK, 1)])
+    assert patched.record == memory(
+        BANK,
+        1,
+        state=State.SUPERSEDED,
+        superseded_by=mid(BANK, 9),
+        relation=Relation.EVOLVED_INTO,
+        observation_id=mid(BANK, 50),
+        consolidated=True,
+    )
+    assert [p.record for p in store.fetch(OTHER, [mid(OTHER, 2)])] == [memory(OTHER, 2)]
+    assert store.fetch(BANK, [mid(BANK, 77)]) == []
+    assert store.info().points == 2
+    store.set_derived(BANK, [patch_for(mid(BANK, 1), None)])
+    [cleared] = store.fetch(BANK, [mid(BANK, 1)])
+    assert cleared.record == memory(BANK, 1, consolidated=True)
+    assert store.count(Filter(BANK, superseded_by=mid(BANK, 9))) == 0
+
+
+def test_delete_removes_only_that_banks_points(store: MemoryStore) -> None:
+    store.upsert([point(memory(BANK, i), i) for i in range(3)] + [point(memory(OTHER, 0), 9)])
+    store.delete(BANK, [mid(BANK, 0), mid(OTHER, 0), mid(BANK, 42)])
+    store.delete(BANK, [])
+    assert [p.record.id for p in store.scroll(Filter(BANK))] == sorted([mid(BANK, 1), mid(BANK, 2)])
+    assert store.count(Filter(OTHER)) == 1
+
+
+def test_scroll_pages_through_everything_in_id_order(store: MemoryStore) -> None:
+    store.upsert(
+        [point(memory(BANK, i, tags=["even"] if i % 2 == 0 else []), i) for i in range(600)]
+    )
+    store.upsert([point(memory(OTHER, i), i) for i in range(20)])
+    everything = list(store.scroll(Filter(BANK)))
+    assert [p.record.id for p in everything] == sorted(mid(BANK, i) for i in range(600))
+    evens = [p.record.id for p in store.scroll(Filter(BANK, tags_all=("even",)), True)]
+    assert evens == sorted(mid(BANK, i) for i in range(0, 600, 2))
+    assert store.count(Filter(BANK)) == 600
+    assert store.count(Filter(BANK, tags_any=("even",))) == 300
+    [first] = store.scroll(Filter(BANK, ids=(mid(BANK, 7),)), with_vectors=True)
+    assert first.dense == pytest.approx(unit(7), abs=1e-6)
+
+
+def test_info_reports_engine_and_points(store: MemoryStore, kind: str) -> None:
+    store.upsert([point(memory(BANK, i), i) for i in range(3)] + [point(memory(OTHER, 0), 9)])
+    info = store.info()
+    assert info.engine == {"edge": "qdrant-edge", "qdrant-local": "qdrant"}[kind]
+    assert info.points == 4
+
+
+def test_data_survives_close_and_reopen(store: MemoryStore, reopen: Opener) -> None:
+    records = load_corpus(store)
+    store.set_derived(BANK, [patch_for(mid(BANK, 1), mid(BANK, 2))])
+    store.close()
+    again = reopen()
+    try:
+        again.ensure_schema(DIM)
+        assert again.count(Filter(BANK)) == len(records)
+        assert again.count(Filter(BANK, superseded_by=mid(BANK, 2))) == 1
+    finally:
+        again.close()
+
+
+CHILD = """
+import os, signal, sys, uuid
+from datetime import datetime, timezone
+from pathlib import Path
+from contracts.memory import Memory, State
+from readmodel.store import DerivedPatch, SparseVector, StoredPoint
+from readmodel.stores.edge import EdgeStore
+from readmodel.stores.qdrant import QdrantStore
+
+kind, root = sys.argv[1], Path(sys.argv[2])
+if kind == "edge":
+    store = EdgeStore(root / "edge")
+else:
+    store = QdrantStore(path=root / "qdrant", collection="contract")
+store.ensure_schema(4)
+ns = uuid.UUID(int=7)
+when = datetime(2024, 1, 1, tzinfo=timezone.utc)
+pts = [
+    StoredPoint(
+        Memory(id=uuid.uuid5(ns, str(i)), bank_id="b", kind="world", text=f"t{i}",
+               occurred_at=when, created_at=when),
+        (1.0, float(i), 0.0, 0.5),
+        SparseVector((i,), (1.0,)),
+    )
+    for i in range(50)
+]
+store.upsert(pts)
+patch = DerivedPatch(uuid.uuid5(ns, "3"), State.SUPERSEDED, None, None, None, True)
+store.set_derived("b", [patch])
+store.delete("b", [uuid.uuid5(ns, "4")])
+print("written", flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_acknowledged_writes_survive_kill_9(kind: str, tmp_path: Path) -> None:
+    env = os.environ | {"PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    child = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(CHILD), kind, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert child.returncode == -signal.SIGKILL, child.stderr
+    assert child.stdout.strip() == "written"
+    store = open_store(kind, tmp_path)
+    try:
+        store.ensure_schema(4)
+        assert store.count(Filter("b")) == 49
+        ns = uuid.UUID(int=7)
+        assert store.count(Filter("b", state=State.SUPERSEDED)) == 1
+        assert store.fetch("b", [uuid.uuid5(ns, "4")]) == []
+        [p] = store.fetch("b", [uuid.uuid5(ns, "3")], with_vectors=True)
+        assert p.record.consolidated and p.sparse == SparseVector((3,), (1.0,))
+    finally:
+        store.close()
+
+
+def apply_script(store: MemoryStore) -> None:
+    store.ensure_schema(DIM)
+    load_corpus(store)
+    store.upsert([point(memory(BANK, 100 + i, tags=["x"]), 5000 + i) for i in range(80)])
+    store.set_derived(BANK, [patch_for(mid(BANK, 100 + i), mid(BANK, 1)) for i in range(0, 80, 7)])
+    store.delete(BANK, [mid(BANK, 100 + i) for i in range(0, 80, 11)])
+
+
+def test_adapters_agree(tmp_path: Path) -> None:
+    stores = [open_store(k, tmp_path) for k in KINDS]
+    try:
+        for s in stores:
+            apply_script(s)
+        edge, qdrant = stores
+        for flt in [*FILTER_CASES.values(), Filter(BANK, superseded_by=mid(BANK, 1))]:
+            for seed in (11, 12):
+                a = edge.search_dense(unit(seed), flt, limit=20)
+                b = qdrant.search_dense(unit(seed), flt, limit=20)
+                assert [h.record.id for h in a] == [h.record.id for h in b]
+                assert [h.score for h in a] == pytest.approx([h.score for h in b], abs=1e-5)
+            assert [p.record for p in edge.scroll(flt)] == [p.record for p in qdrant.scroll(flt)]
+            assert edge.count(flt) == qdrant.count(flt)
+        assert edge.info().points == qdrant.info().points
+    finally:
+        for s in stores:
+            s.close()
+
+
+def test_edge_checks_a_shard_that_has_no_size_record(tmp_path: Path) -> None:
+    """A shard restored from an Edge snapshot arrives without our `store.json`."""
+    first = EdgeStore(tmp_path)
+    first.ensure_schema(DIM)
+    first.upsert([point(memory(BANK, 1), 1)])
+    first.close()
+    (tmp_path / "store.json").unlink()
+    restored = EdgeStore(tmp_path)
+    try:
+        with pytest.raises(DenseSizeMismatchError, match=rf"size {DIM * 2}"):
+            restored.ensure_schema(DIM * 2)
+        restored.ensure_schema(DIM)
+        assert restored.count(Filter(BANK)) == 1
+        assert restored.info().details["dense_size"] == str(DIM)
+    finally:
+        restored.close()

@@ -1,0 +1,75 @@
+"""Real Redis on 127.0.0.1 and real `celery worker` processes."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import redis
+
+REDIS_DB = 13
+
+
+@dataclass
+class WorkerEnv:
+    env: dict[str, str]
+    redis: "redis.Redis[bytes]"
+    queue: str
+    data_dir: Path
+    log_dir: Path
+
+    def start(self, name: str) -> subprocess.Popen[bytes]:
+        log = (self.log_dir / f"{name}.log").open("wb")
+        return subprocess.Popen(
+            [sys.executable, "-m", "sediment.cli", "worker", "--pool", "solo"],
+            env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+
+    def stop(self, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=timeout)
+
+    def pending(self) -> int:
+        """Messages waiting in the queue plus messages delivered but not yet acknowledged."""
+        return int(self.redis.llen(self.queue)) + int(self.redis.hlen("unacked"))
+
+
+@pytest.fixture
+def worker_env(tmp_path: Path) -> Iterator[WorkerEnv]:
+    url = f"redis://127.0.0.1:6379/{REDIS_DB}"
+    client = redis.Redis.from_url(url)
+    try:
+        client.ping()
+    except redis.ConnectionError:
+        pytest.fail("integration tests need Redis on 127.0.0.1:6379 (.ci/run starts it)")
+    client.flushdb()
+    queue = f"sediment-test-{uuid.uuid4().hex[:8]}"
+    env = {
+        **os.environ,
+        "SEDIMENT_MODE": "standalone",
+        "SEDIMENT_REDIS_URL": url,
+        "SEDIMENT_DATA_DIR": str(tmp_path / "data"),
+        "SEDIMENT_QUEUE": queue,
+        "SEDIMENT_EMBEDDER": os.environ.get("SEDIMENT_TEST_EMBEDDER", "static"),
+        "SEDIMENT_TASK_SOFT_TIME_LIMIT_S": "5",
+        "SEDIMENT_TASK_TIME_LIMIT_S": "8",
+        "SEDIMENT_VISIBILITY_TIMEOUT_S": "10",
+        "SEDIMENT_LOG_FORMAT": "json",
+    }
+    yield WorkerEnv(env, client, queue, tmp_path / "data", tmp_path)
+    client.flushdb()
+
+
+def wait_until(predicate: "object", timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():  # type: ignore[operator]
+            return
+        time.sleep(0.2)
+    pytest.fail(f"timed out after {timeout}s waiting for {what}")

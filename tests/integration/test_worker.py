@@ -1,0 +1,102 @@
+"""A real `celery worker` process consuming from real Redis: no loss, no duplicates, poison
+to the dead-letter stream, survival of kill -9."""
+
+import json
+import random
+import signal
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from celery import Celery
+
+from contracts.recall import RecallRequest
+from readmodel.store import Filter
+from sediment.bootstrap import bootstrap
+from sediment.settings import Settings
+from worker.consolidation.relations import memory_id
+
+from tests.integration.conftest import WorkerEnv, wait_until
+
+pytestmark = pytest.mark.integration
+
+N_EVENTS = 2000
+PLACES = ["Lisbon", "Oslo", "Kyoto", "Lima", "Accra", "Perth", "Quito", "Riga", "Hanoi", "Cusco"]
+THINGS = ["violin lessons", "sourdough", "chess club", "marathon", "pottery", "sailing course"]
+
+
+def events(bank: str) -> list[dict[str, object]]:
+    rng = random.Random(7)
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    out = []
+    for i in range(N_EVENTS):
+        text = (f"Note {i}: member {i % 40} talked about {rng.choice(THINGS)} "
+                f"in {rng.choice(PLACES)} on day {i}.")
+        out.append({"event_id": str(uuid.uuid5(uuid.NAMESPACE_OID, f"{bank}-{i}")),
+                    "bank_id": bank, "text": text,
+                    "occurred_at": (start + timedelta(minutes=i)).isoformat()})
+    return out
+
+
+def poison(bank: str) -> list[object]:
+    base = {"event_id": str(uuid.uuid4()), "bank_id": bank, "text": "x",
+            "occurred_at": "2024-01-01T00:00:00Z"}
+    bad: list[object] = []
+    for i in range(20):
+        variant = i % 5
+        if variant == 0:
+            bad.append({**base, "occurred_at": "2024-01-01T00:00:00"})
+        elif variant == 1:
+            bad.append({**base, "text": "y" * 20_000})
+        elif variant == 2:
+            bad.append({**base, "schema_version": 99})
+        elif variant == 3:
+            bad.append({**base, "bank_id": "no spaces allowed"})
+        else:
+            bad.append(["not", "an", "object", i])
+    return bad
+
+
+def test_kill_9_mid_stream_loses_nothing_and_duplicates_nothing(worker_env: WorkerEnv) -> None:
+    bank = "itest"
+    good = events(bank)
+    producer = Celery(broker=worker_env.env["SEDIMENT_REDIS_URL"], set_as_current=False)
+    messages: list[object] = [*good]
+    for i, p in enumerate(poison(bank)):
+        messages.insert(100 + i * 90, p)
+    first = worker_env.start("worker-1")
+    for payload in messages:
+        producer.send_task("sediment.retain.v1", args=[payload], queue=worker_env.queue)
+    wait_until(lambda: worker_env.pending() < len(messages) - 300, 180, "the first worker to start")
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=30)
+    assert worker_env.pending() > 0, "the worker finished before it could be killed"
+    second = worker_env.start("worker-2")
+    wait_until(lambda: worker_env.pending() == 0, 600, "the queue to drain after restart")
+    worker_env.stop(second)
+
+    rt = bootstrap(Settings(_env_file=None, **_settings_from(worker_env.env)))  # type: ignore[call-arg]
+    raw = list(rt.store.scroll(Filter(bank, kinds=("world",))))
+    ids = [p.record.id for p in raw]
+    assert len(ids) == len(set(ids)) == N_EVENTS
+    assert set(ids) == {memory_id(uuid.UUID(str(e["event_id"]))) for e in good}
+    assert all(p.record.consolidated for p in raw)
+    for e in good:
+        response = rt.recall.recall(bank, RecallRequest(query=str(e["text"]), limit=5,
+                                                        prefer_observations=False,
+                                                        state_mode="history"))
+        assert memory_id(uuid.UUID(str(e["event_id"]))) in [r.id for r in response.results]
+    letters = rt.dead_letters.list(1000)
+    assert len(letters) == 20
+    reasons = " ".join(le.message for le in letters)
+    for phrase in ("has no timezone", "the limit is", "schema_version", "bank_id",
+                   "must be a JSON object"):
+        assert phrase in reasons
+    assert all(json.loads(le.payload) is not None for le in letters)
+    rt.close()
+
+
+def _settings_from(env: dict[str, str]) -> dict[str, object]:
+    prefix = "SEDIMENT_"
+    return {k[len(prefix):].lower(): v for k, v in env.items()
+            if k.startswith(prefix) and not k.startswith("SEDIMENT_TEST_")}
