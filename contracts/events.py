@@ -2,13 +2,13 @@
 
 import math
 import uuid
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from contracts.base import AwareDatetime, BankId, Frozen
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Final = 1
 DEFAULT_MAX_TEXT_BYTES = 16 * 1024
 MAX_TAGS = 32
 MAX_ENTITIES = 64

@@ -123,6 +123,9 @@ class MemoryStore(Protocol):
 
     def count(self, flt: Filter) -> int: ...
 
+    def banks(self) -> list[str]:
+        """Every bank holding at least one record (operators' view, e.g. rebuild --all)."""
+
     def info(self) -> StoreInfo: ...
 
     def close(self) -> None: ...

@@ -179,6 +179,12 @@ class EdgeStore:
     def count(self, flt: Filter) -> int:
         return self._require().count(qe.CountRequest(exact=True, filter=_filter(flt)))
 
+    def banks(self) -> list[str]:
+        if self._shard is None:
+            return []
+        response = self._shard.facet(qe.FacetRequest("bank_id", limit=MAX_BANKS, exact=True))
+        return sorted(str(hit.value) for hit in response.hits if hit.count > 0)
+
     def info(self) -> StoreInfo:
         details = {"path": str(self._root), "dense_size": str(self._dense_size)}
         if self._shard is None:
@@ -235,6 +241,9 @@ class EdgeStore:
             os.fsync(fh.fileno())
         os.replace(tmp, self._meta_path)
         self._dense_size = dense_size
+
+
+MAX_BANKS = 1_000_000
 
 
 def _config(dense_size: int) -> qe.EdgeConfig:

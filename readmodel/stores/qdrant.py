@@ -191,6 +191,12 @@ class QdrantStore:
     def count(self, flt: Filter) -> int:
         return self._client.count(self._collection, count_filter=_filter(flt), exact=True).count
 
+    def banks(self) -> list[str]:
+        if not self._client.collection_exists(self._collection):
+            return []
+        response = self._client.facet(self._collection, key="bank_id", limit=1_000_000, exact=True)
+        return sorted(str(hit.value) for hit in response.hits if hit.count > 0)
+
     def info(self) -> StoreInfo:
         details = {"mode": self._mode, "collection": self._collection}
         if not self._client.collection_exists(self._collection):

@@ -400,6 +400,14 @@ def test_info_reports_engine_and_points(store: MemoryStore, kind: str) -> None:
     assert info.points == 4
 
 
+def test_banks_lists_every_bank_with_records(store: MemoryStore) -> None:
+    assert store.banks() == []
+    store.upsert([point(memory(OTHER, 0), 1), point(memory(BANK, 0), 2), point(memory(BANK, 1), 3)])
+    assert store.banks() == sorted([BANK, OTHER])
+    store.delete(OTHER, [mid(OTHER, 0)])
+    assert store.banks() == [BANK]
+
+
 def test_data_survives_close_and_reopen(store: MemoryStore, reopen: Opener) -> None:
     records = load_corpus(store)
     store.set_derived(BANK, [patch_for(mid(BANK, 1), mid(BANK, 2))])

@@ -1,0 +1,118 @@
+"""The CLI as a user runs it: embedded mode, one data directory, separate processes."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+LINES = [
+    {"bank_id": "u1", "text": "Priya lives in Lisbon.", "occurred_at": "2024-01-01T10:00:00Z",
+     "entities": ["Priya"], "key": "priya.city"},
+    {"bank_id": "u1", "text": "Priya moved to Oslo for a research job.",
+     "occurred_at": "2024-06-01T10:00:00Z", "entities": ["Priya"], "key": "priya.city"},
+    {"bank_id": "u1", "text": "Priya plays the cello in an orchestra.",
+     "occurred_at": "2024-02-01T10:00:00Z", "entities": ["Priya"]},
+    {"bank_id": "u1", "text": "Priya plays the cello in an orchestra.",
+     "occurred_at": "2024-03-01T10:00:00Z", "entities": ["Priya"]},
+    {"bank_id": "u2", "text": "Tomas lives in Lisbon.", "occurred_at": "2024-01-01T10:00:00Z"},
+]
+
+
+def sediment(tmp: Path, *args: str, env: dict[str, str] | None = None,
+             check: bool = True) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, "SEDIMENT_DATA_DIR": str(tmp / "data"), "SEDIMENT_MODE": "embedded",
+                "SEDIMENT_LOG_FORMAT": "json", **(env or {})}
+    proc = subprocess.run([sys.executable, "-m", "sediment.cli", *args], cwd=tmp, env=full_env,
+                          capture_output=True, text=True, timeout=300)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"sediment {args} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+@pytest.fixture
+def ingested(tmp_path: Path) -> Path:
+    path = tmp_path / "events.jsonl"
+    rows = [json.dumps(x) for x in LINES] + ['{"bank_id": "u1", "text": "no time"}', "[1, 2]"]
+    path.write_text("\n".join(rows) + "\n")
+    out = sediment(tmp_path, "ingest", str(path))
+    assert "consolidated 5 events, dead-lettered 2" in out.stdout
+    return tmp_path
+
+
+def recall_json(tmp: Path, query: str, *extra: str) -> dict:  # type: ignore[type-arg]
+    out = sediment(tmp, "recall", "--bank", "u1", "--json", *extra, query)
+    return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+
+def test_recall_json_shows_current_state_with_provenance(ingested: Path) -> None:
+    response = recall_json(ingested, "Where does Priya live?")
+    top = response["results"][0]
+    assert set(top) >= {"id", "kind", "text", "occurred_at", "score", "state", "state_replaces",
+                        "source_memory_ids"}
+    assert "Oslo" in top["text"] and top["state"] == "current"
+    assert all("Lisbon" not in r["text"] for r in response["results"])
+    history = recall_json(ingested, "Where does Priya live?", "--history")
+    assert any("Lisbon" in r["text"] and r["state"] == "superseded" for r in history["results"])
+
+
+def test_restatements_become_one_observation(ingested: Path) -> None:
+    response = recall_json(ingested, "cello orchestra")
+    top = response["results"][0]
+    assert top["kind"] == "observation" and len(top["source_memory_ids"]) == 2
+    assert response["dropped_by_prefer_observations"] == 2
+    raw = recall_json(ingested, "cello orchestra", "--no-prefer-observations")
+    assert sum(1 for r in raw["results"] if "cello" in r["text"]) == 3
+
+
+def test_bank_isolation(ingested: Path) -> None:
+    response = recall_json(ingested, "Tomas lives in Lisbon")
+    assert all("Tomas" not in r["text"] for r in response["results"])
+
+
+def test_inspect_shows_edges(ingested: Path) -> None:
+    history = recall_json(ingested, "Priya lives in Lisbon", "--history")
+    old = next(r for r in history["results"] if "Lisbon" in r["text"] and r["kind"] == "world")
+    out = sediment(ingested, "inspect", "--bank", "u1", old["id"]).stdout
+    assert "superseded" in out and "EVOLVED_INTO" in out
+    missing = sediment(ingested, "inspect", "--bank", "u2", old["id"], check=False)
+    assert missing.returncode == 1 and "no memory" in missing.stdout + missing.stderr
+
+
+def test_dead_letters_listed_with_reasons_and_replay_keeps_failures(ingested: Path) -> None:
+    letters = json.loads(sediment(ingested, "dlq", "list", "--json").stdout)
+    assert len(letters) == 2
+    assert any("occurred_at" in le["message"] for le in letters)
+    assert any("JSON object" in le["message"] for le in letters)
+    out = sediment(ingested, "dlq", "replay").stdout
+    assert "replayed 0, still failing 2" in out
+    again = json.loads(sediment(ingested, "dlq", "list", "--json").stdout)
+    assert sorted(le["attempts"] for le in again) == [2, 2]
+
+
+def test_rebuild_gives_the_same_read_model(ingested: Path) -> None:
+    before = recall_json(ingested, "Priya", "--history", "--limit", "20")
+    sediment(ingested, "rebuild", "--bank", "u1")
+    after = recall_json(ingested, "Priya", "--history", "--limit", "20")
+    strip = lambda resp: sorted((r["id"], r["state"], r["text"], tuple(r["source_memory_ids"]))  # noqa: E731
+                                for r in resp["results"])
+    assert strip(before) == strip(after)
+    sediment(ingested, "rebuild", "--all")
+
+
+def test_invalid_setting_stops_with_the_variable_named(tmp_path: Path) -> None:
+    out = sediment(tmp_path, "recall", "--bank", "b", "q",
+                   env={"SEDIMENT_MERGE_THRESHOLD": "0.2oops"}, check=False)
+    assert out.returncode == 2 and "SEDIMENT_MERGE_THRESHOLD" in out.stderr
+    out = sediment(tmp_path, "recall", "--bank", "b", "q",
+                   env={"SEDIMENT_MODE": "cluster"}, check=False)
+    assert out.returncode == 2 and "SEDIMENT_MODE" in out.stderr and "embedded" in out.stderr
+
+
+def test_demo_runs_and_explains(tmp_path: Path) -> None:
+    out = sediment(tmp_path, "demo").stdout
+    assert "proof_count=2" in out
+    assert "INVALIDATED_BY" in out and "EVOLVED_INTO" in out
+    assert "dropped by prefer-observations" in out
