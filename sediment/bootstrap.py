@@ -55,11 +55,15 @@ class Runtime:
         return store
 
     @cached_property
-    def redis(self) -> "redis.Redis[bytes]":
+    def redis(self) -> redis.Redis:
         if self.settings.mode == "embedded":
             return fakeredis.FakeRedis()
-        return redis.Redis.from_url(self.settings.redis_url, socket_timeout=10,
-                                    socket_connect_timeout=5, health_check_interval=30)
+        return redis.Redis.from_url(
+            self.settings.redis_url,
+            socket_timeout=10,
+            socket_connect_timeout=5,
+            health_check_interval=30,
+        )
 
     @cached_property
     def dead_letters(self) -> DeadLetters:
@@ -79,16 +83,28 @@ class Runtime:
     @cached_property
     def worker_deps(self) -> WorkerDeps:
         s = self.settings
-        return WorkerDeps(self.consolidator, self.dead_letters, s.max_text_bytes, s.retry_max,
-                          s.retry_backoff_max_s)
+        return WorkerDeps(
+            self.consolidator,
+            self.dead_letters,
+            s.max_text_bytes,
+            s.retry_max,
+            s.retry_backoff_max_s,
+        )
 
     @cached_property
     def celery(self) -> Celery:
         s = self.settings
         broker = "memory://" if s.mode == "embedded" else s.redis_url
-        app = make_app(CeleryConfig(broker, s.queue, s.task_soft_time_limit_s,
-                                    s.task_time_limit_s, s.visibility_timeout_s,
-                                    s.worker_concurrency))
+        app = make_app(
+            CeleryConfig(
+                broker,
+                s.queue,
+                s.task_soft_time_limit_s,
+                s.task_time_limit_s,
+                s.visibility_timeout_s,
+                s.worker_concurrency,
+            )
+        )
         register_tasks(app, lambda: self.worker_deps)
         return app
 

@@ -37,7 +37,9 @@ def settings_or_exit() -> Settings:
         settings = Settings()
     except pydantic.ValidationError as exc:
         for e in exc.errors():
-            name = "SEDIMENT_" + "_".join(str(p) for p in e["loc"]).upper() if e["loc"] else "settings"
+            name = (
+                "SEDIMENT_" + "_".join(str(p) for p in e["loc"]).upper() if e["loc"] else "settings"
+            )
             err.print(f"[red]invalid setting {name}[/red]: {e['msg']} (got {e.get('input')!r})")
         raise typer.Exit(2) from None
     configure(settings.log_format, settings.log_level)
@@ -66,8 +68,8 @@ def ingest(
         task = progress.add_task("ingest", total=len(events))
         if rt.settings.mode == "embedded":
             for start in range(0, len(events), batch):
-                consolidate(events[start:start + batch], rt.consolidator)
-                progress.advance(task, len(events[start:start + batch]))
+                consolidate(events[start : start + batch], rt.consolidator)
+                progress.advance(task, len(events[start : start + batch]))
         else:
             publish(rt.celery, events, rt.settings.queue, batch_size=batch)
             progress.advance(task, len(events))
@@ -89,8 +91,12 @@ def recall(
 ) -> None:
     """Recall memories of a bank for a query."""
     rt = runtime()
-    request = RecallRequest(query=query, limit=limit, prefer_observations=prefer_observations,
-                            state_mode="history" if history else "current")
+    request = RecallRequest(
+        query=query,
+        limit=limit,
+        prefer_observations=prefer_observations,
+        state_mode="history" if history else "current",
+    )
     response = rt.recall.recall(bank, request)
     if as_json:
         sys.stdout.write(response.model_dump_json(indent=2) + "\n")
@@ -121,14 +127,27 @@ def worker(
     rt = runtime()
     local_store = rt.settings.mode != "distributed" and not rt.settings.qdrant_url
     if local_store and pool == "prefork" and rt.settings.worker_concurrency > 1:
-        err.print("a local store admits one process: use --pool solo or threads, or "
-                  "SEDIMENT_MODE=distributed with SEDIMENT_QDRANT_URL")
+        err.print(
+            "a local store admits one process: use --pool solo or threads, or "
+            "SEDIMENT_MODE=distributed with SEDIMENT_QDRANT_URL"
+        )
         raise typer.Exit(2)
     worker_shutdown.connect(lambda **_: rt.close(), weak=False)
     worker_process_shutdown.connect(lambda **_: rt.close(), weak=False)
-    argv = ["worker", "-Q", rt.settings.queue, "--pool", pool, "-c",
-            str(rt.settings.worker_concurrency), "--loglevel", loglevel,
-            "--without-gossip", "--without-mingle", "--without-heartbeat"]
+    argv = [
+        "worker",
+        "-Q",
+        rt.settings.queue,
+        "--pool",
+        pool,
+        "-c",
+        str(rt.settings.worker_concurrency),
+        "--loglevel",
+        loglevel,
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+    ]
     rt.celery.worker_main(argv)
 
 
@@ -157,10 +176,11 @@ def demo(data_dir: Annotated[Path | None, typer.Option()] = None) -> None:
 
 @app.command("build-model")
 def build_model(out: Annotated[Path | None, typer.Option()] = None) -> None:
-    """Rebuild the shipped static embedding model from all-MiniLM-L6-v2 (needs the distill extra)."""
-    from readmodel.embedders.build_static import DEFAULT_DIR, build_static_model
+    """Rebuild the shipped static model from all-MiniLM-L6-v2 (needs the distill extra)."""
+    from readmodel.embedders.build_static import build_static_model
+    from readmodel.embedders.static import SHIPPED_MODEL_DIR
 
-    target = out or DEFAULT_DIR
+    target = out or SHIPPED_MODEL_DIR
     build_static_model(target)
     console.print(f"static model written to {target}")
 

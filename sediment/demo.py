@@ -1,6 +1,7 @@
 """`sediment demo`: a short conversation, consolidated in-process, explained."""
 
 import tempfile
+import uuid
 from importlib import resources
 from pathlib import Path
 
@@ -24,7 +25,7 @@ QUESTIONS = (
 )
 
 
-def _chains(records: dict[object, Record]) -> list[list[Record]]:
+def _chains(records: dict[uuid.UUID, Record]) -> list[list[Record]]:
     """Supersession chains from each memory that nothing supersedes into, oldest first."""
     targets = {r.superseded_by for r in records.values() if r.superseded_by}
     chains = []
@@ -44,8 +45,11 @@ def run_demo(settings: Settings, data_dir: Path | None, console: Console) -> Non
         rt = bootstrap(settings.model_copy(update={"mode": "embedded", "data_dir": target}))
         source = resources.files("sediment").joinpath("data/demo.jsonl")
         with resources.as_file(source) as path:
-            events = [e for e in read_events(path, BANK, settings.max_text_bytes)
-                      if isinstance(e, RetainEvent)]
+            events = [
+                e
+                for e in read_events(path, BANK, settings.max_text_bytes)
+                if isinstance(e, RetainEvent)
+            ]
         outcomes = consolidate(events, rt.consolidator)
         dupes = sum(1 for o in outcomes if o.status is Status.DUPLICATE)
         console.rule("[bold]ingest")
@@ -53,14 +57,17 @@ def run_demo(settings: Settings, data_dir: Path | None, console: Console) -> Non
         records = {p.record.id: p.record for p in rt.store.scroll(Filter(BANK))}
         console.rule("[bold]observations (restatements merged, with provenance)")
         for obs in (r for r in records.values() if isinstance(r, Observation)):
-            console.print(f"[green]{obs.text}[/green]  proof_count={obs.proof_count} "
-                          f"state={obs.state.value}")
+            console.print(
+                f"[green]{obs.text}[/green]  proof_count={obs.proof_count} state={obs.state.value}"
+            )
             for sid in obs.source_memory_ids:
                 console.print(f"    <- {sid}  {records[sid].text}")
         console.rule("[bold]supersession chains (by event time)")
         for chain in _chains(records):
-            parts = [f"[dim]{c.text}[/dim]" if c.state is State.SUPERSEDED else f"[bold]{c.text}"
-                     for c in chain]
+            parts = [
+                f"[dim]{c.text}[/dim]" if c.state is State.SUPERSEDED else f"[bold]{c.text}"
+                for c in chain
+            ]
             rels = [c.relation.value if c.relation else "" for c in chain]
             line = parts[0]
             for rel, part in zip(rels, parts[1:], strict=False):
@@ -70,9 +77,12 @@ def run_demo(settings: Settings, data_dir: Path | None, console: Console) -> Non
         for q in QUESTIONS:
             response = rt.recall.recall(BANK, RecallRequest(query=q, limit=3))
             console.print(recall_table(response))
-            console.print(f"dropped by prefer-observations: {response.dropped_by_prefer_observations}")
+            console.print(
+                f"dropped by prefer-observations: {response.dropped_by_prefer_observations}"
+            )
         console.rule("[bold]recall with state_mode=history")
-        history = rt.recall.recall(BANK, RecallRequest(query=QUESTIONS[0], limit=4,
-                                                        state_mode="history"))
+        history = rt.recall.recall(
+            BANK, RecallRequest(query=QUESTIONS[0], limit=4, state_mode="history")
+        )
         console.print(recall_table(history))
         rt.close()

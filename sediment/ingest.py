@@ -23,8 +23,13 @@ def complete(item: dict[str, object], default_bank: str | None) -> dict[str, obj
     if "bank_id" not in out and default_bank is not None:
         out["bank_id"] = default_bank
     if "event_id" not in out:
-        out["event_id"] = str(derive_event_id(str(out.get("bank_id", "")), str(out.get("text", "")),
-                                              str(out.get("occurred_at", ""))))
+        out["event_id"] = str(
+            derive_event_id(
+                str(out.get("bank_id", "")),
+                str(out.get("text", "")),
+                str(out.get("occurred_at", "")),
+            )
+        )
     return out
 
 
@@ -39,7 +44,8 @@ def read_events(
                 item = json.loads(raw)
                 if not isinstance(item, dict):
                     raise ValueError("each line must be a JSON object")
-                yield RetainEvent.model_validate(complete(item, default_bank),
-                                                 context={"max_text_bytes": max_text_bytes})
+                yield RetainEvent.model_validate(
+                    complete(item, default_bank), context={"max_text_bytes": max_text_bytes}
+                )
             except (ValueError, pydantic.ValidationError) as exc:
                 yield BadLine(line_no, raw.rstrip("\n"), str(exc))

@@ -7,7 +7,7 @@ from typing import Annotated
 import pydantic
 import typer
 from rich.console import Console
-from rich.progress import Progress
+from rich.progress import Progress, TaskID
 from rich.table import Table
 
 from contracts.deadletter import DeadLetter
@@ -42,14 +42,21 @@ def dlq_list(
     for col in ("id", "task", "error", "message", "attempts", "last_seen"):
         table.add_column(col, overflow="fold")
     for le in letters:
-        table.add_row(le.id, le.task, le.error_class, le.message[:300], str(le.attempts),
-                      le.last_seen.isoformat())
+        table.add_row(
+            le.id,
+            le.task,
+            le.error_class,
+            le.message[:300],
+            str(le.attempts),
+            le.last_seen.isoformat(),
+        )
     console.print(table)
 
 
 def _event_of(letter: DeadLetter, max_text_bytes: int) -> RetainEvent:
-    return RetainEvent.model_validate(json.loads(letter.payload),
-                                      context={"max_text_bytes": max_text_bytes})
+    return RetainEvent.model_validate(
+        json.loads(letter.payload), context={"max_text_bytes": max_text_bytes}
+    )
 
 
 @dlq_app.command("replay")
@@ -67,9 +74,16 @@ def dlq_replay(ids: Annotated[list[str] | None, typer.Argument()] = None) -> Non
                 publish(rt.celery, [event], rt.settings.queue)
         except (ValueError, pydantic.ValidationError) as exc:
             rt.dead_letters.remove([letter.id])
-            rt.dead_letters.add(letter.model_copy(update={
-                "attempts": letter.attempts + 1, "last_seen": datetime.now(UTC),
-                "message": str(exc)[:4000], "error_class": type(exc).__name__}))
+            rt.dead_letters.add(
+                letter.model_copy(
+                    update={
+                        "attempts": letter.attempts + 1,
+                        "last_seen": datetime.now(UTC),
+                        "message": str(exc)[:4000],
+                        "error_class": type(exc).__name__,
+                    }
+                )
+            )
             continue
         rt.dead_letters.remove([letter.id])
         replayed += 1
@@ -83,6 +97,9 @@ def rebuild(rt: Runtime, banks: list[str] | None, err: Console) -> int:
     with Progress(console=err, transient=True) as progress:
         for bank in targets:
             task = progress.add_task(f"rebuild {bank}", total=None)
-            total += rebuild_bank(bank, rt.consolidator,
-                                  lambda done, n, t=task: progress.update(t, completed=done, total=n))
+
+            def advance(done: int, n: int, t: TaskID = task) -> None:
+                progress.update(t, completed=done, total=n)
+
+            total += rebuild_bank(bank, rt.consolidator, advance)
     return total

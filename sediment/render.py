@@ -16,8 +16,14 @@ def recall_table(response: RecallResponse) -> Table:
         note = f" (replaces {str(r.state_replaces)[:8]})" if r.state_replaces else ""
         if r.source_memory_ids:
             note += f" [{len(r.source_memory_ids)} sources]"
-        table.add_row(str(i), f"{r.score:.3f}", r.kind, r.state.value, r.text + note,
-                      r.occurred_at.isoformat())
+        table.add_row(
+            str(i),
+            f"{r.score:.3f}",
+            r.kind,
+            r.state.value,
+            r.text + note,
+            r.occurred_at.isoformat(),
+        )
     return table
 
 

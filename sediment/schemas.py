@@ -16,7 +16,13 @@ from contracts import (
 )
 
 MODELS: tuple[type[BaseModel], ...] = (
-    RetainEvent, Memory, Observation, SupersessionEdge, DeadLetter, RecallRequest, RecallResponse,
+    RetainEvent,
+    Memory,
+    Observation,
+    SupersessionEdge,
+    DeadLetter,
+    RecallRequest,
+    RecallResponse,
 )
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "contracts" / "schema"
 

@@ -15,8 +15,13 @@ T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
 def event(text: str, day: int = 0, bank: str = "b1", **kw: object) -> RetainEvent:
     eid = kw.pop("event_id", None) or uuid.uuid5(uuid.NAMESPACE_URL, f"{bank}/{text}/{day}")
-    return RetainEvent(event_id=eid, bank_id=bank, text=text,  # type: ignore[arg-type]
-                       occurred_at=T0 + timedelta(days=day), **kw)
+    return RetainEvent(
+        event_id=eid,
+        bank_id=bank,
+        text=text,  # type: ignore[arg-type]
+        occurred_at=T0 + timedelta(days=day),
+        **kw,
+    )
 
 
 def memory(text: str, day: int = 0, **kw: object) -> Memory:

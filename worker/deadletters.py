@@ -4,7 +4,7 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 import redis
 
@@ -26,20 +26,24 @@ class DeadLetters(Protocol):
 class RedisDeadLetters:
     """A Redis stream trimmed to about `maxlen` entries; each entry is one DeadLetter as JSON."""
 
-    def __init__(self, client: "redis.Redis[bytes]", maxlen: int, stream: str = DLQ_STREAM) -> None:
+    def __init__(self, client: redis.Redis, maxlen: int, stream: str = DLQ_STREAM) -> None:
         self._client = client
         self._maxlen = maxlen
         self._stream = stream
 
     def add(self, letter: DeadLetter) -> str:
         body = letter.model_dump_json().encode("utf-8")
-        entry = self._client.xadd(self._stream, {b"letter": body}, maxlen=self._maxlen,
-                                  approximate=True)
+        entry = self._client.xadd(
+            self._stream, {b"letter": body}, maxlen=self._maxlen, approximate=True
+        )
         return entry.decode() if isinstance(entry, bytes) else str(entry)
 
     def list(self, limit: int = 100) -> list[DeadLetter]:
+        entries = cast(
+            list[tuple[bytes, dict[bytes, bytes]]], self._client.xrange(self._stream, count=limit)
+        )
         out = []
-        for entry_id, fields in self._client.xrange(self._stream, count=limit):
+        for entry_id, fields in entries:
             letter = DeadLetter.model_validate_json(fields[b"letter"])
             out.append(letter.model_copy(update={"id": entry_id.decode()}))
         return out
@@ -76,7 +80,7 @@ class FileDeadLetters:
         last = int(letters[-1].id.split("-")[0]) if letters else 0
         entry_id = f"{max(last + 1, time.time_ns() // 1_000_000)}-0"
         letters.append(letter.model_copy(update={"id": entry_id}))
-        self._write(letters[-self._maxlen:])
+        self._write(letters[-self._maxlen :])
         return entry_id
 
     def list(self, limit: int = 100) -> list[DeadLetter]:

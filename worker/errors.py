@@ -12,8 +12,15 @@ class PoisonEvent(Exception):
 
 
 _TRANSIENT_NAMES = {
-    "ConnectionError", "TimeoutError", "BusyLoadingError", "ResponseHandlingException",
-    "ConnectError", "ReadTimeout", "WriteTimeout", "LockTimeout", "ConnectTimeout",
+    "ConnectionError",
+    "TimeoutError",
+    "BusyLoadingError",
+    "ResponseHandlingException",
+    "ConnectError",
+    "ReadTimeout",
+    "WriteTimeout",
+    "LockTimeout",
+    "ConnectTimeout",
 }
 
 

@@ -14,10 +14,15 @@ from worker.consolidation.service import Consolidator, consolidate_point
 
 
 def _reset(point: StoredPoint) -> StoredPoint:
-    record = point.record.model_copy(update={
-        "state": State.CURRENT, "superseded_by": None, "relation": None,
-        "observation_id": None, "consolidated": False,
-    })
+    record = point.record.model_copy(
+        update={
+            "state": State.CURRENT,
+            "superseded_by": None,
+            "relation": None,
+            "observation_id": None,
+            "consolidated": False,
+        }
+    )
     return StoredPoint(record, point.dense, point.sparse)
 
 
@@ -27,11 +32,14 @@ def rebuild_bank(
     """Returns the number of raw memories replayed."""
     with deps.locks.hold(f"bank:{bank_id}"):
         raw = [_reset(p) for p in deps.store.scroll(Filter(bank_id, kinds=RAW_KINDS), True)]
-        observations = [p.record.id for p in deps.store.scroll(Filter(bank_id, kinds=("observation",)))]
+        observations = [
+            p.record.id for p in deps.store.scroll(Filter(bank_id, kinds=("observation",)))
+        ]
         deps.store.delete(bank_id, observations)
-        deps.store.set_derived(bank_id, [
-            DerivedPatch(p.record.id, State.CURRENT, None, None, None, False) for p in raw
-        ])
+        deps.store.set_derived(
+            bank_id,
+            [DerivedPatch(p.record.id, State.CURRENT, None, None, None, False) for p in raw],
+        )
     raw.sort(key=lambda p: time_key(p.record))
     for i, point in enumerate(raw, 1):
         consolidate_point(point, deps)

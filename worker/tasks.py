@@ -33,12 +33,22 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def dead_letter(deps: WorkerDeps, task: str, payload: object, exc: BaseException, attempts: int) -> None:
+def dead_letter(
+    deps: WorkerDeps, task: str, payload: object, exc: BaseException, attempts: int
+) -> None:
     now = _now()
     body = payload if isinstance(payload, str) else json.dumps(payload, default=str, sort_keys=True)
-    deps.dead_letters.add(DeadLetter(task=task, payload=body, error_class=type(exc).__name__,
-                                     message=str(exc)[:4000], attempts=attempts,
-                                     first_seen=now, last_seen=now))
+    deps.dead_letters.add(
+        DeadLetter(
+            task=task,
+            payload=body,
+            error_class=type(exc).__name__,
+            message=str(exc)[:4000],
+            attempts=attempts,
+            first_seen=now,
+            last_seen=now,
+        )
+    )
     log.warning("dead_lettered", task=task, error_class=type(exc).__name__, attempts=attempts)
 
 
@@ -66,8 +76,10 @@ def handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> None
         outcomes = consolidate(events, deps.consolidator)
     except Exception as exc:
         if is_transient(exc) and attempt <= deps.retry_max:
-            delay = min(deps.retry_backoff_max_s, 2 ** attempt)
-            log.info("retrying", task=name, attempt=attempt, delay_s=delay, error=type(exc).__name__)
+            delay = min(deps.retry_backoff_max_s, 2**attempt)
+            log.info(
+                "retrying", task=name, attempt=attempt, delay_s=delay, error=type(exc).__name__
+            )
             raise task.retry(exc=exc, countdown=delay, max_retries=deps.retry_max) from exc
         for event in events:
             dead_letter(deps, name, event.model_dump(mode="json"), exc, attempt)
@@ -79,14 +91,21 @@ def handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> None
 def register_tasks(app: Celery, deps: Callable[[], WorkerDeps]) -> None:
     """Declare the versioned tasks on `app`; `deps` is resolved in the worker process."""
 
-    @app.task(name=RETAIN_TASK, bind=True, acks_late=True, reject_on_worker_lost=True)  # type: ignore[misc]
+    options = {"bind": True, "acks_late": True, "reject_on_worker_lost": True}
+
+    @app.task(name=RETAIN_TASK, **options)  # type: ignore[untyped-decorator]
     def retain(self: Task, payload: Any) -> None:
         handle(self, RETAIN_TASK, [payload], deps())
 
-    @app.task(name=RETAIN_BATCH_TASK, bind=True, acks_late=True, reject_on_worker_lost=True)  # type: ignore[misc]
+    @app.task(name=RETAIN_BATCH_TASK, **options)  # type: ignore[untyped-decorator]
     def retain_batch(self: Task, payloads: Any) -> None:
         if not isinstance(payloads, list):
-            dead_letter(deps(), RETAIN_BATCH_TASK, payloads,
-                        PoisonEvent("batch payload must be a JSON array"), 1)
+            dead_letter(
+                deps(),
+                RETAIN_BATCH_TASK,
+                payloads,
+                PoisonEvent("batch payload must be a JSON array"),
+                1,
+            )
             return
         handle(self, RETAIN_BATCH_TASK, payloads, deps())

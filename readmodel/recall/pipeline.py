@@ -39,8 +39,9 @@ class Recall:
         dense = self.embedder.embed([request.query])[0]
         lap("embed")
         flt = _filter(bank_id, request)
-        candidates = fetch_candidates(self.store, dense, query_vector(request.query), flt,
-                                      max(self.depth, request.limit * 3))
+        candidates = fetch_candidates(
+            self.store, dense, query_vector(request.query), flt, max(self.depth, request.limit * 3)
+        )
         lap("fetch")
         candidates = rrf(candidates)
         if request.state_mode == "current":

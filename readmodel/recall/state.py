@@ -12,7 +12,9 @@ MAX_HOPS = 5
 Fetch = Callable[[Sequence[uuid.UUID]], list[Record]]
 
 
-def chain_heads(records: Sequence[Record], fetch: Fetch, max_hops: int = MAX_HOPS) -> dict[uuid.UUID, Record]:
+def chain_heads(
+    records: Sequence[Record], fetch: Fetch, max_hops: int = MAX_HOPS
+) -> dict[uuid.UUID, Record]:
     """Map each superseded record's id to the newest state reachable in at most `max_hops`.
 
     Walks every chain at once, one batched fetch per hop, and only when some chain
@@ -22,7 +24,8 @@ def chain_heads(records: Sequence[Record], fetch: Fetch, max_hops: int = MAX_HOP
     visited = {rid: {rid} for rid in position}
     for _ in range(max_hops):
         wanted = {
-            rid: r.superseded_by for rid, r in position.items()
+            rid: r.superseded_by
+            for rid, r in position.items()
             if r.superseded_by is not None and r.superseded_by not in visited[rid]
         }
         if not wanted:

@@ -9,24 +9,54 @@ from pathlib import Path
 import pytest
 
 LINES = [
-    {"bank_id": "u1", "text": "Priya lives in Lisbon.", "occurred_at": "2024-01-01T10:00:00Z",
-     "entities": ["Priya"], "key": "priya.city"},
-    {"bank_id": "u1", "text": "Priya moved to Oslo for a research job.",
-     "occurred_at": "2024-06-01T10:00:00Z", "entities": ["Priya"], "key": "priya.city"},
-    {"bank_id": "u1", "text": "Priya plays the cello in an orchestra.",
-     "occurred_at": "2024-02-01T10:00:00Z", "entities": ["Priya"]},
-    {"bank_id": "u1", "text": "Priya plays the cello in an orchestra.",
-     "occurred_at": "2024-03-01T10:00:00Z", "entities": ["Priya"]},
+    {
+        "bank_id": "u1",
+        "text": "Priya lives in Lisbon.",
+        "occurred_at": "2024-01-01T10:00:00Z",
+        "entities": ["Priya"],
+        "key": "priya.city",
+    },
+    {
+        "bank_id": "u1",
+        "text": "Priya moved to Oslo for a research job.",
+        "occurred_at": "2024-06-01T10:00:00Z",
+        "entities": ["Priya"],
+        "key": "priya.city",
+    },
+    {
+        "bank_id": "u1",
+        "text": "Priya plays the cello in an orchestra.",
+        "occurred_at": "2024-02-01T10:00:00Z",
+        "entities": ["Priya"],
+    },
+    {
+        "bank_id": "u1",
+        "text": "Priya plays the cello in an orchestra.",
+        "occurred_at": "2024-03-01T10:00:00Z",
+        "entities": ["Priya"],
+    },
     {"bank_id": "u2", "text": "Tomas lives in Lisbon.", "occurred_at": "2024-01-01T10:00:00Z"},
 ]
 
 
-def sediment(tmp: Path, *args: str, env: dict[str, str] | None = None,
-             check: bool = True) -> subprocess.CompletedProcess[str]:
-    full_env = {**os.environ, "SEDIMENT_DATA_DIR": str(tmp / "data"), "SEDIMENT_MODE": "embedded",
-                "SEDIMENT_LOG_FORMAT": "json", **(env or {})}
-    proc = subprocess.run([sys.executable, "-m", "sediment.cli", *args], cwd=tmp, env=full_env,
-                          capture_output=True, text=True, timeout=300)
+def sediment(
+    tmp: Path, *args: str, env: dict[str, str] | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    full_env = {
+        **os.environ,
+        "SEDIMENT_DATA_DIR": str(tmp / "data"),
+        "SEDIMENT_MODE": "embedded",
+        "SEDIMENT_LOG_FORMAT": "json",
+        **(env or {}),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "sediment.cli", *args],
+        cwd=tmp,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"sediment {args} failed:\n{proc.stdout}\n{proc.stderr}")
     return proc
@@ -50,8 +80,16 @@ def recall_json(tmp: Path, query: str, *extra: str) -> dict:  # type: ignore[typ
 def test_recall_json_shows_current_state_with_provenance(ingested: Path) -> None:
     response = recall_json(ingested, "Where does Priya live?")
     top = response["results"][0]
-    assert set(top) >= {"id", "kind", "text", "occurred_at", "score", "state", "state_replaces",
-                        "source_memory_ids"}
+    assert set(top) >= {
+        "id",
+        "kind",
+        "text",
+        "occurred_at",
+        "score",
+        "state",
+        "state_replaces",
+        "source_memory_ids",
+    }
     assert "Oslo" in top["text"] and top["state"] == "current"
     assert all("Lisbon" not in r["text"] for r in response["results"])
     history = recall_json(ingested, "Where does Priya live?", "--history")
@@ -96,18 +134,29 @@ def test_rebuild_gives_the_same_read_model(ingested: Path) -> None:
     before = recall_json(ingested, "Priya", "--history", "--limit", "20")
     sediment(ingested, "rebuild", "--bank", "u1")
     after = recall_json(ingested, "Priya", "--history", "--limit", "20")
-    strip = lambda resp: sorted((r["id"], r["state"], r["text"], tuple(r["source_memory_ids"]))  # noqa: E731
-                                for r in resp["results"])
+
+    def strip(resp: dict) -> list[tuple[object, ...]]:  # type: ignore[type-arg]
+        rows = resp["results"]
+        return sorted((r["id"], r["state"], r["text"], tuple(r["source_memory_ids"])) for r in rows)
+
     assert strip(before) == strip(after)
     sediment(ingested, "rebuild", "--all")
 
 
 def test_invalid_setting_stops_with_the_variable_named(tmp_path: Path) -> None:
-    out = sediment(tmp_path, "recall", "--bank", "b", "q",
-                   env={"SEDIMENT_MERGE_THRESHOLD": "0.2oops"}, check=False)
+    out = sediment(
+        tmp_path,
+        "recall",
+        "--bank",
+        "b",
+        "q",
+        env={"SEDIMENT_MERGE_THRESHOLD": "0.2oops"},
+        check=False,
+    )
     assert out.returncode == 2 and "SEDIMENT_MERGE_THRESHOLD" in out.stderr
-    out = sediment(tmp_path, "recall", "--bank", "b", "q",
-                   env={"SEDIMENT_MODE": "cluster"}, check=False)
+    out = sediment(
+        tmp_path, "recall", "--bank", "b", "q", env={"SEDIMENT_MODE": "cluster"}, check=False
+    )
     assert out.returncode == 2 and "SEDIMENT_MODE" in out.stderr and "embedded" in out.stderr
 
 

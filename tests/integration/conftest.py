@@ -19,7 +19,7 @@ REDIS_DB = 13
 @dataclass
 class WorkerEnv:
     env: dict[str, str]
-    redis: "redis.Redis[bytes]"
+    redis: redis.Redis
     queue: str
     data_dir: Path
     log_dir: Path
@@ -28,7 +28,10 @@ class WorkerEnv:
         log = (self.log_dir / f"{name}.log").open("wb")
         return subprocess.Popen(
             [sys.executable, "-m", "sediment.cli", "worker", "--pool", "solo"],
-            env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
 
     def stop(self, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:

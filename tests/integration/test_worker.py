@@ -14,9 +14,8 @@ from contracts.recall import RecallRequest
 from readmodel.store import Filter
 from sediment.bootstrap import bootstrap
 from sediment.settings import Settings
-from worker.consolidation.relations import memory_id
-
 from tests.integration.conftest import WorkerEnv, wait_until
+from worker.consolidation.relations import memory_id
 
 pytestmark = pytest.mark.integration
 
@@ -30,17 +29,28 @@ def events(bank: str) -> list[dict[str, object]]:
     start = datetime(2024, 1, 1, tzinfo=UTC)
     out = []
     for i in range(N_EVENTS):
-        text = (f"Note {i}: member {i % 40} talked about {rng.choice(THINGS)} "
-                f"in {rng.choice(PLACES)} on day {i}.")
-        out.append({"event_id": str(uuid.uuid5(uuid.NAMESPACE_OID, f"{bank}-{i}")),
-                    "bank_id": bank, "text": text,
-                    "occurred_at": (start + timedelta(minutes=i)).isoformat()})
+        text = (
+            f"Note {i}: member {i % 40} talked about {rng.choice(THINGS)} "
+            f"in {rng.choice(PLACES)} on day {i}."
+        )
+        out.append(
+            {
+                "event_id": str(uuid.uuid5(uuid.NAMESPACE_OID, f"{bank}-{i}")),
+                "bank_id": bank,
+                "text": text,
+                "occurred_at": (start + timedelta(minutes=i)).isoformat(),
+            }
+        )
     return out
 
 
 def poison(bank: str) -> list[object]:
-    base = {"event_id": str(uuid.uuid4()), "bank_id": bank, "text": "x",
-            "occurred_at": "2024-01-01T00:00:00Z"}
+    base = {
+        "event_id": str(uuid.uuid4()),
+        "bank_id": bank,
+        "text": "x",
+        "occurred_at": "2024-01-01T00:00:00Z",
+    }
     bad: list[object] = []
     for i in range(20):
         variant = i % 5
@@ -82,15 +92,23 @@ def test_kill_9_mid_stream_loses_nothing_and_duplicates_nothing(worker_env: Work
     assert set(ids) == {memory_id(uuid.UUID(str(e["event_id"]))) for e in good}
     assert all(p.record.consolidated for p in raw)
     for e in good:
-        response = rt.recall.recall(bank, RecallRequest(query=str(e["text"]), limit=5,
-                                                        prefer_observations=False,
-                                                        state_mode="history"))
+        response = rt.recall.recall(
+            bank,
+            RecallRequest(
+                query=str(e["text"]), limit=5, prefer_observations=False, state_mode="history"
+            ),
+        )
         assert memory_id(uuid.UUID(str(e["event_id"]))) in [r.id for r in response.results]
     letters = rt.dead_letters.list(1000)
     assert len(letters) == 20
     reasons = " ".join(le.message for le in letters)
-    for phrase in ("has no timezone", "the limit is", "schema_version", "bank_id",
-                   "must be a JSON object"):
+    for phrase in (
+        "has no timezone",
+        "the limit is",
+        "schema_version",
+        "bank_id",
+        "must be a JSON object",
+    ):
         assert phrase in reasons
     assert all(json.loads(le.payload) is not None for le in letters)
     rt.close()
@@ -98,5 +116,8 @@ def test_kill_9_mid_stream_loses_nothing_and_duplicates_nothing(worker_env: Work
 
 def _settings_from(env: dict[str, str]) -> dict[str, object]:
     prefix = "SEDIMENT_"
-    return {k[len(prefix):].lower(): v for k, v in env.items()
-            if k.startswith(prefix) and not k.startswith("SEDIMENT_TEST_")}
+    return {
+        k[len(prefix) :].lower(): v
+        for k, v in env.items()
+        if k.startswith(prefix) and not k.startswith("SEDIMENT_TEST_")
+    }

@@ -14,11 +14,10 @@ from contracts.events import RetainEvent
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.store import Filter
 from readmodel.stores.edge import EdgeStore
+from tests.fakes import NoLocks
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.service import Consolidator, consolidate
 from worker.rebuild import rebuild_bank
-
-from tests.fakes import NoLocks
 
 BANK = "prop"
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -44,18 +43,24 @@ def event_sets(draw: st.DrawFn) -> list[RetainEvent]:
     for i in range(n):
         template, slot = draw(st.sampled_from(TEMPLATES))
         subject = draw(st.sampled_from(SUBJECTS))
-        text = template.format(s=subject, c=draw(st.sampled_from(CITIES)),
-                               d=draw(st.sampled_from(DRINKS)))
+        text = template.format(
+            s=subject, c=draw(st.sampled_from(CITIES)), d=draw(st.sampled_from(DRINKS))
+        )
         keyed = draw(st.booleans())
         declared = []
         if events and draw(st.integers(0, 5)) == 0:
             declared = [draw(st.sampled_from(events)).event_id]
-        events.append(RetainEvent(
-            event_id=uuid.UUID(int=i + 1), bank_id=BANK, text=text,
-            occurred_at=T0 + timedelta(days=draw(st.integers(0, 6))),
-            entities=[subject], key=f"{subject}.{slot}" if keyed else None,
-            supersedes=declared,
-        ))
+        events.append(
+            RetainEvent(
+                event_id=uuid.UUID(int=i + 1),
+                bank_id=BANK,
+                text=text,
+                occurred_at=T0 + timedelta(days=draw(st.integers(0, 6))),
+                entities=[subject],
+                key=f"{subject}.{slot}" if keyed else None,
+                supersedes=declared,
+            )
+        )
     return events
 
 
@@ -65,8 +70,18 @@ def snapshot(store: EdgeStore) -> list[tuple[object, ...]]:
     for p in store.scroll(Filter(BANK)):
         r = p.record
         sources = tuple(getattr(r, "source_memory_ids", ()))
-        rows.append((str(r.id), r.kind, r.text, r.state.value, str(r.superseded_by),
-                     str(r.relation), str(r.observation_id), sources))
+        rows.append(
+            (
+                str(r.id),
+                r.kind,
+                r.text,
+                r.state.value,
+                str(r.superseded_by),
+                str(r.relation),
+                str(r.observation_id),
+                sources,
+            )
+        )
     return sorted(rows)
 
 
@@ -83,7 +98,9 @@ def run(deliveries: Sequence[Sequence[RetainEvent]], workdir: Path) -> list[tupl
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(events=event_sets(), data=st.data())
-def test_any_order_with_duplicates_converges(events: list[RetainEvent], data: st.DataObject) -> None:
+def test_any_order_with_duplicates_converges(
+    events: list[RetainEvent], data: st.DataObject
+) -> None:
     in_order = sorted(events, key=lambda e: (e.occurred_at, str(e.event_id)))
     extra = data.draw(st.lists(st.sampled_from(events), max_size=len(events)))
     shuffled = data.draw(st.permutations([*events, *extra]))

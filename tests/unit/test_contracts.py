@@ -45,7 +45,9 @@ def test_good_event_defaults() -> None:
         ({"event_id": "not-a-uuid"}, "event_id", "valid UUID"),
     ],
 )
-def test_bad_input_names_field_and_problem(changes: dict[str, object], field: str, phrase: str) -> None:
+def test_bad_input_names_field_and_problem(
+    changes: dict[str, object], field: str, phrase: str
+) -> None:
     message = error_of(**changes)
     assert field in message
     assert phrase in message

@@ -6,11 +6,10 @@ import pytest
 
 from contracts.memory import Memory, Relation, State
 from readmodel.store import StoredPoint
+from tests.helpers import angle_for, memory, point
 from worker.consolidation.decide import Neighbourhood, Plan, decide
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import observation_id
-
-from tests.helpers import angle_for, memory, point
 
 POLICY = ConsolidationPolicy(merge_threshold=0.84, topic_threshold=0.55)
 
@@ -98,8 +97,9 @@ def test_duplicate_of_a_done_memory_changes_nothing_else() -> None:
     b = memory("Alice loves hiking!", 1)
     first = decide(hood(point(b, angle_for(0.97)), point(a, 0)), POLICY)
     obs = first.observations[0].record
-    a_done = replace(point(a, 0), record=a.model_copy(update={"observation_id": obs.id,
-                                                                "consolidated": True}))
+    a_done = replace(
+        point(a, 0), record=a.model_copy(update={"observation_id": obs.id, "consolidated": True})
+    )
     again = Neighbourhood(point(b, angle_for(0.97)), (a_done,), {a.id: a_done}, {obs.id: obs})
     second = decide(again, POLICY)
     assert [p.id for p in second.patches] == [b.id]
@@ -110,8 +110,14 @@ def test_duplicate_of_a_done_memory_changes_nothing_else() -> None:
 def test_inserting_a_middle_state_rewires_the_chain() -> None:
     a = memory("Alice lives in Boston.", 0, key="city")
     c = memory("Alice lives in Denver.", 20, key="city")
-    a_stored = a.model_copy(update={"state": State.SUPERSEDED, "superseded_by": c.id,
-                                    "relation": Relation.EVOLVED_INTO, "consolidated": True})
+    a_stored = a.model_copy(
+        update={
+            "state": State.SUPERSEDED,
+            "superseded_by": c.id,
+            "relation": Relation.EVOLVED_INTO,
+            "consolidated": True,
+        }
+    )
     b = memory("Alice lives in Seattle.", 10, key="city")
     pa, pc = point(a_stored, 0), point(c, 10)
     plan = decide(Neighbourhood(point(b, 5), (pa, pc), {a.id: pa, c.id: pc}, {}), POLICY)
@@ -141,8 +147,12 @@ def test_a_one_sided_extra_value_is_a_refinement_not_a_conflict() -> None:
 
 
 def test_no_implicit_supersession_across_kinds() -> None:
-    old = memory("I recommended Maya a guidebook of hikes around Seattle.", 0,
-                 kind="experience", entities=["Maya"])
+    old = memory(
+        "I recommended Maya a guidebook of hikes around Seattle.",
+        0,
+        kind="experience",
+        entities=["Maya"],
+    )
     new = memory("Maya lives in Seattle now.", 5, entities=["Maya"])
     plan = decide(hood(point(new, angle_for(0.8)), point(old, 0)), POLICY)
     assert [p.id for p in plan.patches] == [new.id]

@@ -14,13 +14,17 @@ from readmodel.recall.observations import prefer_observations
 from readmodel.recall.order import rank
 from readmodel.recall.state import chain_heads, resolve_current
 from readmodel.store import Hit, Record
-
 from tests.helpers import T0, memory
 
 
 def superseded(m: Record, by: Record) -> Record:
-    return m.model_copy(update={"state": State.SUPERSEDED, "superseded_by": by.id,
-                                "relation": Relation.EVOLVED_INTO})
+    return m.model_copy(
+        update={
+            "state": State.SUPERSEDED,
+            "superseded_by": by.id,
+            "relation": Relation.EVOLVED_INTO,
+        }
+    )
 
 
 class CountingFetch:
@@ -77,11 +81,17 @@ def test_head_already_present_is_not_duplicated() -> None:
 
 def observation_of(*members: Record) -> Observation:
     latest = members[-1]
-    return Observation(id=uuid.uuid4(), bank_id="b1", text=latest.text,
-                       occurred_at=latest.occurred_at, created_at=T0,
-                       source_memory_ids=[m.id for m in members], proof_count=len(members),
-                       first_occurred_at=members[0].occurred_at,
-                       last_occurred_at=latest.occurred_at)
+    return Observation(
+        id=uuid.uuid4(),
+        bank_id="b1",
+        text=latest.text,
+        occurred_at=latest.occurred_at,
+        created_at=T0,
+        source_memory_ids=[m.id for m in members],
+        proof_count=len(members),
+        first_occurred_at=members[0].occurred_at,
+        last_occurred_at=latest.occurred_at,
+    )
 
 
 def test_prefer_observations_drops_members_and_backfills_to_the_limit() -> None:
@@ -108,8 +118,9 @@ def test_exact_ties_order_newest_first_then_id(days: int) -> None:
 
 def test_rrf_rewards_agreement_and_stays_in_unit_range() -> None:
     both, dense_only = memory("both", 0), memory("dense", 0)
-    fused = rrf([Candidate(both, vector_rank=1, keyword_rank=1),
-                 Candidate(dense_only, vector_rank=1)])
+    fused = rrf(
+        [Candidate(both, vector_rank=1, keyword_rank=1), Candidate(dense_only, vector_rank=1)]
+    )
     assert fused[0].score == pytest.approx(1.0)
     assert 0 < fused[1].score < fused[0].score
 

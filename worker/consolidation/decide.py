@@ -62,7 +62,9 @@ def similarity(a: StoredPoint, b: StoredPoint) -> float:
 
 
 def _patch_of(m: Memory) -> DerivedPatch:
-    return DerivedPatch(m.id, m.state, m.superseded_by, m.relation, m.observation_id, m.consolidated)
+    return DerivedPatch(
+        m.id, m.state, m.superseded_by, m.relation, m.observation_id, m.consolidated
+    )
 
 
 def _links(hood: Neighbourhood, policy: ConsolidationPolicy) -> list[Link]:
@@ -81,9 +83,13 @@ def _apply_supersessions(
 ) -> None:
     for link in (lk for lk in links if lk.kind is LinkKind.SUPERSEDE):
         current = derived[link.older].superseded_by
-        if current is not None and current != link.newer:
-            if time_key(records[current]) <= time_key(records[link.newer]):
-                continue
+        keeps_earlier = (
+            current is not None
+            and current != link.newer
+            and time_key(records[current]) <= time_key(records[link.newer])
+        )
+        if keeps_earlier:
+            continue
         derived[link.older] = replace(
             derived[link.older],
             state=State.SUPERSEDED,
@@ -163,8 +169,11 @@ def decide(hood: Neighbourhood, policy: ConsolidationPolicy) -> Plan:
         if len(group) >= 2:
             writes[obs_id] = build_observation(new.bank_id, group, derived)
     derived[new.id] = replace(derived[new.id], consolidated=True)
-    changed = [d for k, d in sorted(derived.items(), key=lambda kv: str(kv[0]))
-               if k != new.id and d != stored[k]]
+    changed = [
+        d
+        for k, d in sorted(derived.items(), key=lambda kv: str(kv[0]))
+        if k != new.id and d != stored[k]
+    ]
     return Plan(
         observations=tuple(writes[k] for k in sorted(writes, key=str)),
         patches=(*changed, derived[new.id]),

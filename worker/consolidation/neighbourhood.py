@@ -20,7 +20,9 @@ def _declared_ids(point: StoredPoint) -> list[uuid.UUID]:
     return out
 
 
-def _candidates(store: MemoryStore, new: StoredPoint, policy: ConsolidationPolicy) -> list[StoredPoint]:
+def _candidates(
+    store: MemoryStore, new: StoredPoint, policy: ConsolidationPolicy
+) -> list[StoredPoint]:
     m = new.record
     scope = Filter(bank_id=m.bank_id, kinds=RAW_KINDS, tagset=tagset_of(m.tags))
     similar = store.search_dense(

@@ -56,12 +56,16 @@ def time_key(memory: Memory) -> tuple[datetime, str]:
 
 
 def value_words(text: str) -> set[str]:
-    """Words that name a value: numbers, names (capitalised, not sentence-initial), colours, days."""
+    """Words naming a value: numbers, names (capitalised, not sentence-initial), colours, days."""
     found: set[str] = set()
     for sentence in re.split(r"[.!?]\s+", text):
         for i, word in enumerate(_WORD.findall(sentence)):
             low = word.lower()
-            if any(c.isdigit() for c in word) or low in _VALUE_WORDS or (i > 0 and word[0].isupper()):
+            if (
+                any(c.isdigit() for c in word)
+                or low in _VALUE_WORDS
+                or (i > 0 and word[0].isupper())
+            ):
                 found.add(low)
     return found
 

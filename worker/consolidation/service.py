@@ -4,8 +4,8 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import partial
 from enum import Enum
+from functools import partial
 
 from contracts.events import RetainEvent
 from contracts.memory import Memory
@@ -88,8 +88,15 @@ def consolidate(events: Sequence[RetainEvent], deps: Consolidator) -> list[Outco
     """Consolidate events in order; ones already done (the done-marker is set) are skipped."""
     done = _already_done(events, deps.store)
     todo = [e for e in events if memory_id(e.event_id) not in done]
-    vectors = dict(zip((e.event_id for e in todo), deps.embedder.embed([e.text for e in todo]),
-                       strict=True)) if todo else {}
+    vectors = (
+        dict(
+            zip(
+                (e.event_id for e in todo), deps.embedder.embed([e.text for e in todo]), strict=True
+            )
+        )
+        if todo
+        else {}
+    )
     outcomes = []
     for event in events:
         mid = memory_id(event.event_id)
@@ -97,10 +104,12 @@ def consolidate(events: Sequence[RetainEvent], deps: Consolidator) -> list[Outco
             outcomes.append(Outcome(event.event_id, mid, Status.DUPLICATE))
             continue
         record = raw_memory(event, deps.clock())
-        plan = consolidate_point(StoredPoint(record, vectors.pop(event.event_id),
-                                             document_vector(event.text)), deps)
+        plan = consolidate_point(
+            StoredPoint(record, vectors.pop(event.event_id), document_vector(event.text)), deps
+        )
         done.add(mid)
         merged = sum(1 for lk in plan.links if lk.kind is LinkKind.MERGE)
-        outcomes.append(Outcome(event.event_id, mid, Status.STORED, merged,
-                                len(plan.links) - merged))
+        outcomes.append(
+            Outcome(event.event_id, mid, Status.STORED, merged, len(plan.links) - merged)
+        )
     return outcomes

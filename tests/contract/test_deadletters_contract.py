@@ -1,0 +1,61 @@
+"""One suite for every DeadLetters adapter: real Redis, the in-process stand-in, and the file."""
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import fakeredis
+import pytest
+import redis
+
+from contracts.deadletter import DeadLetter
+from worker.deadletters import DeadLetters, FileDeadLetters, RedisDeadLetters
+
+NOW = datetime(2024, 1, 1, tzinfo=UTC)
+
+
+def letter(i: int) -> DeadLetter:
+    return DeadLetter(task="sediment.retain.v1", payload=f'{{"n": {i}}}', error_class="PoisonEvent",
+                      message=f"reason {i}", attempts=1, first_seen=NOW, last_seen=NOW)
+
+
+@pytest.fixture(params=["redis", "fakeredis", "file"])
+def dlq(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[DeadLetters]:
+    if request.param == "file":
+        yield FileDeadLetters(tmp_path / "dlq.jsonl", maxlen=50)
+        return
+    if request.param == "fakeredis":
+        client = fakeredis.FakeRedis()
+    else:
+        client = redis.Redis.from_url("redis://127.0.0.1:6379/12")
+        try:
+            client.ping()
+        except redis.ConnectionError:
+            pytest.fail("needs Redis on 127.0.0.1:6379 (.ci/run starts it)")
+    client.delete("sediment:dlq:test")
+    yield RedisDeadLetters(client, maxlen=50, stream="sediment:dlq:test")
+    client.delete("sediment:dlq:test")
+
+
+def test_add_list_remove_in_order(dlq: DeadLetters) -> None:
+    ids = [dlq.add(letter(i)) for i in range(3)]
+    listed = dlq.list()
+    assert [le.id for le in listed] == ids
+    assert [le.message for le in listed] == ["reason 0", "reason 1", "reason 2"]
+    assert listed[0].payload == '{"n": 0}'
+    assert dlq.remove([ids[1]]) == 1
+    assert [le.message for le in dlq.list()] == ["reason 0", "reason 2"]
+    assert dlq.length() == 2
+
+
+def test_capped_keeps_the_newest(dlq: DeadLetters) -> None:
+    for i in range(400):
+        dlq.add(letter(i))
+    assert 50 <= dlq.length() < 400
+    assert dlq.list(1000)[-1].message == "reason 399"
+
+
+def test_list_limit(dlq: DeadLetters) -> None:
+    for i in range(5):
+        dlq.add(letter(i))
+    assert len(dlq.list(2)) == 2
