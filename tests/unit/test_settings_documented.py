@@ -1,0 +1,32 @@
+"""Every setting is in the README table, and invalid values fail at start."""
+
+from pathlib import Path
+
+import pydantic
+import pytest
+
+from sediment.settings import Settings
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_every_setting_is_documented() -> None:
+    text = README.read_text(encoding="utf-8")
+    missing = [n for n in Settings.model_fields if f"`SEDIMENT_{n.upper()}`" not in text]
+    assert missing == []
+
+
+@pytest.mark.parametrize(("env", "value"), [
+    ("SEDIMENT_MODE", "cluster"), ("SEDIMENT_MERGE_THRESHOLD", "0.2oops"),
+    ("SEDIMENT_EMBEDDER", "bert"), ("SEDIMENT_RETRY_MAX", "-1"),
+])
+def test_invalid_values_fail(monkeypatch: pytest.MonkeyPatch, env: str, value: str) -> None:
+    monkeypatch.setenv(env, value)
+    with pytest.raises(pydantic.ValidationError):
+        Settings()
+
+
+def test_limits_must_nest(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SEDIMENT_TASK_TIME_LIMIT_S", "400")
+    with pytest.raises(pydantic.ValidationError, match="VISIBILITY_TIMEOUT"):
+        Settings()
