@@ -72,8 +72,11 @@ def handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> None
         except PoisonEvent as exc:
             dead_letter(deps, name, payload, exc, 1)
     attempt = int(task.request.retries or 0) + 1
+    task_id = str(getattr(task.request, "id", None) or "")
+    banks = ",".join(sorted({e.bank_id for e in events}))
     try:
-        outcomes = consolidate(events, deps.consolidator)
+        with structlog.contextvars.bound_contextvars(task_id=task_id, bank_id=banks):
+            outcomes = consolidate(events, deps.consolidator)
     except Exception as exc:
         if is_transient(exc) and attempt <= deps.retry_max:
             delay = min(deps.retry_backoff_max_s, 2**attempt)
@@ -85,7 +88,15 @@ def handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> None
             dead_letter(deps, name, event.model_dump(mode="json"), exc, attempt)
         return
     for o in outcomes:
-        log.debug("consolidated", event_id=str(o.event_id), status=o.status.value)
+        log.info(
+            "consolidated",
+            task_id=task_id,
+            event_id=str(o.event_id),
+            bank_id=banks,
+            status=o.status.value,
+            merged=o.merged,
+            superseded=o.superseded,
+        )
 
 
 def register_tasks(app: Celery, deps: Callable[[], WorkerDeps]) -> None:

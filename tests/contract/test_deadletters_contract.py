@@ -15,8 +15,15 @@ NOW = datetime(2024, 1, 1, tzinfo=UTC)
 
 
 def letter(i: int) -> DeadLetter:
-    return DeadLetter(task="sediment.retain.v1", payload=f'{{"n": {i}}}', error_class="PoisonEvent",
-                      message=f"reason {i}", attempts=1, first_seen=NOW, last_seen=NOW)
+    return DeadLetter(
+        task="sediment.retain.v1",
+        payload=f'{{"n": {i}}}',
+        error_class="PoisonEvent",
+        message=f"reason {i}",
+        attempts=1,
+        first_seen=NOW,
+        last_seen=NOW,
+    )
 
 
 @pytest.fixture(params=["redis", "fakeredis", "file"])

@@ -16,10 +16,15 @@ def test_every_setting_is_documented() -> None:
     assert missing == []
 
 
-@pytest.mark.parametrize(("env", "value"), [
-    ("SEDIMENT_MODE", "cluster"), ("SEDIMENT_MERGE_THRESHOLD", "0.2oops"),
-    ("SEDIMENT_EMBEDDER", "bert"), ("SEDIMENT_RETRY_MAX", "-1"),
-])
+@pytest.mark.parametrize(
+    ("env", "value"),
+    [
+        ("SEDIMENT_MODE", "cluster"),
+        ("SEDIMENT_MERGE_THRESHOLD", "0.2oops"),
+        ("SEDIMENT_EMBEDDER", "bert"),
+        ("SEDIMENT_RETRY_MAX", "-1"),
+    ],
+)
 def test_invalid_values_fail(monkeypatch: pytest.MonkeyPatch, env: str, value: str) -> None:
     monkeypatch.setenv(env, value)
     with pytest.raises(pydantic.ValidationError):

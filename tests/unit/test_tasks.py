@@ -11,15 +11,18 @@ from contracts.events import RetainEvent
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.store import Filter
 from readmodel.stores.edge import EdgeStore
+from tests.fakes import NoLocks
 from worker.consolidation.service import Consolidator
 from worker.deadletters import FileDeadLetters
 from worker.errors import TransientError, is_transient
 from worker.tasks import WorkerDeps, handle
 
-from tests.fakes import NoLocks
-
-GOOD = {"event_id": "00000000-0000-0000-0000-000000000001", "bank_id": "b",
-        "text": "Alice moved to Seattle.", "occurred_at": "2024-01-01T00:00:00Z"}
+GOOD = {
+    "event_id": "00000000-0000-0000-0000-000000000001",
+    "bank_id": "b",
+    "text": "Alice moved to Seattle.",
+    "occurred_at": "2024-01-01T00:00:00Z",
+}
 
 
 class Retry(Exception):
@@ -86,9 +89,15 @@ def test_exhausted_retries_dead_letter_with_attempts(tmp_path: Path) -> None:
     assert letter.attempts == 4 and letter.error_class == "ConnectionError"
 
 
-@pytest.mark.parametrize(("exc", "transient"), [
-    (ConnectionError("x"), True), (TimeoutError("x"), True), (TransientError("x"), True),
-    (ValueError("x"), False), (KeyError("x"), False),
-])
+@pytest.mark.parametrize(
+    ("exc", "transient"),
+    [
+        (ConnectionError("x"), True),
+        (TimeoutError("x"), True),
+        (TransientError("x"), True),
+        (ValueError("x"), False),
+        (KeyError("x"), False),
+    ],
+)
 def test_is_transient(exc: BaseException, transient: bool) -> None:
     assert is_transient(exc) is transient
