@@ -2,13 +2,23 @@
 
 from contracts.deadletter import DeadLetter
 from contracts.events import SCHEMA_VERSION, EventKind, RetainEvent, derive_event_id
+from contracts.feedback import FeedbackEvent, Vote
 from contracts.memory import Memory, MemoryKind, Observation, Relation, State, SupersessionEdge
-from contracts.recall import RecallRequest, RecallResponse, RecallResult, StateMode
+from contracts.recall import (
+    Components,
+    RecallRequest,
+    RecallResponse,
+    RecallResult,
+    StageTrace,
+    StateMode,
+)
 
 __all__ = [
     "SCHEMA_VERSION",
+    "Components",
     "DeadLetter",
     "EventKind",
+    "FeedbackEvent",
     "Memory",
     "MemoryKind",
     "Observation",
@@ -17,8 +27,10 @@ __all__ = [
     "RecallResult",
     "Relation",
     "RetainEvent",
+    "StageTrace",
     "State",
     "StateMode",
     "SupersessionEdge",
+    "Vote",
     "derive_event_id",
 ]

@@ -53,6 +53,9 @@ class Memory(Frozen):
     relation: Relation | None = None
     observation_id: uuid.UUID | None = None
     consolidated: bool = False
+    votes_up: int = Field(default=0, ge=0)
+    votes_down: int = Field(default=0, ge=0)
+    not_useful: int = Field(default=0, ge=0)
 
 
 class Observation(Memory):

@@ -10,23 +10,47 @@ from contracts.events import SCHEMA_VERSION
 from contracts.memory import MemoryKind, Relation, State
 
 StateMode = Literal["current", "history"]
+RecencyBias = Literal["off", "on", "auto"]
+Label = Literal["keyword-only", "relevance_gated", "superseded"]
 MAX_LIMIT = 100
 
 
 class RecallRequest(Frozen):
-    """What to look for. `prefer_observations` defaults to true for users;
-    internal callers (consolidation) pass false."""
+    """What to look for. `prefer_observations` defaults to true for users; internal
+    callers (consolidation's neighbour search) pass false. `recency_bias` None means
+    the deployment's default (`SEDIMENT_RECALL_RECENCY_BIAS`)."""
 
     schema_version: Literal[1] = SCHEMA_VERSION
     query: str = Field(min_length=1, max_length=4096)
     limit: int = Field(default=10, ge=1, le=MAX_LIMIT)
-    kinds: list[MemoryKind] = Field(default_factory=list)
-    tags: list[str] = Field(default_factory=list)
+    kinds: list[MemoryKind] = Field(default_factory=list, max_length=3)
+    tags: list[str] = Field(default_factory=list, max_length=32)
     tags_match: Literal["any", "all"] = "any"
     start: AwareDatetime | None = None
     end: AwareDatetime | None = None
     state_mode: StateMode = "current"
+    as_of: AwareDatetime | None = None
     prefer_observations: bool = True
+    recency_bias: RecencyBias | None = None
+    max_tokens: int | None = Field(default=None, ge=1, le=100_000)
+    min_score: float = Field(default=0.0, ge=0.0, le=10.0)
+    session_key: str | None = Field(default=None, max_length=256)
+    explain: bool = False
+
+
+class Components(Frozen):
+    """Evidence behind a score, each in 0..1 except the signed feedback bias."""
+
+    vector: float = 0.0
+    keyword: float = 0.0
+    exact: float = 0.0
+    importance: float = 0.0
+    recency: float = 0.0
+    feedback: float = 0.0
+    fused: float = 0.0
+    decay: float = 1.0
+    recency_bias: float = 0.0
+    rerank: float | None = None
 
 
 class RecallResult(Frozen):
@@ -43,6 +67,17 @@ class RecallResult(Frozen):
     entities: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     metadata: dict[str, str] = Field(default_factory=dict)
+    labels: list[Label] = Field(default_factory=list)
+    components: Components | None = None
+
+
+class StageTrace(Frozen):
+    """One stage as `explain` reports it: what it did to the candidate list."""
+
+    stage: str
+    ms: float
+    candidates: int
+    note: str = ""
 
 
 class RecallResponse(Frozen):
@@ -51,4 +86,8 @@ class RecallResponse(Frozen):
     query: str
     results: list[RecallResult]
     dropped_by_prefer_observations: int = 0
+    recency_bias: Literal["on", "off"] = "off"
+    low_confidence: bool = False
+    direct_answer: uuid.UUID | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    explain: list[StageTrace] | None = None

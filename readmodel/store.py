@@ -76,6 +76,15 @@ class DerivedPatch:
 
 
 @dataclass(frozen=True)
+class Feedback:
+    """Votes on one record, already capped by the caller."""
+
+    votes_up: int = 0
+    votes_down: int = 0
+    not_useful: int = 0
+
+
+@dataclass(frozen=True)
 class StoreInfo:
     engine: str
     points: int
@@ -115,6 +124,12 @@ class MemoryStore(Protocol):
 
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
         """Overwrite the derived fields of records of `bank_id`; other banks are untouched."""
+
+    def set_feedback(self, bank_id: str, record_id: uuid.UUID, feedback: Feedback) -> None:
+        """Overwrite the vote counts of one record of `bank_id`."""
+
+    def touch(self, bank_id: str, ids: Sequence[uuid.UUID], at: datetime) -> None:
+        """Set `last_accessed_at` on records of `bank_id`."""
 
     def delete(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None: ...
 

@@ -15,6 +15,7 @@ from sediment.settings import Settings
 from worker.celery_app import CeleryConfig, make_app
 from worker.consolidation.service import Consolidator
 from worker.deadletters import DeadLetters, FileDeadLetters, RedisDeadLetters
+from worker.feedback import FeedbackDeps
 from worker.locks import RedisLocks
 from worker.tasks import WorkerDeps, register_tasks
 
@@ -83,12 +84,14 @@ class Runtime:
     @cached_property
     def worker_deps(self) -> WorkerDeps:
         s = self.settings
+        feedback = FeedbackDeps(self.store, self.consolidator.locks, self.redis)
         return WorkerDeps(
             self.consolidator,
             self.dead_letters,
             s.max_text_bytes,
             s.retry_max,
             s.retry_backoff_max_s,
+            feedback,
         )
 
     @cached_property

@@ -7,6 +7,7 @@ from pydantic import BaseModel
 
 from contracts import (
     DeadLetter,
+    FeedbackEvent,
     Memory,
     Observation,
     RecallRequest,
@@ -21,6 +22,7 @@ MODELS: tuple[type[BaseModel], ...] = (
     Observation,
     SupersessionEdge,
     DeadLetter,
+    FeedbackEvent,
     RecallRequest,
     RecallResponse,
 )

@@ -6,6 +6,7 @@ from celery import Celery
 
 RETAIN_TASK = "sediment.retain.v1"
 RETAIN_BATCH_TASK = "sediment.retain_batch.v1"
+FEEDBACK_TASK = "sediment.feedback.v1"
 
 
 @dataclass(frozen=True)

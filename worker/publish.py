@@ -10,7 +10,8 @@ from collections.abc import Iterable, Sequence
 from celery import Celery
 
 from contracts.events import RetainEvent
-from worker.celery_app import RETAIN_BATCH_TASK, RETAIN_TASK
+from contracts.feedback import FeedbackEvent
+from worker.celery_app import FEEDBACK_TASK, RETAIN_BATCH_TASK, RETAIN_TASK
 
 
 def publish(app: Celery, events: Iterable[RetainEvent], queue: str, batch_size: int = 1) -> int:
@@ -33,3 +34,12 @@ def _send(app: Celery, payloads: Sequence[dict[str, object]], queue: str) -> int
     else:
         app.send_task(RETAIN_BATCH_TASK, args=[list(payloads)], queue=queue)
     return len(payloads)
+
+
+def publish_feedback(app: Celery, events: Iterable[FeedbackEvent], queue: str) -> int:
+    """Send feedback events, one message each (`sediment.feedback.v1`)."""
+    sent = 0
+    for event in events:
+        app.send_task(FEEDBACK_TASK, args=[event.model_dump(mode="json")], queue=queue)
+        sent += 1
+    return sent

@@ -12,10 +12,12 @@ from celery import Celery, Task
 
 from contracts.deadletter import DeadLetter
 from contracts.events import RetainEvent
-from worker.celery_app import RETAIN_BATCH_TASK, RETAIN_TASK
+from contracts.feedback import FeedbackEvent
+from worker.celery_app import FEEDBACK_TASK, RETAIN_BATCH_TASK, RETAIN_TASK
 from worker.consolidation.service import Consolidator, consolidate
 from worker.deadletters import DeadLetters
 from worker.errors import PoisonEvent, is_transient
+from worker.feedback import FeedbackDeps, apply_feedback
 
 log = structlog.get_logger("sediment.worker")
 
@@ -27,6 +29,7 @@ class WorkerDeps:
     max_text_bytes: int
     retry_max: int
     retry_backoff_max_s: int
+    feedback: FeedbackDeps | None = None
 
 
 def _now() -> datetime:
@@ -78,12 +81,7 @@ def handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> None
         with structlog.contextvars.bound_contextvars(task_id=task_id, bank_id=banks):
             outcomes = consolidate(events, deps.consolidator)
     except Exception as exc:
-        if is_transient(exc) and attempt <= deps.retry_max:
-            delay = min(deps.retry_backoff_max_s, 2**attempt)
-            log.info(
-                "retrying", task=name, attempt=attempt, delay_s=delay, error=type(exc).__name__
-            )
-            raise task.retry(exc=exc, countdown=delay, max_retries=deps.retry_max) from exc
+        _retry_or_raise(task, name, exc, deps)
         for event in events:
             dead_letter(deps, name, event.model_dump(mode="json"), exc, attempt)
         return
@@ -99,6 +97,38 @@ def handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> None
         )
 
 
+def _retry_or_raise(task: Task, name: str, exc: Exception, deps: WorkerDeps) -> bool:
+    """Raise Celery's retry for a transient failure with attempts left; else return False."""
+    attempt = int(task.request.retries or 0) + 1
+    if is_transient(exc) and attempt <= deps.retry_max:
+        delay = min(deps.retry_backoff_max_s, 2**attempt)
+        log.info("retrying", task=name, attempt=attempt, delay_s=delay, error=type(exc).__name__)
+        raise task.retry(exc=exc, countdown=delay, max_retries=deps.retry_max) from exc
+    return False
+
+
+def handle_feedback(task: Task, payload: Any, deps: WorkerDeps) -> None:
+    """A vote on a memory of the same bank; unknown memory or bad payload: dead letter."""
+    attempt = int(task.request.retries or 0) + 1
+    try:
+        if deps.feedback is None:
+            raise PoisonEvent("this worker has no feedback store configured")
+        event = FeedbackEvent.model_validate(payload)
+        counted = apply_feedback(event, deps.feedback)
+        log.info(
+            "feedback",
+            bank_id=event.bank_id,
+            memory_id=str(event.memory_id),
+            vote=event.vote,
+            counted=counted,
+        )
+    except pydantic.ValidationError as exc:
+        dead_letter(deps, FEEDBACK_TASK, payload, PoisonEvent(str(exc)), attempt)
+    except Exception as exc:
+        if not _retry_or_raise(task, FEEDBACK_TASK, exc, deps):
+            dead_letter(deps, FEEDBACK_TASK, payload, exc, attempt)
+
+
 def register_tasks(app: Celery, deps: Callable[[], WorkerDeps]) -> None:
     """Declare the versioned tasks on `app`; `deps` is resolved in the worker process."""
 
@@ -107,6 +137,10 @@ def register_tasks(app: Celery, deps: Callable[[], WorkerDeps]) -> None:
     @app.task(name=RETAIN_TASK, **options)  # type: ignore[untyped-decorator]
     def retain(self: Task, payload: Any) -> None:
         handle(self, RETAIN_TASK, [payload], deps())
+
+    @app.task(name=FEEDBACK_TASK, **options)  # type: ignore[untyped-decorator]
+    def feedback(self: Task, payload: Any) -> None:
+        handle_feedback(self, payload, deps())
 
     @app.task(name=RETAIN_BATCH_TASK, **options)  # type: ignore[untyped-decorator]
     def retain_batch(self: Task, payloads: Any) -> None:

@@ -14,6 +14,7 @@ import json
 import os
 import uuid
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
@@ -23,6 +24,7 @@ from readmodel.store import (
     DENSE_VECTOR,
     KEYWORD_VECTOR,
     DerivedPatch,
+    Feedback,
     Filter,
     Hit,
     SparseVector,
@@ -41,10 +43,12 @@ from readmodel.stores.payload import (
     Range,
     conditions_of,
     derived_payload,
+    feedback_payload,
     hit,
     point_id,
     stored_point,
     to_payload,
+    touch_payload,
     vector_names,
 )
 
@@ -152,6 +156,19 @@ class EdgeStore:
         for patch in patches:
             scope = _filter(Filter(bank_id=bank_id, ids=(patch.id,)))
             shard.update(qe.UpdateOperation.set_payload_by_filter(scope, derived_payload(patch)))
+
+    def set_feedback(self, bank_id: str, record_id: uuid.UUID, feedback: Feedback) -> None:
+        self._set_payload(bank_id, (record_id,), feedback_payload(feedback))
+
+    def touch(self, bank_id: str, ids: Sequence[uuid.UUID], at: datetime) -> None:
+        if ids:
+            self._set_payload(bank_id, tuple(ids), touch_payload(at))
+
+    def _set_payload(
+        self, bank_id: str, ids: tuple[uuid.UUID, ...], values: dict[str, Any]
+    ) -> None:
+        scope = _filter(Filter(bank_id=bank_id, ids=ids))
+        self._require().update(qe.UpdateOperation.set_payload_by_filter(scope, values))
 
     def delete(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None:
         if ids:

@@ -8,6 +8,7 @@ neutral conditions into its engine's filter types.
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Final
 
 from contracts.memory import Memory, Observation
@@ -15,6 +16,7 @@ from readmodel.store import (
     DENSE_VECTOR,
     KEYWORD_VECTOR,
     DerivedPatch,
+    Feedback,
     Filter,
     Hit,
     Record,
@@ -91,6 +93,18 @@ def derived_payload(patch: DerivedPatch) -> dict[str, Any]:
         "observation_id": _str_or_none(patch.observation_id),
         "consolidated": patch.consolidated,
     }
+
+
+def feedback_payload(feedback: Feedback) -> dict[str, Any]:
+    return {
+        "votes_up": feedback.votes_up,
+        "votes_down": feedback.votes_down,
+        "not_useful": feedback.not_useful,
+    }
+
+
+def touch_payload(at: datetime) -> dict[str, Any]:
+    return {"last_accessed_at": at.isoformat()}
 
 
 def point_id(value: object) -> uuid.UUID:

@@ -8,6 +8,7 @@ server.
 import os
 import uuid
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from typing import Any, Final
 
 from qdrant_client import QdrantClient, models
@@ -16,6 +17,7 @@ from readmodel.store import (
     DENSE_VECTOR,
     KEYWORD_VECTOR,
     DerivedPatch,
+    Feedback,
     Filter,
     Hit,
     SparseVector,
@@ -34,10 +36,12 @@ from readmodel.stores.payload import (
     Range,
     conditions_of,
     derived_payload,
+    feedback_payload,
     hit,
     point_id,
     stored_point,
     to_payload,
+    touch_payload,
     vector_names,
 )
 
@@ -164,6 +168,19 @@ class QdrantStore:
             for patch in patches
         ]
         self._client.batch_update_points(self._collection, operations, wait=True)
+
+    def set_feedback(self, bank_id: str, record_id: uuid.UUID, feedback: Feedback) -> None:
+        self._set_payload(bank_id, (record_id,), feedback_payload(feedback))
+
+    def touch(self, bank_id: str, ids: Sequence[uuid.UUID], at: datetime) -> None:
+        if ids:
+            self._set_payload(bank_id, tuple(ids), touch_payload(at))
+
+    def _set_payload(
+        self, bank_id: str, ids: tuple[uuid.UUID, ...], values: dict[str, Any]
+    ) -> None:
+        scope = _filter(Filter(bank_id=bank_id, ids=ids))
+        self._client.set_payload(self._collection, payload=values, points=scope, wait=True)
 
     def delete(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None:
         if ids:

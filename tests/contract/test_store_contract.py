@@ -21,6 +21,7 @@ import pytest
 from contracts.memory import Memory, Observation, Relation, State
 from readmodel.store import (
     DerivedPatch,
+    Feedback,
     Filter,
     MemoryStore,
     Record,
@@ -524,3 +525,18 @@ def test_edge_checks_a_shard_that_has_no_size_record(tmp_path: Path) -> None:
         assert restored.info().details["dense_size"] == str(DIM)
     finally:
         restored.close()
+
+
+def test_feedback_and_touch_are_bank_scoped(store: MemoryStore) -> None:
+    store.upsert([point(memory(BANK, 0), 1), point(memory(OTHER, 0), 2)])
+    store.set_feedback(BANK, mid(BANK, 0), Feedback(votes_up=2, votes_down=1, not_useful=3))
+    store.set_feedback(BANK, mid(OTHER, 0), Feedback(votes_up=3))
+    at = BASE + timedelta(days=3)
+    store.touch(BANK, [mid(BANK, 0), mid(OTHER, 0)], at)
+    [mine] = store.fetch(BANK, [mid(BANK, 0)])
+    [theirs] = store.fetch(OTHER, [mid(OTHER, 0)])
+    assert (mine.record.votes_up, mine.record.votes_down, mine.record.not_useful) == (2, 1, 3)
+    assert mine.record.last_accessed_at == at
+    assert theirs.record.votes_up == 0 and theirs.record.last_accessed_at is None
+    store.set_feedback(BANK, uuid.uuid4(), Feedback(votes_up=1))
+    assert store.count(Filter(BANK)) == 1

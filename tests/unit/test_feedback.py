@@ -1,0 +1,71 @@
+"""Feedback events: capped counts, counted once, bank-scoped; kept across observation rewrites."""
+
+import uuid
+from pathlib import Path
+
+import fakeredis
+import pytest
+
+from contracts.feedback import FeedbackEvent
+from contracts.memory import Observation
+from readmodel.embedders.hashing import HashEmbedder
+from readmodel.store import Filter
+from readmodel.stores.edge import EdgeStore
+from tests.fakes import NoLocks
+from tests.helpers import T0, event
+from worker.consolidation.service import Consolidator, consolidate
+from worker.errors import PoisonEvent
+from worker.feedback import FeedbackDeps, apply_feedback
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> tuple[Consolidator, FeedbackDeps]:
+    store = EdgeStore(tmp_path)
+    store.ensure_schema(64)
+    cons = Consolidator(store, HashEmbedder(64), NoLocks())
+    return cons, FeedbackDeps(store, NoLocks(), fakeredis.FakeRedis())
+
+
+def vote(
+    memory_id: uuid.UUID, kind: str, bank: str = "b1", eid: uuid.UUID | None = None
+) -> FeedbackEvent:
+    return FeedbackEvent(
+        event_id=eid or uuid.uuid4(), bank_id=bank, memory_id=memory_id, vote=kind, occurred_at=T0
+    )  # type: ignore[arg-type]
+
+
+def test_votes_are_capped_and_counted_once(setup: tuple[Consolidator, FeedbackDeps]) -> None:
+    cons, deps = setup
+    [out] = consolidate([event("Alice likes tea.")], cons)
+    for _ in range(100):
+        apply_feedback(vote(out.memory_id, "up"), deps)
+        apply_feedback(vote(out.memory_id, "down"), deps)
+        apply_feedback(vote(out.memory_id, "not_useful"), deps)
+    [p] = cons.store.fetch("b1", [out.memory_id])
+    assert (p.record.votes_up, p.record.votes_down, p.record.not_useful) == (3, 3, 5)
+    [out2] = consolidate([event("Bob likes coffee.")], cons)
+    same = uuid.uuid4()
+    assert apply_feedback(vote(out2.memory_id, "up", eid=same), deps) is True
+    assert apply_feedback(vote(out2.memory_id, "up", eid=same), deps) is False
+    [p2] = cons.store.fetch("b1", [out2.memory_id])
+    assert p2.record.votes_up == 1
+
+
+def test_a_vote_through_another_bank_is_poison(setup: tuple[Consolidator, FeedbackDeps]) -> None:
+    cons, deps = setup
+    [out] = consolidate([event("Alice likes tea.")], cons)
+    with pytest.raises(PoisonEvent, match="no memory"):
+        apply_feedback(vote(out.memory_id, "up", bank="b2"), deps)
+    [p] = cons.store.fetch("b1", [out.memory_id])
+    assert p.record.votes_up == 0
+
+
+def test_observation_votes_survive_its_growth(setup: tuple[Consolidator, FeedbackDeps]) -> None:
+    cons, deps = setup
+    consolidate([event("Alice loves hiking.", 0), event("Alice loves hiking.", 1)], cons)
+    [obs] = [p.record for p in cons.store.scroll(Filter("b1", kinds=("observation",)))]
+    apply_feedback(vote(obs.id, "up"), deps)
+    consolidate([event("Alice loves hiking.", 2)], cons)
+    [grown] = [p.record for p in cons.store.scroll(Filter("b1", kinds=("observation",)))]
+    assert isinstance(grown, Observation) and grown.proof_count == 3 and grown.id != obs.id
+    assert grown.votes_up == 1
