@@ -6,6 +6,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from readmodel.recall.config import RecallConfig
 from worker.consolidation.policy import ConsolidationPolicy
 
 
@@ -40,6 +41,28 @@ class Settings(BaseSettings):
     topic_threshold: float = Field(default=0.55, gt=0.0, le=1.0)
     neighbour_limit: int = Field(default=64, ge=1, le=1024)
 
+    recall_depth: int = Field(default=50, ge=1, le=1000)
+    recall_exact_bonus: float = Field(default=4.0, ge=1.0, le=100.0)
+    recall_relevance_gate: float = Field(default=0.0, ge=0.0, le=1.0)
+    recall_decay_enabled: bool = False
+    recall_decay_half_life_days: float = Field(default=14.0, gt=0.0)
+    recall_decay_floor: float = Field(default=0.2, ge=0.0, le=1.0)
+    recall_decay_recency_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    recall_decay_importance_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    recall_recency_bias: Literal["off", "on", "auto"] = "off"
+    recall_temporal_weight: float = Field(default=0.1, ge=0.0, le=1.0)
+    recall_rerank_timeout_ms: float = Field(default=200.0, gt=0.0)
+    recall_rerank_cache_ttl_s: float = Field(default=300.0, ge=0.0)
+    recall_query_expansion: bool = False
+    recall_expansion_max_queries: int = Field(default=4, ge=1, le=16)
+    recall_expansion_min_token: int = Field(default=3, ge=1, le=32)
+    recall_slow_ms: float = Field(default=250.0, gt=0.0)
+    impressions_maxlen: int = Field(default=100_000, ge=10)
+    slow_maxlen: int = Field(default=10_000, ge=10)
+    last_recall_ttl_s: int = Field(default=86_400, ge=1)
+    api_token: SecretStr | None = None
+    api_max_body_bytes: int = Field(default=1_048_576, ge=1024)
+
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
@@ -48,6 +71,25 @@ class Settings(BaseSettings):
             merge_threshold=self.merge_threshold,
             topic_threshold=self.topic_threshold,
             neighbour_limit=self.neighbour_limit,
+        )
+
+    def recall_config(self) -> RecallConfig:
+        return RecallConfig(
+            depth=self.recall_depth,
+            exact_bonus=self.recall_exact_bonus,
+            relevance_gate=self.recall_relevance_gate,
+            decay_enabled=self.recall_decay_enabled,
+            decay_half_life_days=self.recall_decay_half_life_days,
+            decay_floor=self.recall_decay_floor,
+            decay_recency_weight=self.recall_decay_recency_weight,
+            decay_importance_weight=self.recall_decay_importance_weight,
+            recency_bias=self.recall_recency_bias,
+            temporal_weight=self.recall_temporal_weight,
+            rerank_timeout_ms=self.recall_rerank_timeout_ms,
+            rerank_cache_ttl_s=self.recall_rerank_cache_ttl_s,
+            query_expansion=self.recall_query_expansion,
+            expansion_max_queries=self.recall_expansion_max_queries,
+            expansion_min_token=self.recall_expansion_min_token,
         )
 
     @model_validator(mode="after")

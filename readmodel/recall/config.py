@@ -1,0 +1,25 @@
+"""Recall's tunables, as one frozen value the bootstrap builds from settings."""
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    depth: int = 50
+    exact_bonus: float = 4.0
+    relevance_gate: float = 0.0
+    decay_enabled: bool = False
+    decay_half_life_days: float = 14.0
+    decay_floor: float = 0.2
+    decay_recency_weight: float = 0.5
+    decay_importance_weight: float = 0.5
+    recency_bias: Literal["off", "on", "auto"] = "off"
+    temporal_weight: float = 0.1
+    rerank_timeout_ms: float = 200.0
+    rerank_cache_ttl_s: float = 300.0
+    query_expansion: bool = False
+    expansion_max_queries: int = 4
+    expansion_min_token: int = 3
+    direct_answer_overlap: float = 0.55
+    direct_answer_margin: float = 0.15
