@@ -79,7 +79,7 @@ class Runtime:
 
     @cached_property
     def recall(self) -> Recall:
-        return Recall(self.store, self.embedder)
+        return Recall(self.store, self.embedder, self.settings.recall_config())
 
     @cached_property
     def worker_deps(self) -> WorkerDeps:

@@ -1,37 +1,61 @@
 """Candidate fetch: dense top-N and keyword top-N, bank filter always."""
 
+import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 
 from readmodel.recall.candidate import Candidate
 from readmodel.store import Filter, Hit, MemoryStore, SparseVector
 
 
-def _cosine01(score: float) -> float:
-    return min(1.0, max(0.0, (score + 1.0) / 2.0))
+def _min_rank(a: int | None, b: int | None) -> int | None:
+    ranks = [r for r in (a, b) if r is not None]
+    return min(ranks) if ranks else None
 
 
 def merge_hits(dense: Sequence[Hit], keyword: Sequence[Hit]) -> list[Candidate]:
-    """One candidate per id with both evidences; keyword scores normalised by the best one."""
+    """One candidate per id with both evidences. Cosine is clamped to 0..1; keyword scores
+    are normalised by the best score this query reached (engines do not expose per-term
+    IDF, so the theoretical maximum is unknown) and clamped to 1."""
     top_kw = max((h.score for h in keyword), default=0.0)
-    found: dict[object, Candidate] = {}
+    found: dict[uuid.UUID, Candidate] = {}
     for rank, h in enumerate(dense, 1):
-        found[h.record.id] = Candidate(h.record, vector=_cosine01(h.score), vector_rank=rank)
+        found[h.record.id] = Candidate(
+            h.record, vector=min(1.0, max(0.0, h.score)), vector_rank=rank
+        )
     for rank, h in enumerate(keyword, 1):
         kw = min(1.0, h.score / top_kw) if top_kw > 0 else 0.0
         prior = found.get(h.record.id)
-        if prior is None:
-            found[h.record.id] = Candidate(h.record, keyword=kw, keyword_rank=rank)
-        else:
-            found[h.record.id] = Candidate(prior.record, prior.vector, kw, prior.vector_rank, rank)
+        found[h.record.id] = (
+            Candidate(h.record, keyword=kw, keyword_rank=rank)
+            if prior is None
+            else replace(prior, keyword=kw, keyword_rank=rank)
+        )
     return list(found.values())
 
 
+def merge_candidates(lists: Sequence[list[Candidate]]) -> list[Candidate]:
+    """Union over queries (the original and its expansions): best evidence per id."""
+    merged: dict[uuid.UUID, Candidate] = {}
+    for candidates in lists:
+        for c in candidates:
+            prior = merged.get(c.id)
+            merged[c.id] = (
+                c
+                if prior is None
+                else replace(
+                    prior,
+                    vector=max(prior.vector, c.vector),
+                    keyword=max(prior.keyword, c.keyword),
+                    vector_rank=_min_rank(prior.vector_rank, c.vector_rank),
+                    keyword_rank=_min_rank(prior.keyword_rank, c.keyword_rank),
+                )
+            )
+    return list(merged.values())
+
+
 def fetch_candidates(
-    store: MemoryStore,
-    dense: Sequence[float],
-    sparse: SparseVector,
-    flt: Filter,
-    depth: int,
+    store: MemoryStore, dense: Sequence[float], sparse: SparseVector, flt: Filter, depth: int
 ) -> list[Candidate]:
     dense_hits = store.search_dense(dense, flt, depth)
     keyword_hits = store.search_keyword(sparse, flt, depth) if sparse.indices else []

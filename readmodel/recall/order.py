@@ -1,4 +1,4 @@
-"""Deterministic order and truncation."""
+"""Deterministic order, floor and truncation."""
 
 from readmodel.recall.candidate import Candidate
 
@@ -10,3 +10,21 @@ def sort_key(c: Candidate) -> tuple[float, float, str]:
 
 def rank(candidates: list[Candidate], limit: int) -> list[Candidate]:
     return sorted(candidates, key=sort_key)[:limit]
+
+
+def floor_and_truncate(
+    ordered: list[Candidate], limit: int, min_score: float, max_tokens: int | None
+) -> list[Candidate]:
+    """Drop scores below `min_score`, keep `limit`, and stop before the whitespace-token
+    budget would be exceeded."""
+    out: list[Candidate] = []
+    used = 0
+    for c in ordered:
+        if c.score < min_score or len(out) >= limit:
+            break
+        size = len(c.record.text.split())
+        if max_tokens is not None and used + size > max_tokens:
+            break
+        out.append(c)
+        used += size
+    return out

@@ -1,21 +1,54 @@
-"""The recall pipeline: fetch, fuse, current state, prefer observations, order, truncate."""
+"""The recall pipeline: every stage of DESIGN.md section 4, in order, each a small function."""
 
 import time
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import partial
 
-from contracts.memory import Observation
-from contracts.recall import RecallRequest, RecallResponse, RecallResult
+from contracts.recall import RecallRequest, RecallResponse, StageTrace
 from readmodel.embedders import Embedder
 from readmodel.keywords import query_vector
+from readmodel.recall import adjust
 from readmodel.recall.candidate import Candidate
-from readmodel.recall.fetch import fetch_candidates
-from readmodel.recall.fusion import rrf
+from readmodel.recall.config import RecallConfig
+from readmodel.recall.evidence import with_evidence
+from readmodel.recall.fetch import fetch_candidates, merge_candidates
+from readmodel.recall.fusion import weighted
+from readmodel.recall.gate import relevance_gate
+from readmodel.recall.labels import direct_answer, low_confidence
 from readmodel.recall.observations import prefer_observations
-from readmodel.recall.order import rank
+from readmodel.recall.order import floor_and_truncate, sort_key
+from readmodel.recall.query import QueryAnalysis, analyse, expansions
+from readmodel.recall.rerank import RerankStage
+from readmodel.recall.results import to_result
+from readmodel.recall.scope import admits, store_filter
 from readmodel.recall.state import resolve_current
-from readmodel.store import Filter, MemoryStore, Record
+from readmodel.store import MemoryStore, Record
+
+
+class Trace:
+    """Stage timings always; per-stage notes when the caller asked for `explain`."""
+
+    def __init__(self) -> None:
+        self.stages: list[StageTrace] = []
+        self._clock = time.perf_counter()
+
+    def lap(self, stage: str, candidates: Sequence[Candidate], note: str = "") -> None:
+        now = time.perf_counter()
+        self.stages.append(
+            StageTrace(
+                stage=stage,
+                ms=round((now - self._clock) * 1000, 3),
+                candidates=len(candidates),
+                note=note,
+            )
+        )
+        self._clock = now
+
+    def timings(self) -> dict[str, float]:
+        return {s.stage: s.ms for s in self.stages}
 
 
 @dataclass(frozen=True)
@@ -24,72 +57,98 @@ class Recall:
 
     store: MemoryStore
     embedder: Embedder
-    depth: int = 50
+    config: RecallConfig = field(default_factory=RecallConfig)
+    reranker: RerankStage | None = None
+    clock: Callable[[], datetime] = field(default=partial(datetime.now, UTC))
 
     def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse:
-        timings: dict[str, float] = {}
-        clock = time.perf_counter()
-
-        def lap(stage: str) -> None:
-            nonlocal clock
-            now = time.perf_counter()
-            timings[stage] = round((now - clock) * 1000, 3)
-            clock = now
-
-        dense = self.embedder.embed([request.query])[0]
-        lap("embed")
-        flt = _filter(bank_id, request)
-        candidates = fetch_candidates(
-            self.store, dense, query_vector(request.query), flt, max(self.depth, request.limit * 3)
+        trace, cfg = Trace(), self.config
+        analysis = analyse(request.query)
+        queries = (
+            expansions(analysis, cfg.expansion_max_queries, cfg.expansion_min_token)
+            if cfg.query_expansion
+            else [request.query]
         )
-        lap("fetch")
-        candidates = rrf(candidates)
+        vectors = self.embedder.embed(queries)
+        trace.lap("embed", [], f"{len(queries)} queries")
+        flt = store_filter(bank_id, request)
+        depth = max(cfg.depth, request.limit * 3)
+        cands = merge_candidates(
+            [
+                fetch_candidates(self.store, v, query_vector(q), flt, depth)
+                for q, v in zip(queries, vectors, strict=True)
+            ]
+        )
+        trace.lap("fetch", cands, f"depth {depth}")
+        cands = weighted(with_evidence(cands, analysis, cfg.exact_bonus))
+        trace.lap("fuse", cands, "weighted: vector, keyword, exact, importance")
+        cands = relevance_gate(cands, cfg.relevance_gate)
+        trace.lap("gate", cands, f"gate {cfg.relevance_gate:g}")
         if request.state_mode == "current":
-            candidates = resolve_current(candidates, lambda ids: self._fetch(bank_id, ids))
-            lap("state")
+            fetch = partial(self._fetch, bank_id)
+            cands = resolve_current(cands, fetch, partial(admits, flt), request.as_of)
+            trace.lap("current_state", cands, f"as_of {request.as_of}" if request.as_of else "")
         dropped = 0
         if request.prefer_observations:
-            candidates, dropped = prefer_observations(candidates)
-        shown = rank(candidates, request.limit)
-        lap("rank")
+            cands, dropped = prefer_observations(cands)
+            trace.lap("prefer_observations", cands, f"dropped {dropped}")
+        cands, bias_on = self._adjust(cands, request, analysis, trace)
+        ordered = sorted(cands, key=sort_key)
+        if self.reranker is not None:
+            head = self.reranker(request.query, ordered[: request.limit * 3])
+            ordered = sorted(head.candidates, key=sort_key) + ordered[request.limit * 3 :]
+            trace.lap("rerank", ordered, head.note)
+        shown = floor_and_truncate(ordered, request.limit, request.min_score, request.max_tokens)
+        trace.lap("truncate", shown)
+        return self._response(bank_id, request, analysis, shown, dropped, bias_on, trace)
+
+    def _adjust(
+        self, cands: list[Candidate], request: RecallRequest, analysis: QueryAnalysis, trace: Trace
+    ) -> tuple[list[Candidate], bool]:
+        cfg = self.config
+        if cfg.decay_enabled:
+            cands = adjust.apply_decay(
+                cands,
+                self.clock(),
+                cfg.decay_half_life_days,
+                cfg.decay_floor,
+                cfg.decay_recency_weight,
+                cfg.decay_importance_weight,
+            )
+            trace.lap("decay", cands, f"half-life {cfg.decay_half_life_days:g} d")
+        mode = request.recency_bias or cfg.recency_bias
+        bias_on = mode == "on" or (mode == "auto" and analysis.temporal_intent)
+        if bias_on:
+            cands = adjust.apply_recency_bias(cands, cfg.temporal_weight)
+            trace.lap("recency_bias", cands, f"{mode}, weight {cfg.temporal_weight:g}")
+        cands = adjust.apply_feedback(cands)
+        trace.lap("feedback", cands)
+        return cands, bias_on
+
+    def _response(
+        self,
+        bank_id: str,
+        request: RecallRequest,
+        analysis: QueryAnalysis,
+        shown: list[Candidate],
+        dropped: int,
+        bias_on: bool,
+        trace: Trace,
+    ) -> RecallResponse:
+        cfg = self.config
         return RecallResponse(
             bank_id=bank_id,
             query=request.query,
-            results=[_result(c) for c in shown],
+            results=[to_result(c, request.explain) for c in shown],
             dropped_by_prefer_observations=dropped,
-            timings_ms=timings,
+            recency_bias="on" if bias_on else "off",
+            low_confidence=low_confidence(shown),
+            direct_answer=direct_answer(
+                shown, analysis, cfg.direct_answer_overlap, cfg.direct_answer_margin
+            ),
+            timings_ms=trace.timings(),
+            explain=trace.stages if request.explain else None,
         )
 
     def _fetch(self, bank_id: str, ids: Sequence[uuid.UUID]) -> list[Record]:
         return [p.record for p in self.store.fetch(bank_id, ids)]
-
-
-def _filter(bank_id: str, request: RecallRequest) -> Filter:
-    tags = tuple(request.tags)
-    return Filter(
-        bank_id=bank_id,
-        kinds=tuple(request.kinds),
-        tags_any=tags if request.tags_match == "any" else (),
-        tags_all=tags if request.tags_match == "all" else (),
-        occurred_from=request.start,
-        occurred_to=request.end,
-    )
-
-
-def _result(c: Candidate) -> RecallResult:
-    r = c.record
-    return RecallResult(
-        id=r.id,
-        kind=r.kind,
-        text=r.text,
-        occurred_at=r.occurred_at,
-        score=round(c.score, 6),
-        state=r.state,
-        superseded_by=r.superseded_by,
-        relation=r.relation,
-        state_replaces=c.state_replaces,
-        source_memory_ids=list(r.source_memory_ids) if isinstance(r, Observation) else [],
-        entities=list(r.entities),
-        tags=list(r.tags),
-        metadata=dict(r.metadata),
-    )

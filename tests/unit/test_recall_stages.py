@@ -129,7 +129,7 @@ def test_merge_hits_normalises_keyword_scores_to_at_most_one() -> None:
     a, b = memory("a", 0), memory("b", 0)
     out = {c.id: c for c in merge_hits([Hit(a, 0.2)], [Hit(a, 11.0), Hit(b, 5.5)])}
     assert out[a.id].keyword == 1.0 and out[b.id].keyword == pytest.approx(0.5)
-    assert out[a.id].vector == pytest.approx(0.6)
+    assert out[a.id].vector == pytest.approx(0.2)
     assert out[b.id].vector_rank is None and out[a.id].keyword_rank == 1
 
 
