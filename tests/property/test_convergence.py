@@ -125,3 +125,33 @@ def test_rebuild_equals_incremental(events: list[RetainEvent], data: st.DataObje
         rebuild_bank(BANK, deps)
         assert snapshot(store) == incremental
         store.close()
+
+
+def test_the_generated_worlds_exercise_merges_and_supersessions() -> None:
+    """Guards the property above against vacuity: its templates do merge and supersede."""
+    alice = [
+        ("Alice lives in Boston.", 0, "Alice.city"),
+        ("Alice's home is in Boston.", 1, "Alice.city"),
+        ("Alice moved to Seattle.", 2, None),
+        ("Alice drinks coffee every morning.", 0, None),
+        ("Every morning Alice drinks coffee.", 1, None),
+        ("Alice no longer drinks coffee every morning.", 3, None),
+    ]
+    events = [
+        RetainEvent(
+            event_id=uuid.UUID(int=i + 1),
+            bank_id=BANK,
+            text=text,
+            occurred_at=T0 + timedelta(days=day),
+            entities=["Alice"],
+            key=key,
+        )
+        for i, (text, day, key) in enumerate(alice)
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = run([[e] for e in events], Path(tmp))
+    kinds = {row[1] for row in rows}
+    states = {row[3] for row in rows}
+    relations = {row[5] for row in rows}
+    assert "observation" in kinds and "superseded" in states
+    assert {"EVOLVED_INTO", "INVALIDATED_BY"} <= relations
