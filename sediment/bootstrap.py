@@ -1,5 +1,7 @@
 """Wires every dependency of a process from its `Settings`, once, at start."""
 
+import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -7,17 +9,31 @@ import fakeredis
 import redis
 from celery import Celery
 
+from contracts.events import RetainEvent
+from contracts.feedback import FeedbackEvent
+from readmodel.api.deps import ApiDeps, PublishError
 from readmodel.embedders import Embedder
 from readmodel.embedders.factory import make_embedder
+from readmodel.metrics import Metrics, NoopMetrics
+from readmodel.metrics_redis import RedisMetrics
 from readmodel.recall.pipeline import Recall
+from readmodel.recall.service import RecallService
+from readmodel.recall_logs import RecallLog, RedisRecallLog
 from readmodel.store import MemoryStore
+from readmodel.stores.metered import MeteredStore
 from sediment.settings import Settings
 from worker.celery_app import CeleryConfig, make_app
 from worker.consolidation.service import Consolidator
 from worker.deadletters import DeadLetters, FileDeadLetters, RedisDeadLetters
 from worker.feedback import FeedbackDeps
 from worker.locks import RedisLocks
+from worker.publish import publish, publish_feedback
 from worker.tasks import WorkerDeps, register_tasks
+
+RETAIN_BATCH_SIZE = 64
+MEMORY_POLL_S = 0.05
+"""Celery's in-memory transport polls; `sediment serve` in embedded mode should not wait
+a second (the default) for each event it published itself."""
 
 
 def make_store(settings: Settings) -> MemoryStore:
@@ -38,6 +54,53 @@ def make_store(settings: Settings) -> MemoryStore:
     return EdgeStore(settings.data_dir / "store")
 
 
+class SerialEmbedder:
+    """One embedding at a time per process. The Hugging Face fast tokenizers behind the
+    static and minilm embedders raise "Already borrowed" when two threads encode at
+    once, and `sediment serve` embeds on API threads and worker threads together."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self._inner = inner
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    @property
+    def dimension(self) -> int:
+        return self._inner.dimension
+
+    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        with self._lock:
+            return self._inner.embed(texts)
+
+
+class CeleryPublisher:
+    """The API's `Publisher`: the same task messages any Celery producer sends."""
+
+    def __init__(self, app: Celery, queue: str) -> None:
+        self._app = app
+        self._queue = queue
+
+    def publish_retain(self, events: Sequence[RetainEvent]) -> None:
+        try:
+            publish(self._app, events, self._queue, batch_size=RETAIN_BATCH_SIZE)
+        except Exception as exc:
+            raise PublishError(type(exc).__name__) from exc
+
+    def publish_feedback(self, events: Sequence[FeedbackEvent]) -> None:
+        try:
+            publish_feedback(self._app, events, self._queue)
+        except Exception as exc:
+            raise PublishError(type(exc).__name__) from exc
+
+    def broker_ok(self) -> bool:
+        with self._app.connection_for_write() as conn:
+            conn.connect()
+        return True
+
+
 @dataclass
 class Runtime:
     """The process's dependencies; heavy ones are built on first use."""
@@ -47,13 +110,22 @@ class Runtime:
 
     @cached_property
     def embedder(self) -> Embedder:
-        return make_embedder(self.settings.embedder, self.settings.static_model_path)
+        return SerialEmbedder(
+            make_embedder(self.settings.embedder, self.settings.static_model_path)
+        )
 
     @cached_property
     def store(self) -> MemoryStore:
         store = make_store(self.settings)
         store.ensure_schema(self.embedder.dimension)
-        return store
+        return MeteredStore(store, self.metrics) if self.settings.metrics_enabled else store
+
+    @cached_property
+    def metrics(self) -> Metrics:
+        """In Redis (fakeredis in embedded mode), so every process reads the same numbers."""
+        if not self.settings.metrics_enabled:
+            return NoopMetrics()
+        return RedisMetrics(self.redis, self.settings.metrics_retention_s)
 
     @cached_property
     def redis(self) -> redis.Redis:
@@ -75,7 +147,9 @@ class Runtime:
     @cached_property
     def consolidator(self) -> Consolidator:
         locks = RedisLocks(self.redis, self.settings.lock_timeout_s, self.settings.lock_wait_s)
-        return Consolidator(self.store, self.embedder, locks, self.settings.policy())
+        return Consolidator(
+            self.store, self.embedder, locks, self.settings.policy(), metrics=self.metrics
+        )
 
     @cached_property
     def recall(self) -> Recall:
@@ -92,6 +166,7 @@ class Runtime:
             s.retry_max,
             s.retry_backoff_max_s,
             feedback,
+            metrics=self.metrics,
         )
 
     @cached_property
@@ -108,10 +183,46 @@ class Runtime:
                 s.worker_concurrency,
             )
         )
+        if s.mode == "embedded":
+            options = dict(app.conf.broker_transport_options or {})
+            app.conf.broker_transport_options = {**options, "polling_interval": MEMORY_POLL_S}
         register_tasks(app, lambda: self.worker_deps)
         return app
 
+    @cached_property
+    def recall_log(self) -> RecallLog:
+        s = self.settings
+        return RedisRecallLog(self.redis, s.impressions_maxlen, s.slow_maxlen, s.last_recall_ttl_s)
+
+    @cached_property
+    def recall_service(self) -> RecallService:
+        return RecallService(self.recall, self.store, self.recall_log, self.settings.recall_slow_ms)
+
+    @cached_property
+    def publisher(self) -> CeleryPublisher:
+        return CeleryPublisher(self.celery, self.settings.queue)
+
+    @cached_property
+    def api_deps(self) -> ApiDeps:
+        s = self.settings
+        return ApiDeps(
+            service=self.recall_service,
+            store=self.store,
+            publisher=self.publisher,
+            max_text_bytes=s.max_text_bytes,
+            max_body_bytes=s.api_max_body_bytes,
+            api_token=s.api_token,
+            health={
+                "store": lambda: self.store.info() is not None,
+                "redis": lambda: bool(self.redis.ping()),
+                "broker": self.publisher.broker_ok,
+            },
+        )
+
     def close(self) -> None:
+        """Pending recall side effects are written before the store closes."""
+        if not self._closed and "recall_service" in self.__dict__:
+            self.recall_service.close()
         if not self._closed and "store" in self.__dict__:
             self.store.close()
         self._closed = True

@@ -15,10 +15,11 @@ from contracts.events import RetainEvent
 from contracts.recall import RecallRequest
 from readmodel.store import Filter
 from sediment import ops
+from sediment.bench_cli import bench_app
 from sediment.bootstrap import Runtime, bootstrap
 from sediment.ingest import BadLine, read_events
 from sediment.logs import configure
-from sediment.render import print_record, recall_table
+from sediment.render import last_recall_table, print_record, recall_table
 from sediment.settings import Settings
 from worker.consolidation.service import consolidate
 from worker.errors import PoisonEvent
@@ -27,6 +28,7 @@ from worker.tasks import dead_letter
 
 app = typer.Typer(no_args_is_help=True, help="Sediment: agent memory as an event-driven system.")
 app.add_typer(ops.dlq_app, name="dlq")
+app.add_typer(bench_app, name="bench")
 console = Console()
 err = Console(stderr=True)
 
@@ -149,6 +151,68 @@ def worker(
         "--without-heartbeat",
     ]
     rt.celery.worker_main(argv)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="interface to bind")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
+) -> None:
+    """Serve the HTTP API; in embedded and standalone modes, consume events here too."""
+    from sediment.serve import serve as run_server
+
+    run_server(runtime(), host, port)
+
+
+@app.command("last-recall")
+def last_recall(
+    bank: Annotated[str, typer.Option(help="bank of the recall")],
+    session: Annotated[str, typer.Option(help="the recall's session_key")],
+    as_json: Annotated[bool, typer.Option("--json", help="print the snapshot as JSON")] = False,
+) -> None:
+    """Show what a session's last recall returned: ids, ranks and scores (no text).
+
+    Reads Redis only, so it works next to a running `sediment serve` (which owns the
+    store); in embedded mode snapshots live inside the serving process.
+    """
+    rt = runtime()
+    snapshot = rt.recall_log.last(bank, session)
+    if snapshot is None:
+        err.print(f"no last recall for session {session!r} in bank {bank} (it may have expired)")
+        raise typer.Exit(1)
+    if as_json:
+        sys.stdout.write(snapshot.model_dump_json(indent=2) + "\n")
+    else:
+        console.print(last_recall_table(snapshot))
+
+
+@app.command()
+def stats(
+    bank: Annotated[str | None, typer.Option(help="one bank (default: all banks)")] = None,
+    minutes: Annotated[int, typer.Option(min=1, max=1440, help="window in minutes")] = 15,
+    watch: Annotated[bool, typer.Option(help="refresh every 2 s until Ctrl-C")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the snapshot as JSON")] = False,
+    counts: Annotated[
+        bool | None,
+        typer.Option(help="count memories per bank in the store (default: distributed mode only)"),
+    ] = None,
+) -> None:
+    """Rates, latency percentiles, lag, queue depth and dead letters of the last minutes.
+
+    Metrics live in Redis; in embedded mode they live inside the process that did the
+    work, so a separate `sediment stats` sees only the gauges it samples itself.
+    """
+    from sediment.stats import run
+
+    rt = runtime()
+    if not rt.settings.metrics_enabled:
+        err.print("metrics are disabled (SEDIMENT_METRICS_ENABLED=false)")
+        raise typer.Exit(1)
+    store_counts = rt.settings.mode == "distributed" if counts is None else counts
+    try:
+        run(rt, bank, minutes, watch, as_json, store_counts, console)
+    finally:
+        rt.close()
 
 
 @app.command()

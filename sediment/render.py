@@ -5,6 +5,7 @@ from rich.table import Table
 
 from contracts.memory import Observation
 from contracts.recall import RecallResponse
+from readmodel.recall_logs import LastRecall
 from readmodel.store import Record
 
 
@@ -41,3 +42,16 @@ def print_record(console: Console, record: Record, supersedes: list[Record]) -> 
         console.print(f"  --{record.relation}--> {record.superseded_by}")
     for older in supersedes:
         console.print(f"  <--{older.relation}-- {older.id}: {older.text}")
+
+
+def last_recall_table(snapshot: LastRecall) -> Table:
+    title = (
+        f"last recall of session {snapshot.session_key!r} (bank {snapshot.bank_id}) "
+        f"at {snapshot.at.isoformat()}, query {snapshot.query_hash}"
+    )
+    table = Table(title=title, expand=True)
+    for col in ("rank", "score", "id"):
+        table.add_column(col, overflow="fold")
+    for r in snapshot.results:
+        table.add_row(str(r.rank), f"{r.score:.3f}", str(r.id))
+    return table

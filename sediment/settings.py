@@ -62,6 +62,8 @@ class Settings(BaseSettings):
     last_recall_ttl_s: int = Field(default=86_400, ge=1)
     api_token: SecretStr | None = None
     api_max_body_bytes: int = Field(default=1_048_576, ge=1024)
+    metrics_enabled: bool = True
+    metrics_retention_s: int = Field(default=86_400, ge=120, le=90 * 86_400)
 
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"

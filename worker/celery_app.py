@@ -7,6 +7,8 @@ from celery import Celery
 RETAIN_TASK = "sediment.retain.v1"
 RETAIN_BATCH_TASK = "sediment.retain_batch.v1"
 FEEDBACK_TASK = "sediment.feedback.v1"
+PUBLISHED_AT_HEADER = "sediment_published_at"
+"""Optional message header: Unix seconds at publish, for the publish-to-visible lag."""
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ Filter semantics are checked against a plain-Python reference (`reference_match`
 the adapters are held to one meaning of `Filter` rather than to each other.
 """
 
+import itertools
 import math
 import os
 import signal
@@ -15,10 +16,12 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
+import fakeredis
 import numpy as np
 import pytest
 
 from contracts.memory import Memory, Observation, Relation, State
+from readmodel.metrics_redis import RedisMetrics
 from readmodel.store import (
     DerivedPatch,
     Feedback,
@@ -30,6 +33,7 @@ from readmodel.store import (
     tagset_of,
 )
 from readmodel.stores.edge import EdgeStore
+from readmodel.stores.metered import MeteredStore
 from readmodel.stores.payload import DenseSizeMismatchError
 from readmodel.stores.qdrant import QdrantStore
 
@@ -38,7 +42,7 @@ BANK = "bank-a"
 OTHER = "bank-b"
 BASE = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 NS = uuid.UUID("0b7f3a52-54b4-4d3e-8a53-3c2a1f0e9d11")
-KINDS = ("edge", "qdrant-local")
+KINDS = ("edge", "qdrant-local", "metered")
 NO_KEYWORDS = SparseVector()
 TAG_CYCLE: tuple[tuple[str, ...], ...] = ((), ("a",), ("a", "b"), ("b",), ("b", "a"), ("c",))
 
@@ -48,6 +52,8 @@ Opener = Callable[[], MemoryStore]
 def open_store(kind: str, root: Path) -> MemoryStore:
     if kind == "edge":
         return EdgeStore(root / "edge")
+    if kind == "metered":
+        return MeteredStore(EdgeStore(root / "metered"), RedisMetrics(fakeredis.FakeRedis(), 600))
     return QdrantStore(path=root / "qdrant", collection="contract")
 
 
@@ -397,7 +403,8 @@ def test_scroll_pages_through_everything_in_id_order(store: MemoryStore) -> None
 def test_info_reports_engine_and_points(store: MemoryStore, kind: str) -> None:
     store.upsert([point(memory(BANK, i), i) for i in range(3)] + [point(memory(OTHER, 0), 9)])
     info = store.info()
-    assert info.engine == {"edge": "qdrant-edge", "qdrant-local": "qdrant"}[kind]
+    engines = {"edge": "qdrant-edge", "qdrant-local": "qdrant", "metered": "qdrant-edge"}
+    assert info.engine == engines[kind]
     assert info.points == 4
 
 
@@ -430,10 +437,14 @@ from contracts.memory import Memory, State
 from readmodel.store import DerivedPatch, SparseVector, StoredPoint
 from readmodel.stores.edge import EdgeStore
 from readmodel.stores.qdrant import QdrantStore
+from readmodel.metrics import NoopMetrics
+from readmodel.stores.metered import MeteredStore
 
 kind, root = sys.argv[1], Path(sys.argv[2])
 if kind == "edge":
     store = EdgeStore(root / "edge")
+elif kind == "metered":
+    store = MeteredStore(EdgeStore(root / "metered"), NoopMetrics())
 else:
     store = QdrantStore(path=root / "qdrant", collection="contract")
 store.ensure_schema(4)
@@ -494,16 +505,18 @@ def test_adapters_agree(tmp_path: Path) -> None:
     try:
         for s in stores:
             apply_script(s)
-        edge, qdrant = stores
-        for flt in [*FILTER_CASES.values(), Filter(BANK, superseded_by=mid(BANK, 1))]:
+        edge, *others = stores
+        for flt, other in itertools.product(
+            [*FILTER_CASES.values(), Filter(BANK, superseded_by=mid(BANK, 1))], others
+        ):
             for seed in (11, 12):
                 a = edge.search_dense(unit(seed), flt, limit=20)
-                b = qdrant.search_dense(unit(seed), flt, limit=20)
+                b = other.search_dense(unit(seed), flt, limit=20)
                 assert [h.record.id for h in a] == [h.record.id for h in b]
                 assert [h.score for h in a] == pytest.approx([h.score for h in b], abs=1e-5)
-            assert [p.record for p in edge.scroll(flt)] == [p.record for p in qdrant.scroll(flt)]
-            assert edge.count(flt) == qdrant.count(flt)
-        assert edge.info().points == qdrant.info().points
+            assert [p.record for p in edge.scroll(flt)] == [p.record for p in other.scroll(flt)]
+            assert edge.count(flt) == other.count(flt)
+        assert all(edge.info().points == other.info().points for other in others)
     finally:
         for s in stores:
             s.close()

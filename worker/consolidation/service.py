@@ -1,9 +1,10 @@
 """The consolidation core: embed, upsert the raw memory, decide, apply, mark done."""
 
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import Enum
 from functools import partial
 
@@ -11,6 +12,13 @@ from contracts.events import RetainEvent
 from contracts.memory import Memory
 from readmodel.embedders import Embedder
 from readmodel.keywords import document_vector
+from readmodel.metrics import (
+    CONSOLIDATION_LAG_MS,
+    CONSOLIDATION_MS,
+    Metrics,
+    NoopMetrics,
+    count_events,
+)
 from readmodel.store import MemoryStore, StoredPoint
 from worker.consolidation.apply import apply
 from worker.consolidation.decide import Plan, decide
@@ -43,6 +51,7 @@ class Consolidator:
     locks: Locks
     policy: ConsolidationPolicy = field(default_factory=ConsolidationPolicy)
     clock: Callable[[], datetime] = field(default=partial(datetime.now, UTC))
+    metrics: Metrics = field(default_factory=NoopMetrics)
 
 
 def raw_memory(event: RetainEvent, created_at: datetime) -> Memory:
@@ -84,8 +93,46 @@ def _already_done(events: Sequence[RetainEvent], store: MemoryStore) -> set[uuid
     return done
 
 
-def consolidate(events: Sequence[RetainEvent], deps: Consolidator) -> list[Outcome]:
-    """Consolidate events in order; ones already done (the done-marker is set) are skipped."""
+def consolidate(
+    events: Sequence[RetainEvent], deps: Consolidator, published_at: datetime | None = None
+) -> list[Outcome]:
+    """Consolidate events in order; ones already done (the done-marker is set) are skipped.
+
+    `published_at` is when the message was published (the publish header), for the
+    publish-to-visible lag; the metrics of the whole call are sent as one batch.
+    """
+    with deps.metrics.batch():
+        return _consolidate(events, deps, published_at)
+
+
+def _ms(delta: timedelta) -> float:
+    return max(0.0, delta.total_seconds() * 1000)
+
+
+def _measured(
+    deps: Consolidator,
+    event: RetainEvent,
+    outcome: Outcome,
+    started: float,
+    published_at: datetime | None,
+) -> None:
+    """Outcome counters, duration, and lag from event time (and publish time) to visible."""
+    m, bank = deps.metrics, event.bank_id
+    count_events(m, "stored", [bank])
+    if outcome.merged:
+        count_events(m, "merged", [bank])
+    if outcome.superseded:
+        count_events(m, "superseded", [bank])
+    m.observe(CONSOLIDATION_MS, (time.perf_counter() - started) * 1000, {"bank": bank})
+    now = deps.clock()
+    m.observe(CONSOLIDATION_LAG_MS, _ms(now - event.occurred_at), {"since": "occurred"})
+    if published_at is not None:
+        m.observe(CONSOLIDATION_LAG_MS, _ms(now - published_at), {"since": "published"})
+
+
+def _consolidate(
+    events: Sequence[RetainEvent], deps: Consolidator, published_at: datetime | None
+) -> list[Outcome]:
     done = _already_done(events, deps.store)
     todo = [e for e in events if memory_id(e.event_id) not in done]
     vectors = (
@@ -102,14 +149,16 @@ def consolidate(events: Sequence[RetainEvent], deps: Consolidator) -> list[Outco
         mid = memory_id(event.event_id)
         if event.event_id not in vectors or mid in done:
             outcomes.append(Outcome(event.event_id, mid, Status.DUPLICATE))
+            count_events(deps.metrics, "duplicate", [event.bank_id])
             continue
+        started = time.perf_counter()
         record = raw_memory(event, deps.clock())
         plan = consolidate_point(
             StoredPoint(record, vectors.pop(event.event_id), document_vector(event.text)), deps
         )
         done.add(mid)
         merged = sum(1 for lk in plan.links if lk.kind is LinkKind.MERGE)
-        outcomes.append(
-            Outcome(event.event_id, mid, Status.STORED, merged, len(plan.links) - merged)
-        )
+        outcome = Outcome(event.event_id, mid, Status.STORED, merged, len(plan.links) - merged)
+        outcomes.append(outcome)
+        _measured(deps, event, outcome, started, published_at)
     return outcomes

@@ -1,0 +1,107 @@
+"""What a benchmark run writes: the JSON shapes, and the machine and versions it ran on."""
+
+import json
+import os
+import platform
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import TypedDict
+
+Figures = dict[str, float]
+Setting = str | int | float | bool | None
+PACKAGES = (
+    "sediment-memory",
+    "qdrant-edge-py",
+    "qdrant-client",
+    "model2vec",
+    "bm25s",
+    "numpy",
+    "pydantic",
+)
+
+
+class SystemFigures(TypedDict):
+    overall: Figures
+    by_category: dict[str, Figures]
+
+
+class RetrievalReport(TypedDict):
+    """`sediment bench locomo|retrieval --json`: systems are sediment, dense, bm25, rrf."""
+
+    benchmark: str
+    dataset: str
+    machine: dict[str, str | int]
+    versions: dict[str, str]
+    settings: dict[str, Setting]
+    date: str
+    systems: dict[str, SystemFigures]
+    adversarial: dict[str, Figures]
+    ratios: dict[str, dict[str, float | None]]
+    counts: dict[str, int]
+    diagnostics: dict[str, Figures]
+    wall_time_s: Figures
+
+
+class UpdateFailure(TypedDict):
+    scenario: str
+    query: str
+    run: str
+    top1: str
+    top1_ok: bool
+    expected: list[str]
+    superseded_in_top5: list[str]
+
+
+class UpdatesReport(TypedDict):
+    """`sediment bench updates --json`."""
+
+    benchmark: str
+    dataset: str
+    top1_current: float
+    superseded_free_top5: float
+    shuffled_top1_current: float
+    shuffled_superseded_free_top5: float
+    identical_after_shuffle: bool
+    shuffle_mismatches: list[str]
+    queries: int
+    queries_with_absent: int
+    scenarios: int
+    machine: dict[str, str | int]
+    versions: dict[str, str]
+    settings: dict[str, Setting]
+    date: str
+    failures: list[UpdateFailure]
+    wall_time_s: Figures
+
+
+def machine() -> dict[str, str | int]:
+    return {
+        "cpu_count": os.cpu_count() or 0,
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "processor": platform.processor() or platform.machine(),
+        "python": platform.python_version(),
+    }
+
+
+def versions() -> dict[str, str]:
+    found = {}
+    for name in PACKAGES:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = "not installed"
+    return found
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def write_json(path: Path, report: RetrievalReport | UpdatesReport) -> None:
+    """Written to a temporary file first: an interrupted run leaves the old results intact."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(report, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    tmp.replace(path)

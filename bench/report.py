@@ -1,0 +1,202 @@
+"""`sediment bench report`: docs/benchmarks.md and docs/recall_at_k.png from
+bench/results/*.json. No figure in the page is typed by hand."""
+
+import json
+from pathlib import Path
+from typing import Any, cast
+
+from bench.metrics import KS, METRICS
+from bench.record import Figures, RetrievalReport, UpdateFailure, UpdatesReport, now_iso
+from bench.tables import SHORT, fmt
+
+PLOT_NAME = "recall_at_k.png"
+RETRIEVAL = ("locomo", "retrieval")
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _table(header: list[str], rows: list[list[str]], numeric: bool = True) -> list[str]:
+    align = ["---"] + ["---:" if numeric else "---"] * (len(header) - 1)
+    return [_row(header), _row(align), *(_row(r) for r in rows), ""]
+
+
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _provenance(report: RetrievalReport | UpdatesReport, source: str) -> list[str]:
+    m, v = report["machine"], report["versions"]
+    settings = ", ".join(f"{k}={val}" for k, val in report["settings"].items())
+    packages = ", ".join(f"{k} {val}" for k, val in v.items())
+    return [
+        f"Source `{source}`, dataset `{report['dataset']}`, run {report['date']}, "
+        f"{m.get('cpu_count')} CPUs, {m.get('platform')}, Python {m.get('python')}.",
+        "",
+        f"Versions: {packages}.",
+        "",
+        f"Settings: {settings}.",
+        "",
+        "Wall time (s): "
+        + ", ".join(f"{k} {val}" for k, val in report["wall_time_s"].items())
+        + ".",
+        "",
+    ]
+
+
+def _systems_table(per_system: dict[str, Figures], ratios: dict[str, float | None]) -> list[str]:
+    rows = [[name, *(fmt(m, f[m]) for m in METRICS)] for name, f in per_system.items()]
+    if ratios:
+        rows.append(["sediment / best baseline", *(_ratio(ratios.get(m)) for m in METRICS)])
+    return _table(["system", *(SHORT[m] for m in METRICS)], rows)
+
+
+def retrieval_section(report: RetrievalReport, source: str, plot: str | None) -> list[str]:
+    counts = report["counts"]
+    title = "LoCoMo retrieval" if report["benchmark"] == "locomo" else "Retrieval"
+    lines = [f"## {title} (`{report['benchmark']}`)", "", *_provenance(report, source)]
+    lines.append("Counts: " + ", ".join(f"{k} {v}" for k, v in counts.items()) + ".")
+    lines += ["", f"### Overall ({counts.get('queries', 0)} queries, adversarial excluded)", ""]
+    systems = report["systems"]
+    lines += _systems_table(
+        {n: s["overall"] for n, s in systems.items()}, report["ratios"]["overall"]
+    )
+    for category in systems["sediment"]["by_category"]:
+        n = counts.get(f"queries_{category}", 0)
+        lines += [f"### {category} ({n} queries)", ""]
+        lines += _systems_table(
+            {name: s["by_category"][category] for name, s in systems.items()},
+            report["ratios"].get(category, {}),
+        )
+    if report["adversarial"]:
+        lines += [f"### adversarial, reported apart ({counts.get('adversarial', 0)} queries)", ""]
+        lines += _systems_table(report["adversarial"], {})
+    lines += ["### Diagnostics", ""]
+    keys = sorted({k for d in report["diagnostics"].values() for k in d})
+    lines += _table(
+        ["system", *keys],
+        [[n, *(str(d.get(k, "-")) for k in keys)] for n, d in report["diagnostics"].items()],
+    )
+    if plot:
+        lines += [f"![recall@k, sediment vs baselines]({plot})", ""]
+    return lines
+
+
+def failure_rows(failures: list[UpdateFailure]) -> list[list[str]]:
+    """One row per distinct failure; the runs it happened in are listed together."""
+    runs: dict[tuple[str, ...], list[str]] = {}
+    for f in failures:
+        row = (
+            f["scenario"],
+            f["query"],
+            f["top1"].replace("|", "\\|"),
+            "yes" if f["top1_ok"] else "no",
+            ", ".join(f["superseded_in_top5"]),
+        )
+        runs.setdefault(row, []).append(f["run"])
+    return [[" + ".join(r), *row] for row, r in runs.items()]
+
+
+def updates_section(report: UpdatesReport, source: str) -> list[str]:
+    lines = ["## Knowledge updates (`updates`)", "", *_provenance(report, source)]
+    lines.append(
+        f"{report['scenarios']} scenarios, {report['queries']} queries, "
+        f"{report['queries_with_absent']} of them with superseded fragments."
+    )
+    lines.append("")
+    lines += _table(
+        ["metric", "file order", "shuffled + 30% duplicates"],
+        [
+            [
+                "top1_current",
+                f"{report['top1_current']:.3f}",
+                f"{report['shuffled_top1_current']:.3f}",
+            ],
+            [
+                "superseded_free_top5",
+                f"{report['superseded_free_top5']:.3f}",
+                f"{report['shuffled_superseded_free_top5']:.3f}",
+            ],
+            ["identical_after_shuffle", "", str(report["identical_after_shuffle"]).lower()],
+        ],
+    )
+    if report["failures"]:
+        lines += ["Failures (runs: where the query failed):", ""]
+        lines += _table(
+            ["runs", "scenario", "query", "top 1", "top 1 ok", "superseded in top 5"],
+            failure_rows(report["failures"]),
+            numeric=False,
+        )
+    return lines
+
+
+def plot_recall(report: RetrievalReport, out: Path) -> None:
+    """Grouped bars: recall@5/10/20 of each system, overall (Agg backend, no display)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    systems = list(report["systems"])
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=120)
+    width = 0.8 / len(systems)
+    for i, name in enumerate(systems):
+        values = [report["systems"][name]["overall"][f"recall@{k}"] for k in KS]
+        xs = [j + i * width for j in range(len(KS))]
+        bars = ax.bar(xs, values, width, label=name)
+        ax.bar_label(bars, fmt="%.2f", fontsize=7)
+    ax.set_xticks([j + width * (len(systems) - 1) / 2 for j in range(len(KS))])
+    ax.set_xticklabels([f"recall@{k}" for k in KS])
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("share of evidence turns covered")
+    ax.set_title(f"{report['dataset']}: categories 1-4, {report['counts'].get('queries', 0)} q")
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out)
+    plt.close(fig)
+
+
+def _load(path: Path) -> dict[str, Any]:
+    return cast(dict[str, Any], json.loads(path.read_text(encoding="utf-8")))
+
+
+def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
+    """Every result file in name order; the plot comes from locomo.json when present."""
+    files = sorted(results_dir.glob("*.json"))
+    if not files:
+        raise FileNotFoundError(f"no results in {results_dir}: run `sediment bench ...` first")
+    written: list[Path] = []
+    plot: str | None = None
+    locomo = results_dir / "locomo.json"
+    if locomo.exists():
+        plot_recall(cast(RetrievalReport, _load(locomo)), docs_dir / PLOT_NAME)
+        plot = PLOT_NAME
+        written.append(docs_dir / PLOT_NAME)
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Generated by `sediment bench report` from `{results_dir.as_posix()}/*.json` on "
+        f"{now_iso()}. Do not edit by hand: rerun the benchmarks, then the report. "
+        "Methodology: `BENCHMARKS.md` (shared docs). Latency figures are single runs on a "
+        "noisy 2-core machine; compare systems within one run only.",
+        "",
+    ]
+    for path in files:
+        data = _load(path)
+        source = f"{results_dir.as_posix()}/{path.name}"
+        kind = data.get("benchmark")
+        if kind in RETRIEVAL:
+            lines += retrieval_section(
+                cast(RetrievalReport, data), source, plot if path == locomo else None
+            )
+        elif kind == "updates":
+            lines += updates_section(cast(UpdatesReport, data), source)
+        else:
+            lines += [f"## {path.name}", "", f"Not rendered: benchmark `{kind}`.", ""]
+    out = docs_dir / "benchmarks.md"
+    docs_dir.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
+    written.insert(0, out)
+    return written

@@ -1,0 +1,199 @@
+"""The recall service: the pipeline on the hot path, its bookkeeping off it.
+
+Callers get their response as soon as ranking is done; the last-access update, the
+impression, the per-session snapshot and the slow-call entry are written by one
+background thread afterwards. A failure there is logged (metadata only) and never
+reaches the caller: logs must not make recall less available than the store.
+"""
+
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from functools import partial
+from typing import Final, Protocol
+
+import structlog
+
+from contracts.feedback import FeedbackEvent
+from contracts.recall import RecallRequest, RecallResponse
+from readmodel.recall_logs import (
+    Impression,
+    LastRecall,
+    RecallLog,
+    SlowCall,
+    impression_of,
+    last_recall_of,
+)
+from readmodel.store import MemoryStore
+
+log = structlog.get_logger("sediment.recall")
+
+FEEDBACK_NAMESPACE: Final = uuid.UUID("2b0e6f55-7d1c-5f3a-8f0e-4d5c1e9a7b21")
+MAX_PENDING: Final = 10_000
+READ_YOUR_WRITES_WAIT_S: Final = 2.0
+
+
+class Recaller(Protocol):
+    def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse: ...
+
+
+def mark_event_id(bank_id: str, snapshot: LastRecall, memory_id: uuid.UUID) -> uuid.UUID:
+    """One id per (bank, session, recall, memory): marking the same recall twice counts once."""
+    at = snapshot.at.isoformat()
+    return uuid.uuid5(
+        FEEDBACK_NAMESPACE, f"{bank_id}\x1f{snapshot.session_key}\x1f{at}\x1f{memory_id}"
+    )
+
+
+class RecallService:
+    """Wired once per process; `recall` is safe to call from many threads."""
+
+    def __init__(
+        self,
+        recaller: Recaller,
+        store: MemoryStore,
+        recall_log: RecallLog,
+        slow_ms: float,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self._recaller = recaller
+        self._store = store
+        self._log = recall_log
+        self._slow_ms = slow_ms
+        self._clock = clock or partial(datetime.now, UTC)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-effects")
+        self._room = threading.BoundedSemaphore(MAX_PENDING)
+
+    def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse:
+        start = time.perf_counter()
+        response = self._recaller.recall(bank_id, request)
+        duration_ms = (time.perf_counter() - start) * 1000
+        impression = impression_of(bank_id, request, response, duration_ms, self._clock())
+        self._submit("recall", bank_id, partial(self._after_recall, request, impression, response))
+        return response
+
+    def observe(
+        self,
+        operation: str,
+        duration_ms: float,
+        bank_id: str | None = None,
+        sizes: Mapping[str, int] | None = None,
+        timings_ms: Mapping[str, float] | None = None,
+    ) -> None:
+        """Record `operation` in the slow-call log if it took longer than the threshold."""
+        if duration_ms <= self._slow_ms:
+            return
+        call = SlowCall(
+            self._clock(), operation, duration_ms, bank_id, timings_ms or {}, sizes or {}
+        )
+        self._submit("slow", bank_id, partial(self._log.add_slow, call))
+
+    @contextmanager
+    def timed(
+        self, operation: str, bank_id: str | None = None, sizes: Mapping[str, int] | None = None
+    ) -> Iterator[None]:
+        """Time a block (a store call, a publish) for the slow-call log."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.observe(operation, (time.perf_counter() - start) * 1000, bank_id, sizes)
+
+    def last_recall(self, bank_id: str, session_key: str) -> LastRecall | None:
+        """The session's last recall; waits briefly for this process's pending writes."""
+        self.flush(READ_YOUR_WRITES_WAIT_S)
+        return self._log.last(bank_id, session_key)
+
+    def mark_last_recall(
+        self, bank_id: str, session_key: str, useful_ids: Sequence[uuid.UUID]
+    ) -> list[FeedbackEvent]:
+        """Votes marking as not useful every result of the session's last recall except
+        `useful_ids`. Nothing is marked without at least one useful id that was shown:
+        an empty or unrelated list must never condemn a whole recall."""
+        if not useful_ids:
+            return []
+        snapshot = self.last_recall(bank_id, session_key)
+        if snapshot is None:
+            return []
+        useful = set(useful_ids)
+        shown_ids = [r.id for r in snapshot.results]
+        if not useful & set(shown_ids):
+            return []
+        now = self._clock()
+        return [
+            FeedbackEvent(
+                event_id=mark_event_id(bank_id, snapshot, memory_id),
+                bank_id=bank_id,
+                memory_id=memory_id,
+                vote="not_useful",
+                occurred_at=now,
+                session_key=session_key,
+            )
+            for memory_id in shown_ids
+            if memory_id not in useful
+        ]
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every side effect scheduled so far is done; False on timeout."""
+        try:
+            marker: Future[None] = self._executor.submit(lambda: None)
+        except RuntimeError:
+            return True
+        try:
+            marker.result(timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True)
+
+    def _after_recall(
+        self, request: RecallRequest, impression: Impression, response: RecallResponse
+    ) -> None:
+        bank = impression.bank_id
+        ids = [r.id for r in response.results]
+        _guarded("touch", bank, partial(self._store.touch, bank, ids, impression.at))
+        _guarded("impression", bank, partial(self._log.add_impression, impression))
+        snapshot = last_recall_of(impression)
+        if snapshot is not None:
+            _guarded("last_recall", bank, partial(self._log.save_last, snapshot))
+        if impression.duration_ms > self._slow_ms:
+            sizes = {"results": len(ids), "limit": request.limit}
+            if response.explain:
+                sizes["candidates"] = max(s.candidates for s in response.explain)
+            call = SlowCall(
+                impression.at, "recall", impression.duration_ms, bank, impression.timings_ms, sizes
+            )
+            _guarded("slow", bank, partial(self._log.add_slow, call))
+
+    def _submit(self, effect: str, bank_id: str | None, job: Callable[[], None]) -> None:
+        """Schedule `job`; when the backlog is full or the executor closed, drop it and say so."""
+        if not self._room.acquire(blocking=False):
+            log.warning("recall_effect_dropped", effect=effect, bank_id=bank_id, reason="backlog")
+            return
+        try:
+            self._executor.submit(self._run, effect, bank_id, job)
+        except RuntimeError:
+            self._room.release()
+            log.warning("recall_effect_dropped", effect=effect, bank_id=bank_id, reason="closed")
+
+    def _run(self, effect: str, bank_id: str | None, job: Callable[[], None]) -> None:
+        try:
+            _guarded(effect, bank_id, job)
+        finally:
+            self._room.release()
+
+
+def _guarded(effect: str, bank_id: str | None, job: Callable[[], object]) -> None:
+    """Run one side effect; log its failure by class only (messages may quote content)."""
+    try:
+        job()
+    except Exception as exc:
+        log.warning(
+            "recall_effect_failed", effect=effect, bank_id=bank_id, error_class=type(exc).__name__
+        )

@@ -1,0 +1,113 @@
+"""POST /v1/banks/{bank}/memories: items become the bank's retain events, or one 422
+that names every bad field; auth and the body cap apply before anything is published."""
+
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from contracts.events import RetainEvent, derive_event_id
+from readmodel.api.models import RetainItem
+from tests.unit.api_support import AUTH, TOKEN, Api, open_api
+
+ITEM = {"text": "Dana moved to Porto.", "occurred_at": "2024-05-01T09:00:00Z"}
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[Api]:
+    yield from open_api(tmp_path, token=TOKEN, max_text_bytes=64, api_max_body_bytes=4096)
+
+
+def fields(response: httpx.Response) -> dict[str, str]:
+    body = response.json()
+    assert body["error"] == "validation"
+    return {d["field"]: d["problem"] for d in body["detail"]}
+
+
+def test_items_are_published_as_events_of_the_url_bank(api: Api) -> None:
+    given = uuid.uuid4()
+    items = [ITEM, {**ITEM, "event_id": str(given), "tags": ["b", "a", "a"]}]
+    r = api.client.post("/v1/banks/u-7/memories", json={"items": items})
+    assert r.status_code == 202
+    derived = derive_event_id("u-7", ITEM["text"], "2024-05-01T09:00:00+00:00")
+    assert r.json() == {"event_ids": [str(derived), str(given)]}
+    assert [e.bank_id for e in api.publisher.retained] == ["u-7", "u-7"]
+    assert api.publisher.retained[1].tags == ["a", "b"]
+
+
+def test_the_same_item_twice_is_the_same_event(api: Api) -> None:
+    first = api.client.post("/v1/banks/u-7/memories", json={"items": [ITEM]}).json()
+    again = {**ITEM, "occurred_at": "2024-05-01T11:00:00+02:00"}
+    second = api.client.post("/v1/banks/u-7/memories", json={"items": [again]}).json()
+    assert first == second
+
+
+@pytest.mark.parametrize(
+    ("item", "field", "words"),
+    [
+        ({**ITEM, "bank_id": "other"}, "body.items.0.bank_id", "comes from the URL"),
+        ({**ITEM, "occurred_at": "2024-05-01T09:00:00"}, "body.items.0.occurred_at", "timezone"),
+        ({**ITEM, "text": "x" * 65}, "body.items.0.text", "SEDIMENT_MAX_TEXT_BYTES"),
+        ({**ITEM, "text": "   "}, "body.items.0.text", "blank"),
+        ({**ITEM, "importance": 2}, "body.items.0.importance", "less than or equal"),
+        ({**ITEM, "colour": "red"}, "body.items.0.colour", "Extra inputs"),
+    ],
+)
+def test_invalid_items_are_named(api: Api, item: dict[str, object], field: str, words: str) -> None:
+    r = api.client.post("/v1/banks/u-7/memories", json={"items": [ITEM, item]})
+    assert r.status_code == 422
+    assert words in fields(r)[field.replace(".0.", ".1.")]
+    assert api.publisher.retained == []
+
+
+def test_bad_bank_in_the_path_is_named(api: Api) -> None:
+    r = api.client.post("/v1/banks/no%20spaces/memories", json={"items": [ITEM]})
+    assert r.status_code == 422
+    assert "path.bank_id" in fields(r)
+
+
+def test_empty_or_malformed_bodies_are_422(api: Api) -> None:
+    assert "body.items" in fields(api.client.post("/v1/banks/u/memories", json={"items": []}))
+    r = api.client.post(
+        "/v1/banks/u/memories", content=b"{not json", headers={"content-type": "application/json"}
+    )
+    assert r.status_code == 422 and r.json()["error"] == "validation"
+
+
+def test_oversized_body_is_413_json(api: Api) -> None:
+    big = {"items": [{**ITEM, "text": "y" * 60}] * 80}
+    r = api.client.post("/v1/banks/u/memories", content=json.dumps(big).encode())
+    assert r.status_code == 413
+    assert r.json()["error"] == "too_large" and "SEDIMENT_API_MAX_BODY_BYTES" in r.json()["message"]
+
+
+def test_streamed_oversized_body_is_413(api: Api) -> None:
+    def chunks() -> Iterator[bytes]:
+        yield b'{"items": ['
+        for _ in range(100):
+            yield json.dumps(ITEM).encode() + b","
+        yield json.dumps(ITEM).encode() + b"]}"
+
+    r = api.client.post("/v1/banks/u/memories", content=chunks())
+    assert r.status_code == 413
+
+
+@pytest.mark.parametrize("headers", [{"Authorization": ""}, {"Authorization": "Bearer wrong"}])
+def test_token_is_required(api: Api, headers: dict[str, str]) -> None:
+    r = api.client.post("/v1/banks/u/memories", json={"items": [ITEM]}, headers=headers)
+    assert r.status_code == 401
+    assert r.json()["error"] == "unauthorized" and r.headers["www-authenticate"] == "Bearer"
+    assert api.publisher.retained == []
+
+
+def test_broker_failure_is_503(api: Api) -> None:
+    api.publisher.failing = True
+    r = api.client.post("/v1/banks/u/memories", json={"items": [ITEM]}, headers=AUTH)
+    assert r.status_code == 503 and r.json()["error"] == "unavailable"
+
+
+def test_retain_item_is_the_contract_without_bank_id() -> None:
+    assert set(RetainItem.model_fields) == set(RetainEvent.model_fields) - {"bank_id"}

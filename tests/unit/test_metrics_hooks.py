@@ -1,0 +1,189 @@
+"""Where metrics are taken: worker tasks, consolidation, the metered store, gauge sampling."""
+
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import fakeredis
+import pytest
+from rich.console import Console
+
+from readmodel.embedders.hashing import HashEmbedder
+from readmodel.metrics import (
+    CONSOLIDATION_LAG_MS,
+    CONSOLIDATION_MS,
+    EVENTS,
+    STORE_CALL_MS,
+    STORE_ERRORS,
+)
+from readmodel.metrics_redis import RedisMetrics
+from readmodel.store import Filter
+from readmodel.stores.edge import EdgeStore
+from readmodel.stores.metered import MeteredStore
+from sediment.bootstrap import bootstrap
+from sediment.settings import Settings
+from sediment.stats import fmt_ms, sample_gauges, sparkline, stats_view
+from tests.fakes import NoLocks
+from worker.celery_app import PUBLISHED_AT_HEADER
+from worker.consolidation.service import Consolidator
+from worker.deadletters import FileDeadLetters
+from worker.tasks import WorkerDeps, handle, published_at
+
+NOW = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
+
+
+def payload(text: str, day: int = 0, bank: str = "b", **kw: object) -> dict[str, object]:
+    return {
+        "event_id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{bank}/{text}/{day}")),
+        "bank_id": bank,
+        "text": text,
+        "occurred_at": (NOW - timedelta(days=day)).isoformat(),
+        **kw,
+    }
+
+
+class Retry(Exception):
+    pass
+
+
+@dataclass
+class Request:
+    retries: int = 0
+    headers: dict[str, Any] | None = None
+
+
+@dataclass
+class TaskDouble:
+    request: Request = field(default_factory=Request)
+
+    def retry(self, exc: BaseException, countdown: float, max_retries: int) -> Retry:
+        return Retry()
+
+
+class DownEmbedder(HashEmbedder):
+    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        raise ConnectionError("embedding service unreachable")
+
+
+@pytest.fixture
+def metrics() -> RedisMetrics:
+    return RedisMetrics(fakeredis.FakeRedis(), 600)
+
+
+@pytest.fixture
+def store(tmp_path: Path, metrics: RedisMetrics) -> Iterator[MeteredStore]:
+    inner = EdgeStore(tmp_path / "store")
+    inner.ensure_schema(64)
+    s = MeteredStore(inner, metrics)
+    yield s
+    s.close()
+
+
+def deps(
+    tmp_path: Path, store: MeteredStore, metrics: RedisMetrics, embedder: HashEmbedder | None = None
+) -> WorkerDeps:
+    consolidator = Consolidator(
+        store, embedder or HashEmbedder(64), NoLocks(), clock=lambda: NOW, metrics=metrics
+    )
+    letters = FileDeadLetters(tmp_path / "dlq.jsonl", 100)
+    return WorkerDeps(consolidator, letters, 16384, 2, 60, metrics=metrics)
+
+
+def test_task_counts_received_stored_merged_duplicate_and_dead_lettered(
+    tmp_path: Path, store: MeteredStore, metrics: RedisMetrics
+) -> None:
+    d = deps(tmp_path, store, metrics)
+    first = payload("Alice moved to Seattle.", day=2)
+    again = {**payload("Alice moved to Seattle.", day=1)}
+    poison = {**payload("no zone"), "occurred_at": "2024-01-01T00:00:00"}
+    sent = (NOW - timedelta(seconds=3)).timestamp()
+    task = TaskDouble(Request(headers={PUBLISHED_AT_HEADER: sent}))
+    handle(task, "sediment.retain_batch.v1", [first, again, poison, "junk"], d)
+    handle(TaskDouble(), "sediment.retain.v1", [first], d)
+    snap = metrics.snapshot(1)
+    got = {dict(c.labels)["outcome"]: c.total for c in snap.counters if c.name == EVENTS}
+    assert got == {"received": 5, "stored": 2, "merged": 1, "duplicate": 1, "dead_lettered": 2}
+    assert metrics.snapshot(1, bank="b").total(EVENTS, outcome="received") == 4
+    consolidation = snap.latency(CONSOLIDATION_MS)
+    assert consolidation is not None and consolidation.count == 2
+    occurred = snap.latency(CONSOLIDATION_LAG_MS, since="occurred")
+    assert occurred is not None and occurred.count == 2
+    assert occurred.sum_ms == pytest.approx((2 + 1) * 86_400_000)
+    published = snap.latency(CONSOLIDATION_LAG_MS, since="published")
+    assert published is not None and published.count == 2
+    assert published.sum_ms == pytest.approx(2 * 3000, rel=1e-3)
+
+
+def test_retries_and_exhaustion_are_counted_per_event(
+    tmp_path: Path, store: MeteredStore, metrics: RedisMetrics
+) -> None:
+    d = deps(tmp_path, store, metrics, DownEmbedder(64))
+    events = [payload("one"), payload("two", bank="c")]
+    for retries in range(2):
+        with pytest.raises(Retry):
+            handle(TaskDouble(Request(retries)), "sediment.retain_batch.v1", events, d)
+    handle(TaskDouble(Request(2)), "sediment.retain_batch.v1", events, d)
+    snap = metrics.snapshot(1)
+    assert snap.total(EVENTS, outcome="received") == 2
+    assert snap.total(EVENTS, outcome="retried") == 4
+    assert snap.total(EVENTS, outcome="dead_lettered") == 2
+    assert metrics.snapshot(1, bank="c").total(EVENTS, outcome="retried") == 2
+
+
+@pytest.mark.parametrize(
+    ("request_", "expected"),
+    [
+        (Request(headers={PUBLISHED_AT_HEADER: 1717243200.5}), NOW + timedelta(seconds=0.5)),
+        (Request(headers={PUBLISHED_AT_HEADER: "1717243200"}), NOW),
+        (Request(headers={PUBLISHED_AT_HEADER: "yesterday"}), None),
+        (Request(headers=None), None),
+    ],
+)
+def test_published_at_reads_the_header(request_: Request, expected: datetime | None) -> None:
+    assert published_at(TaskDouble(request_)) == expected
+
+
+def test_metered_store_times_every_call_and_counts_errors(
+    store: MeteredStore, metrics: RedisMetrics
+) -> None:
+    assert store.count(Filter("b")) == 0
+    assert list(store.scroll(Filter("b"))) == []
+    with pytest.raises(ValueError):
+        store.fetch("b", ["not-a-uuid"])  # type: ignore[list-item]
+    snap = metrics.snapshot(1)
+    methods = {dict(h.labels)["method"]: h.count for h in snap.latencies if h.name == STORE_CALL_MS}
+    assert methods == {"count": 1, "scroll": 1, "fetch": 1}
+    assert snap.total(STORE_ERRORS, method="fetch") == 1
+
+
+def test_sample_gauges_and_the_stats_view(tmp_path: Path) -> None:
+    rt = bootstrap(Settings(mode="embedded", data_dir=tmp_path, embedder="hash"))
+    try:
+        handle(TaskDouble(), "sediment.retain.v1", [payload("Bo likes tea.")], rt.worker_deps)
+        sample_gauges(rt)
+        snap = rt.metrics.snapshot(15)
+        assert snap.gauge("memories") == 1 and snap.gauge("dead_letters") == 0
+        assert snap.gauge("queue_ready") is None
+        assert snap.latency(STORE_CALL_MS, method="count") is None
+        console = Console(record=True, width=120)
+        console.print(stats_view(snap))
+        text = console.export_text()
+        assert "events stored" in text and "store upsert" in text and "memories" in text
+    finally:
+        rt.close()
+
+
+def test_formatting_helpers() -> None:
+    assert [fmt_ms(v) for v in (None, 0.42, 250.0, 1500.0, 90_000.0, 7_200_000.0)] == [
+        "-",
+        "0.42 ms",
+        "250 ms",
+        "1.5 s",
+        "1.5 min",
+        "2.0 h",
+    ]
+    assert fmt_ms(1e9) == ">= 27.8 h"
+    assert sparkline([0, 1, 2, 4]) == " ▃▅█" and sparkline([0, 0]) == "  "

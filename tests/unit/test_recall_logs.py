@@ -1,0 +1,204 @@
+"""Recall logs on fakeredis: impressions, slow calls and last-recall snapshots keep
+metadata only, stay capped and expire; their failures never fail a recall; batch
+marking of a last recall is safe and idempotent."""
+
+import json
+import threading
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import fakeredis
+import pytest
+
+from contracts.recall import RecallRequest
+from readmodel.embedders.hashing import HashEmbedder
+from readmodel.recall.pipeline import Recall
+from readmodel.recall.service import RecallService
+from readmodel.recall_logs import (
+    IMPRESSIONS_STREAM,
+    SLOW_STREAM,
+    Impression,
+    RedisRecallLog,
+    SlowCall,
+    last_recall_key,
+)
+from readmodel.stores.edge import EdgeStore
+from tests.fakes import NoLocks
+from tests.helpers import event, mid
+from worker.consolidation.service import Consolidator, consolidate
+
+EMB = HashEmbedder(64)
+QUERY = "Where does Alice live these days?"
+TEXTS = ["Alice lives in Boston.", "Alice lives in Seattle.", "Alice keeps bees on the roof."]
+SECRET_WORDS = ["Alice", "Boston", "Seattle", "bees", "roof", "Where", "these days"]
+TTL_S = 600
+
+
+class FailingTouchStore(EdgeStore):
+    def touch(self, bank_id: str, ids: Sequence[uuid.UUID], at: datetime) -> None:
+        raise ConnectionError("store down")
+
+
+@dataclass
+class Setup:
+    store: EdgeStore
+    redis: fakeredis.FakeRedis
+    log: RedisRecallLog
+    service: RecallService
+
+
+def make(tmp_path: Path, store_cls: type[EdgeStore] = EdgeStore, slow_ms: float = 1e6) -> Setup:
+    store = store_cls(tmp_path / "store")
+    store.ensure_schema(EMB.dimension)
+    consolidate(
+        [event(t, day, key="alice.city" if "lives" in t else None) for day, t in enumerate(TEXTS)],
+        Consolidator(store, EMB, NoLocks()),
+    )
+    client = fakeredis.FakeRedis()
+    log = RedisRecallLog(client, impressions_maxlen=10, slow_maxlen=10, last_recall_ttl_s=TTL_S)
+    return Setup(store, client, log, RecallService(Recall(store, EMB), store, log, slow_ms))
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> Iterator[Setup]:
+    s = make(tmp_path)
+    yield s
+    s.service.close()
+    s.store.close()
+
+
+def stream_values(client: fakeredis.FakeRedis, stream: str) -> list[str]:
+    return [
+        value.decode()
+        for _, fields in client.xrange(stream)
+        for value in list(fields.values()) + list(fields.keys())
+    ]
+
+
+def assert_no_content(values: list[str]) -> None:
+    assert values
+    for value in values:
+        for secret in [QUERY, *TEXTS, *SECRET_WORDS]:
+            assert secret.lower() not in value.lower(), (secret, value)
+
+
+def test_impression_holds_ids_ranks_and_no_text(setup: Setup) -> None:
+    response = setup.service.recall("b1", RecallRequest(query=QUERY, session_key="s1"))
+    assert setup.service.flush(10)
+    assert_no_content(stream_values(setup.redis, IMPRESSIONS_STREAM))
+    [entry] = setup.log.impressions(5)
+    assert entry["bank"] == "b1" and entry["query_len"] == str(len(QUERY))
+    shown = json.loads(entry["results"])
+    assert [r.id for r in response.results] == [uuid.UUID(x["id"]) for x in shown]
+    assert [x["rank"] for x in shown] == list(range(1, len(shown) + 1))
+    assert "fetch" in entry["timings_ms"] and '"state_mode":"current"' in entry["settings"]
+
+
+def test_slow_recall_entry_holds_metadata_only(tmp_path: Path) -> None:
+    s = make(tmp_path, slow_ms=0.0001)
+    s.service.recall("b1", RecallRequest(query=QUERY, explain=True, limit=2))
+    assert s.service.flush(10)
+    assert_no_content(stream_values(s.redis, SLOW_STREAM))
+    [entry] = s.log.slow_calls(5)
+    assert entry["operation"] == "recall"
+    assert '"limit":2' in entry["sizes"] and '"candidates"' in entry["sizes"]
+    s.service.close()
+    s.store.close()
+
+
+def test_timed_operations_are_logged_only_when_slow(setup: Setup) -> None:
+    setup.service.observe("api.retain", 5.0, "b1", {"items": 3})
+    setup.service.observe("api.retain", 2e6, "b1", {"items": 3})
+    assert setup.service.flush(10)
+    [entry] = setup.log.slow_calls(5)
+    assert (entry["operation"], entry["sizes"]) == ("api.retain", '{"items":3}')
+
+
+def test_streams_are_capped(setup: Setup) -> None:
+    now = datetime.now(UTC)
+    for i in range(500):
+        setup.log.add_impression(Impression(now, "b", None, "h", 1, 1.0, ()))
+        setup.log.add_slow(SlowCall(now, f"op{i}", 1.0))
+    for stream in (IMPRESSIONS_STREAM, SLOW_STREAM):
+        assert 10 <= setup.redis.xlen(stream) <= 110
+
+
+def test_last_recall_snapshot_expires_and_needs_a_session(setup: Setup) -> None:
+    response = setup.service.recall("b1", RecallRequest(query=QUERY, session_key="s1"))
+    setup.service.recall("b1", RecallRequest(query=QUERY))
+    snapshot = setup.service.last_recall("b1", "s1")
+    assert snapshot is not None
+    assert [r.id for r in snapshot.results] == [r.id for r in response.results]
+    assert [r.rank for r in snapshot.results] == list(range(1, len(response.results) + 1))
+    assert 0 < setup.redis.ttl(last_recall_key("b1", "s1")) <= TTL_S
+    assert_no_content([setup.redis.get(last_recall_key("b1", "s1")).decode()])
+    assert setup.service.last_recall("b2", "s1") is None
+    assert setup.redis.keys("sediment:last_recall:*") == [last_recall_key("b1", "s1").encode()]
+
+
+def test_recall_marks_returned_memories_accessed(setup: Setup) -> None:
+    response = setup.service.recall("b1", RecallRequest(query=QUERY, limit=1))
+    assert setup.service.flush(10)
+    [shown] = setup.store.fetch("b1", [response.results[0].id])
+    assert shown.record.last_accessed_at is not None
+    others = setup.store.fetch("b1", [mid(event(TEXTS[2], 2))])
+    assert all(p.record.last_accessed_at is None for p in others if p.record.id != shown.record.id)
+
+
+def test_failing_side_effect_never_fails_recall(tmp_path: Path) -> None:
+    s = make(tmp_path, store_cls=FailingTouchStore)
+    response = s.service.recall("b1", RecallRequest(query=QUERY, session_key="s"))
+    assert response.results
+    assert s.service.flush(10)
+    assert len(s.log.impressions(5)) == 1 and s.service.last_recall("b1", "s") is not None
+    s.service.close()
+    s.store.close()
+
+
+class BlockingLog(RedisRecallLog):
+    def __init__(self, gate: threading.Event) -> None:
+        super().__init__(fakeredis.FakeRedis(), 10, 10, TTL_S)
+        self.gate = gate
+
+    def add_impression(self, impression: Impression) -> None:
+        self.gate.wait(10)
+        super().add_impression(impression)
+
+
+def test_side_effects_run_off_the_hot_path(setup: Setup) -> None:
+    gate = threading.Event()
+    log = BlockingLog(gate)
+    service = RecallService(Recall(setup.store, EMB), setup.store, log, 1e6)
+    for _ in range(3):
+        assert service.recall("b1", RecallRequest(query=QUERY)).results
+    assert log.impressions(5) == []
+    gate.set()
+    assert service.flush(10)
+    assert len(log.impressions(5)) == 3
+    service.close()
+
+
+def test_no_useful_ids_marks_nothing(setup: Setup) -> None:
+    setup.service.recall("b1", RecallRequest(query=QUERY, session_key="s"))
+    assert setup.service.mark_last_recall("b1", "s", []) == []
+
+
+def test_useful_ids_mark_the_rest_with_stable_event_ids(setup: Setup) -> None:
+    response = setup.service.recall("b1", RecallRequest(query=QUERY, session_key="s"))
+    ids = [r.id for r in response.results]
+    assert len(ids) >= 2
+    events = setup.service.mark_last_recall("b1", "s", [ids[0]])
+    assert [e.memory_id for e in events] == ids[1:]
+    assert {(e.vote, e.bank_id, e.session_key) for e in events} == {("not_useful", "b1", "s")}
+    again = setup.service.mark_last_recall("b1", "s", [ids[0]])
+    assert [e.event_id for e in again] == [e.event_id for e in events]
+
+
+def test_marking_without_a_matching_recall_marks_nothing(setup: Setup) -> None:
+    response = setup.service.recall("b1", RecallRequest(query=QUERY, session_key="s"))
+    assert setup.service.mark_last_recall("b1", "s", [uuid.uuid4()]) == []
+    assert setup.service.mark_last_recall("b1", "other", [response.results[0].id]) == []
+    assert setup.service.mark_last_recall("b2", "s", [response.results[0].id]) == []
