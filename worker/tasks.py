@@ -167,7 +167,7 @@ def handle_feedback(task: Task, payload: Any, deps: WorkerDeps) -> None:
 def register_tasks(app: Celery, deps: Callable[[], WorkerDeps]) -> None:
     """Declare the versioned tasks on `app`; `deps` is resolved in the worker process."""
 
-    options = {"bind": True, "acks_late": True, "reject_on_worker_lost": True, "shared": False}
+    options = {"bind": True, "acks_late": True, "reject_on_worker_lost": True}
 
     @app.task(name=RETAIN_TASK, **options)  # type: ignore[untyped-decorator]
     def retain(self: Task, payload: Any) -> None:

@@ -12,8 +12,13 @@ from datetime import datetime
 from enum import Enum
 
 from contracts.memory import Memory, Relation
+from readmodel.keywords import STOPWORDS
 from readmodel.store import tagset_of
-from worker.consolidation.policy import ConsolidationPolicy, has_change_cue, has_negation_cue
+from worker.consolidation.policy import (
+    ConsolidationPolicy,
+    has_change_cue,
+    has_negation_cue,
+)
 
 MEMORY_NAMESPACE = uuid.UUID("0b5e3c1a-96c4-5d5e-8f4e-3d9a1c7e2b10")
 OBSERVATION_NAMESPACE = uuid.UUID("a4d1f0e2-7b3c-5e19-9c2d-6f8e0a1b3c4d")
@@ -26,6 +31,8 @@ _VALUE_WORDS = frozenset(
     morning afternoon evening night""".split()
 )
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_FIRST_PERSON = re.compile(r"(?<![\w'])(?:i|i'm|i've|my|me|mine|we|our|us)(?![\w'])", re.I)
+_SPEAKER = re.compile(r"^\s*([A-Z][\w.-]*)\s*:")
 
 
 class LinkKind(Enum):
@@ -118,8 +125,28 @@ def relate(a: Memory, b: Memory, similarity: float, policy: ConsolidationPolicy)
         return Link(LinkKind.MERGE, older.id, newer.id) if same_value else _supersede(older, newer)
     if restates:
         return Link(LinkKind.MERGE, older.id, newer.id)
-    same_subject = not (a.entities and b.entities) or bool(set(a.entities) & set(b.entities))
-    changed = has_change_cue(newer.text) or negation_flip
-    if similarity >= policy.topic_threshold and same_subject and changed:
+    near = (policy.topic_threshold + policy.merge_threshold) / 2
+    cued = has_change_cue(newer.text) and similarity >= policy.topic_threshold
+    negated = negation_flip and similarity >= near
+    if (cued or negated) and same_subject(a, b):
         return _supersede(older, newer)
     return None
+
+
+def subjects(m: Memory) -> set[str]:
+    """Who or what a memory is about: the producer's entities, else its capitalised names,
+    plus its speaker ("Name: I ...") or the writer when it speaks in the first person."""
+    if m.entities:
+        return {e.lower() for e in m.entities}
+    found = {w.lower() for w in _WORD.findall(m.text) if w[0].isupper()}
+    found -= STOPWORDS
+    if _FIRST_PERSON.search(m.text):
+        speaker = _SPEAKER.match(m.text)
+        found.add(speaker.group(1).lower() if speaker else "\x00self")
+    return found
+
+
+def same_subject(a: Memory, b: Memory) -> bool:
+    """An implicit update needs a shared subject: without one, two cued statements are
+    just two facts (in a conversation, two speakers' turns are not updates of each other)."""
+    return bool(subjects(a) & subjects(b))
