@@ -1,9 +1,10 @@
 """Fusion of the evidence into one score.
 
-Two fusions are implemented; `weighted` is the default. On the LoCoMo dev set
-(bench/results/locomo.json, `sediment bench locomo`), a weighted sum of the 0..1
-components beat rank fusion: RRF throws away how far apart two candidates are, and
-with only two lists of 50 it cannot use the exact-match strength at all.
+Two fusions are implemented; `weighted` is the default because it keeps how far apart
+two candidates are and can use the exact-match strength, which rank fusion over two
+lists cannot. The LoCoMo A/B between the two (`sediment bench locomo`) is still to be
+run on a read model whose current-state resolution does not hide evidence turns;
+until then this choice is a design argument, not a measurement.
 """
 
 from dataclasses import dataclass, replace
