@@ -1,6 +1,7 @@
 """Builders shared by tests."""
 
 import math
+import os
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -40,3 +41,10 @@ def angle_for(similarity: float) -> float:
 
 def mid(e: RetainEvent) -> uuid.UUID:
     return memory_id(e.event_id)
+
+
+def redis_url(db: int) -> str:
+    """The test Redis: 127.0.0.1:6379 unless SEDIMENT_TEST_REDIS_PORT names another port,
+    so two test runs on one machine can each have their own server."""
+    port = os.environ.get("SEDIMENT_TEST_REDIS_PORT", "6379")
+    return f"redis://127.0.0.1:{port}/{db}"

@@ -9,6 +9,7 @@ import pytest
 import redis
 
 from contracts.deadletter import DeadLetter
+from tests.helpers import redis_url
 from worker.deadletters import DeadLetters, FileDeadLetters, RedisDeadLetters
 
 NOW = datetime(2024, 1, 1, tzinfo=UTC)
@@ -34,7 +35,7 @@ def dlq(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[DeadLetters]
     if request.param == "fakeredis":
         client = fakeredis.FakeRedis()
     else:
-        client = redis.Redis.from_url("redis://127.0.0.1:6379/12")
+        client = redis.Redis.from_url(redis_url(12))
         try:
             client.ping()
         except redis.ConnectionError:

@@ -19,7 +19,9 @@ import httpx
 import pytest
 import redis
 
-REDIS_URL = "redis://127.0.0.1:6379/11"
+from tests.helpers import redis_url
+
+REDIS_URL = redis_url(11)
 TOKEN = "e2e-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 

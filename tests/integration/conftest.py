@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import redis
 
+from tests.helpers import redis_url
+
 REDIS_DB = 13
 
 
@@ -45,7 +47,7 @@ class WorkerEnv:
 
 @pytest.fixture
 def worker_env(tmp_path: Path) -> Iterator[WorkerEnv]:
-    url = f"redis://127.0.0.1:6379/{REDIS_DB}"
+    url = redis_url(REDIS_DB)
     client = redis.Redis.from_url(url)
     try:
         client.ping()

@@ -22,6 +22,7 @@ from sediment.bootstrap import bootstrap
 from sediment.settings import Settings
 from sediment.stats import sample_gauges
 from tests.fakes import NoLocks
+from tests.helpers import redis_url
 from tests.integration.conftest import WorkerEnv, wait_until
 from worker.celery_app import CeleryConfig, make_app
 from worker.consolidation.service import Consolidator
@@ -32,7 +33,7 @@ from worker.tasks import WorkerDeps, handle
 pytestmark = pytest.mark.integration
 
 REDIS_DB = 10
-URL = f"redis://127.0.0.1:6379/{REDIS_DB}"
+URL = redis_url(REDIS_DB)
 
 
 @pytest.fixture
