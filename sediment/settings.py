@@ -38,7 +38,8 @@ class Settings(BaseSettings):
     dlq_maxlen: int = Field(default=100_000, ge=10)
 
     merge_threshold: float = Field(default=0.84, gt=0.0, le=1.0)
-    topic_threshold: float = Field(default=0.55, gt=0.0, le=1.0)
+    topic_threshold: float = Field(default=0.35, gt=0.0, le=1.0)
+    subject_threshold: float = Field(default=0.5, gt=0.0, le=1.0)
     neighbour_limit: int = Field(default=64, ge=1, le=1024)
 
     recall_depth: int = Field(default=50, ge=1, le=1000)
@@ -72,6 +73,7 @@ class Settings(BaseSettings):
         return ConsolidationPolicy(
             merge_threshold=self.merge_threshold,
             topic_threshold=self.topic_threshold,
+            subject_threshold=self.subject_threshold,
             neighbour_limit=self.neighbour_limit,
         )
 

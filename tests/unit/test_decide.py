@@ -156,3 +156,52 @@ def test_no_implicit_supersession_across_kinds() -> None:
     new = memory("Maya lives in Seattle now.", 5, entities=["Maya"])
     plan = decide(hood(point(new, angle_for(0.8)), point(old, 0)), POLICY)
     assert [p.id for p in plan.patches] == [new.id]
+
+
+@pytest.mark.parametrize("new_is_newer", [True, False])
+@pytest.mark.parametrize(
+    ("old_text", "new_text", "similarity"),
+    [
+        ("Alice lives in Boston.", "Alice moved to Seattle last month.", 0.62),
+        ("My GP is Dr. Alvarez.", "I switched GPs; I now see Dr. Okafor.", 0.39),
+        ("The team sync is on Mondays at 9am.", "The team sync moves to Tuesdays.", 0.85),
+    ],
+)
+def test_cued_statement_supersedes_by_event_time_both_ways(
+    old_text: str, new_text: str, similarity: float, new_is_newer: bool
+) -> None:
+    old, new = memory(old_text, 0), memory(new_text, 30)
+    arriving, existing = (new, old) if new_is_newer else (old, new)
+    plan = decide(hood(point(arriving, angle_for(similarity)), point(existing, 0)), POLICY_NOW)
+    assert patch_for(plan, old).superseded_by == new.id
+    assert patch_for(plan, old).relation is Relation.EVOLVED_INTO
+
+
+POLICY_NOW = ConsolidationPolicy()
+
+
+@pytest.mark.parametrize(
+    ("old_text", "new_text", "why"),
+    [
+        ("Caroline: I went to a support group.", "Melanie: I now go to a new group.", "speakers"),
+        ("Caroline: I love my new group! So great.", "Caroline: I now go to the group.", "shape"),
+        ("Caroline: Is the group on Monday?", "Caroline: The group moved to Tuesday.", "shape"),
+        ("Zoe's sister Amy works at Petal.", "Zoe started as head of sales at Bloom.", "subject"),
+        ("The Zephyr deadline is December 1.", "The Atlas deadline was pushed back.", "subject"),
+        ("Alice lives in Boston.", "Alice switched to decaf coffee.", "only the subject"),
+        (
+            "Caroline: I went to the LGBTQ support group yesterday and it was so powerful, "
+            "the stories people shared there were inspiring and I want to help others the same "
+            "way. It made me think about counseling as a career.",
+            "Caroline: I started looking at counseling programs now.",
+            "shape",
+        ),
+    ],
+)
+def test_no_implicit_update_without_statement_shape_subject_and_topic(
+    old_text: str, new_text: str, why: str
+) -> None:
+    old, new = memory(old_text, 0), memory(new_text, 30)
+    similarity = 0.45 if why == "only the subject" else 0.7
+    plan = decide(hood(point(new, angle_for(similarity)), point(old, 0)), POLICY_NOW)
+    assert [p.id for p in plan.patches] == [new.id], why

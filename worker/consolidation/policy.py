@@ -6,6 +6,9 @@ from dataclasses import dataclass
 CHANGE_CUES = (
     "moved",
     "moving",
+    "moves",
+    "switches",
+    "changes",
     "relocated",
     "switched",
     "switching",
@@ -109,13 +112,21 @@ NEGATION_PATTERN = _cue_pattern(NEGATION_CUES)
 @dataclass(frozen=True)
 class ConsolidationPolicy:
     """`merge_threshold`: cosine at which two texts say the same thing;
-    `topic_threshold`: cosine at which two texts are about the same thing (an update
-    needs this plus a change cue); `neighbour_limit`: how many similar memories are
-    considered per event."""
+    `topic_threshold`: cosine at which two texts may be about the same thing (an update
+    needs this plus a change cue, a shared topic word and statement shape; the static
+    embedder scores "My GP is Dr. Alvarez" and "I switched GPs; I now see Dr. Okafor"
+    at 0.39); `subject_threshold`: the cosine an update needs when the two statements share
+    only their subject ("Alice lives in Boston", "Alice moved to Seattle": 0.62);
+    `neighbour_limit`: how many similar memories are considered per event;
+    `statement_max_words` / `statement_max_sentences`: what still counts as one statement
+    that an implicit update may replace."""
 
     merge_threshold: float = 0.84
-    topic_threshold: float = 0.55
+    topic_threshold: float = 0.35
+    subject_threshold: float = 0.5
     neighbour_limit: int = 64
+    statement_max_words: int = 30
+    statement_max_sentences: int = 2
 
     @property
     def search_threshold(self) -> float:

@@ -12,9 +12,11 @@ from datetime import datetime
 from enum import Enum
 
 from contracts.memory import Memory, Relation
-from readmodel.keywords import STOPWORDS
+from readmodel.keywords import STOPWORDS, stem, tokens
+from readmodel.recall.query import FUNCTION_WORDS
 from readmodel.store import tagset_of
 from worker.consolidation.policy import (
+    CHANGE_PATTERN,
     ConsolidationPolicy,
     has_change_cue,
     has_negation_cue,
@@ -31,8 +33,14 @@ _VALUE_WORDS = frozenset(
     morning afternoon evening night""".split()
 )
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_FIRST_PERSON = re.compile(r"(?<![\w'])(?:i|i'm|i've|my|me|mine|we|our|us)(?![\w'])", re.I)
-_SPEAKER = re.compile(r"^\s*([A-Z][\w.-]*)\s*:")
+_SPEAKER = re.compile(r"^\s*([A-Z][\w.-]*)\s*:\s*")
+_SENTENCE_END = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bMrs)(?<!\bJr)[.;]+(?:\s+|$)")
+_SUBJECT_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_SUBJECT_ENDS = frozenset(
+    """is are was were be been am has have had will would can could shall should may might
+    must do does did get gets got to in on at of for from with by as into about after before
+    since until than that who which where when because so and but or then""".split()
+)
 
 
 class LinkKind(Enum):
@@ -68,6 +76,8 @@ def value_words(text: str) -> set[str]:
     for sentence in re.split(r"[.!?]\s+", text):
         for i, word in enumerate(_WORD.findall(sentence)):
             low = word.lower()
+            if low in STOPWORDS:
+                continue
             if (
                 any(c.isdigit() for c in word)
                 or low in _VALUE_WORDS
@@ -125,28 +135,104 @@ def relate(a: Memory, b: Memory, similarity: float, policy: ConsolidationPolicy)
         return Link(LinkKind.MERGE, older.id, newer.id) if same_value else _supersede(older, newer)
     if restates:
         return Link(LinkKind.MERGE, older.id, newer.id)
-    near = (policy.topic_threshold + policy.merge_threshold) / 2
-    cued = has_change_cue(newer.text) and similarity >= policy.topic_threshold
-    negated = negation_flip and similarity >= near
-    if (cued or negated) and same_subject(a, b):
+    if implicit_update(older, newer, similarity, negation_flip, policy):
         return _supersede(older, newer)
     return None
 
 
-def subjects(m: Memory) -> set[str]:
-    """Who or what a memory is about: the producer's entities, else its capitalised names,
-    plus its speaker ("Name: I ...") or the writer when it speaks in the first person."""
-    if m.entities:
-        return {e.lower() for e in m.entities}
-    found = {w.lower() for w in _WORD.findall(m.text) if w[0].isupper()}
-    found -= STOPWORDS
-    if _FIRST_PERSON.search(m.text):
-        speaker = _SPEAKER.match(m.text)
-        found.add(speaker.group(1).lower() if speaker else "\x00self")
+def implicit_update(
+    older: Memory,
+    newer: Memory,
+    similarity: float,
+    negation_flip: bool,
+    policy: ConsolidationPolicy,
+) -> bool:
+    """An update nobody declared: precision first, because a wrong supersession hides a true
+    memory from current-state recall. Both memories must be statements (short, declarative:
+    conversational turns full of questions and exclamations are not facts about a slot), by
+    the same speaker, about a shared subject, close in topic, and the newer one must signal
+    the change (a change cue, or a negation flip between near-restatements)."""
+    if similarity < policy.topic_threshold:
+        return False
+    near = (policy.topic_threshold + policy.merge_threshold) / 2
+    signalled = has_change_cue(newer.text) or (negation_flip and similarity >= near)
+    if not (signalled and is_statement(older.text, policy) and is_statement(newer.text, policy)):
+        return False
+    shared = shared_topic(older, newer)
+    if shared is None:
+        return False
+    return bool(shared) or similarity >= policy.subject_threshold
+
+
+def is_statement(text: str, policy: ConsolidationPolicy) -> bool:
+    """Short and declarative: no question or exclamation, few sentences, few words."""
+    body = _SPEAKER.sub("", text, count=1).strip()
+    if "?" in body or "!" in body:
+        return False
+    sentences = [s for s in _SENTENCE_END.split(body) if s.strip()]
+    return (
+        len(sentences) <= policy.statement_max_sentences
+        and len(body.split()) <= policy.statement_max_words
+    )
+
+
+def speaker(m: Memory) -> str | None:
+    found = _SPEAKER.match(m.text)
+    return found.group(1).lower() if found else None
+
+
+def topic_words(text: str) -> set[str]:
+    """Stemmed content words, without the speaker, stopwords, question words and change cues:
+    what two statements must share to be about the same thing."""
+    body = CHANGE_PATTERN.sub(" ", _SPEAKER.sub("", text, count=1))
+    return {
+        stem(t)
+        for t in tokens(body)
+        if len(t) >= 2 and t not in STOPWORDS and t not in FUNCTION_WORDS
+    }
+
+
+def shared_topic(a: Memory, b: Memory) -> set[str] | None:
+    """None when `a` and `b` are about different subjects; else the topic words they share
+    beyond their subject (empty when they share only the subject, as in "Alice lives in
+    Boston" and "Alice moved to Seattle": then only embedding similarity can tell).
+
+    Two speakers' statements are never updates of each other; producer-given entities must
+    intersect; named subjects must agree ("Zoe started at Bloom" does not update "Zoe's
+    sister Amy works at Petal")."""
+    speaker_a, speaker_b = speaker(a), speaker(b)
+    if speaker_a and speaker_b and speaker_a != speaker_b:
+        return None
+    if a.entities and b.entities and not (_lowered(a.entities) & _lowered(b.entities)):
+        return None
+    subject_a, subject_b = principal_subject(a.text), principal_subject(b.text)
+    if subject_a and subject_b and subject_a != subject_b:
+        return None
+    shared = topic_words(a.text) & topic_words(b.text)
+    subject_words = {stem(w) for w in _lowered([*a.entities, *b.entities])}
+    subject_words |= {stem(s) for s in (subject_a, subject_b) if s}
+    if not shared:
+        return None
+    return shared - subject_words
+
+
+def principal_subject(text: str) -> str | None:
+    """The last name before the verb of the first sentence: "Ethan" in "Olivia's brother
+    Ethan lives in Vancouver", "Atlas" in "The Atlas deadline was pushed back". A crude
+    reading of the subject, used only to rule out updates between different subjects."""
+    body = _SPEAKER.sub("", text, count=1)
+    first = _SENTENCE_END.split(body, maxsplit=1)[0]
+    found: str | None = None
+    for i, match in enumerate(_SUBJECT_WORD.finditer(first)):
+        word = match.group(0)
+        low = re.sub(r"['’]s$", "", word.lower())
+        verb_like = i > 0 and word[0].islower() and len(low) > 3 and low.endswith(("ed", "s"))
+        if low in _SUBJECT_ENDS or verb_like or has_change_cue(low):
+            break
+        if word[0].isupper() and low not in STOPWORDS:
+            found = low
     return found
 
 
-def same_subject(a: Memory, b: Memory) -> bool:
-    """An implicit update needs a shared subject: without one, two cued statements are
-    just two facts (in a conversation, two speakers' turns are not updates of each other)."""
-    return bool(subjects(a) & subjects(b))
+def _lowered(words: list[str]) -> set[str]:
+    return {w.lower() for w in words}
