@@ -64,6 +64,7 @@ class GenericMemory(_Model):
     id: str = Field(min_length=1, max_length=128)
     bank_id: str
     text: str
+    context: str | None = None
     occurred_at: datetime
     kind: EventKind = "world"
     entities: list[str] = Field(default_factory=list)
@@ -98,6 +99,7 @@ def load_generic(path: Path) -> BenchSet:
             bank_id=m.bank_id,
             kind=m.kind,
             text=m.text,
+            context=m.context,
             occurred_at=m.occurred_at,
             entities=m.entities,
             tags=m.tags,

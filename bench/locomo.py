@@ -1,7 +1,9 @@
 """LoCoMo (snap-research/LoCoMo, official JSON format) mapped to retain events and queries.
 
 One bank per conversation (bank id = `sample_id`), one event per dialogue turn, event
-time from the session's date (turns one second apart, in order). The data is never
+time from the session's date (turns one second apart, in order). Each turn carries the
+turn before it in its session as `context`: a reply ("Yes, every Sunday!") is found by
+what it answers, and is still shown and scored as itself. The data is never
 copied into the project: the harness reads any file in the official format by path.
 """
 
@@ -69,13 +71,15 @@ def conversation_events(sample: Mapping[str, Any]) -> list[RetainEvent]:
     bank = str(sample["sample_id"])
     events = []
     for n, start, turns in sessions(sample["conversation"]):
+        texts = [turn_text(turn) for turn in turns]
         for i, turn in enumerate(turns):
             dia_id = str(turn[DIA_ID])
             events.append(
                 RetainEvent(
                     event_id=event_id(bank, dia_id),
                     bank_id=bank,
-                    text=turn_text(turn),
+                    text=texts[i],
+                    context=texts[i - 1] if i > 0 else None,
                     occurred_at=start + timedelta(seconds=i),
                     metadata={DIA_ID: dia_id, "session": str(n)},
                 )

@@ -39,6 +39,15 @@ class RetainEvent(Frozen):
     bank_id: BankId
     kind: EventKind = "world"
     text: str = Field(min_length=1)
+    context: str | None = Field(
+        default=None,
+        description=(
+            "What situates the text, e.g. the turn before it in a conversation: indexed "
+            "with the memory (dense and keyword vectors) so a reply can be found by what it "
+            "answers, but never shown as the memory's text and never used to decide merges "
+            "or updates. Counts towards the same size cap as the text."
+        ),
+    )
     occurred_at: AwareDatetime
     mentioned_at: AwareDatetime | None = None
     entities: list[Label] = Field(default_factory=list, max_length=MAX_ENTITIES)
@@ -61,6 +70,24 @@ class RetainEvent(Frozen):
         if size > cap:
             raise ValueError(f"text is {size} bytes; the limit is {cap} (SEDIMENT_MAX_TEXT_BYTES)")
         return value
+
+    @field_validator("context")
+    @classmethod
+    def _context_fits(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None or not value.strip():
+            return None
+        context = info.context if isinstance(info.context, dict) else {}
+        cap = int(context.get("max_text_bytes", DEFAULT_MAX_TEXT_BYTES))
+        size = len(value.encode("utf-8"))
+        if size > cap:
+            raise ValueError(
+                f"context is {size} bytes; the limit is {cap} (SEDIMENT_MAX_TEXT_BYTES)"
+            )
+        return value
+
+    def indexed_text(self) -> str:
+        """What the vectors are computed from: the context, then the text."""
+        return f"{self.context}\n{self.text}" if self.context else self.text
 
     @field_validator("importance", mode="before")
     @classmethod

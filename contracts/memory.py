@@ -37,6 +37,7 @@ class Memory(Frozen):
     bank_id: BankId
     kind: MemoryKind
     text: str
+    context: str | None = None
     occurred_at: AwareDatetime
     mentioned_at: AwareDatetime | None = None
     created_at: AwareDatetime

@@ -1,10 +1,13 @@
 """Fusion of the evidence into one score.
 
-Two fusions are implemented; `weighted` is the default because it keeps how far apart
-two candidates are and can use the exact-match strength, which rank fusion over two
-lists cannot. The LoCoMo A/B between the two (`sediment bench locomo`) is still to be
-run on a read model whose current-state resolution does not hide evidence turns;
-until then this choice is a design argument, not a measurement.
+Two fusions are implemented; `weighted` is the default. Measured on LoCoMo dev
+(`sediment bench locomo`, categories 1-4, recall@10, same ingest): weighted 0.597
+against rank fusion of the same two lists 0.600 at the old weights (vector 0.55,
+keyword 0.2, exact 0.25), and weighted 0.630 at the current ones. Rank fusion throws
+away how far apart two candidates are and cannot use the exact-match strength; the
+weighted sum can, and keyword evidence deserves more weight than the dense vector of a
+small static embedder (0.3/0.4/0.3 beat 0.55/0.2/0.25 by 3.3 points, 0.4/0.4/0.2 by
+2.9; with context indexing 0.687 against 0.675).
 """
 
 from dataclasses import dataclass, replace
@@ -16,9 +19,9 @@ RRF_K = 60
 
 @dataclass(frozen=True)
 class Weights:
-    vector: float = 0.55
-    keyword: float = 0.2
-    exact: float = 0.25
+    vector: float = 0.3
+    keyword: float = 0.4
+    exact: float = 0.3
     importance: float = 0.02
     recency: float = 0.0
 

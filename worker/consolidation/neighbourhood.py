@@ -4,6 +4,7 @@ import uuid
 from collections.abc import Iterable
 
 from contracts.memory import Observation
+from readmodel.embedders import Embedder
 from readmodel.store import Filter, MemoryStore, StoredPoint, tagset_of
 from worker.consolidation.decide import Neighbourhood
 from worker.consolidation.policy import ConsolidationPolicy
@@ -66,3 +67,28 @@ def gather(store: MemoryStore, new: StoredPoint, policy: ConsolidationPolicy) ->
     _fetch_missing(store, bank, known, [s for s in superseders if s is not None])
     known.pop(new.record.id, None)
     return Neighbourhood(new, tuple(neighbours), known, observations)
+
+
+def content_view(hood: Neighbourhood, embedder: Embedder) -> Neighbourhood:
+    """The neighbourhood with vectors of the texts alone. Stored vectors of memories that
+    carry a context embed the context too (that is what makes them findable); whether two
+    memories say the same thing, or one updates the other, is a question about their texts."""
+    points = [hood.new, *hood.known.values()]
+    with_context = [p for p in points if p.record.context]
+    if not with_context:
+        return hood
+    vectors = embedder.embed([p.record.text for p in with_context])
+    plain = {
+        p.record.id: StoredPoint(p.record, v, p.sparse)
+        for p, v in zip(with_context, vectors, strict=True)
+    }
+
+    def swap(p: StoredPoint) -> StoredPoint:
+        return plain.get(p.record.id, p)
+
+    return Neighbourhood(
+        swap(hood.new),
+        tuple(swap(p) for p in hood.neighbours),
+        {k: swap(p) for k, p in hood.known.items()},
+        hood.observations,
+    )

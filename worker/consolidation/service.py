@@ -22,7 +22,7 @@ from readmodel.metrics import (
 from readmodel.store import MemoryStore, StoredPoint
 from worker.consolidation.apply import apply
 from worker.consolidation.decide import Plan, decide
-from worker.consolidation.neighbourhood import gather
+from worker.consolidation.neighbourhood import content_view, gather
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import LinkKind, memory_id
 from worker.locks import Locks
@@ -60,6 +60,7 @@ def raw_memory(event: RetainEvent, created_at: datetime) -> Memory:
         bank_id=event.bank_id,
         kind=event.kind,
         text=event.text,
+        context=event.context,
         occurred_at=event.occurred_at,
         mentioned_at=event.mentioned_at,
         created_at=created_at,
@@ -78,7 +79,8 @@ def consolidate_point(point: StoredPoint, deps: Consolidator) -> Plan:
     bank = point.record.bank_id
     with deps.locks.hold(f"bank:{bank}"):
         deps.store.upsert([point])
-        plan = decide(gather(deps.store, point, deps.policy), deps.policy)
+        hood = content_view(gather(deps.store, point, deps.policy), deps.embedder)
+        plan = decide(hood, deps.policy)
         apply(plan, deps.store, bank)
     return plan
 
@@ -135,15 +137,8 @@ def _consolidate(
 ) -> list[Outcome]:
     done = _already_done(events, deps.store)
     todo = [e for e in events if memory_id(e.event_id) not in done]
-    vectors = (
-        dict(
-            zip(
-                (e.event_id for e in todo), deps.embedder.embed([e.text for e in todo]), strict=True
-            )
-        )
-        if todo
-        else {}
-    )
+    embedded = deps.embedder.embed([e.indexed_text() for e in todo]) if todo else []
+    vectors = dict(zip((e.event_id for e in todo), embedded, strict=True))
     outcomes = []
     for event in events:
         mid = memory_id(event.event_id)
@@ -154,7 +149,8 @@ def _consolidate(
         started = time.perf_counter()
         record = raw_memory(event, deps.clock())
         plan = consolidate_point(
-            StoredPoint(record, vectors.pop(event.event_id), document_vector(event.text)), deps
+            StoredPoint(record, vectors.pop(event.event_id), document_vector(event.indexed_text())),
+            deps,
         )
         done.add(mid)
         merged = sum(1 for lk in plan.links if lk.kind is LinkKind.MERGE)
