@@ -17,11 +17,14 @@ from readmodel.embedders.factory import make_embedder
 from readmodel.metrics import Metrics, NoopMetrics
 from readmodel.metrics_redis import RedisMetrics
 from readmodel.recall.pipeline import Recall
+from readmodel.recall.rerank import EmbeddingReranker, RerankStage
 from readmodel.recall.service import RecallService
 from readmodel.recall_logs import RecallLog, RedisRecallLog
+from readmodel.slow_calls import SlowCalls
 from readmodel.store import MemoryStore
 from readmodel.stores.metered import MeteredStore
 from sediment.settings import Settings
+from sediment.slow_tasks import watch_slow_tasks
 from worker.celery_app import CeleryConfig, make_app
 from worker.consolidation.service import Consolidator
 from worker.deadletters import DeadLetters, FileDeadLetters, RedisDeadLetters
@@ -118,7 +121,7 @@ class Runtime:
     def store(self) -> MemoryStore:
         store = make_store(self.settings)
         store.ensure_schema(self.embedder.dimension)
-        return MeteredStore(store, self.metrics) if self.settings.metrics_enabled else store
+        return MeteredStore(store, self.metrics, slow=self.slow_calls)
 
     @cached_property
     def metrics(self) -> Metrics:
@@ -153,7 +156,27 @@ class Runtime:
 
     @cached_property
     def recall(self) -> Recall:
-        return Recall(self.store, self.embedder, self.settings.recall_config())
+        return Recall(self.store, self.embedder, self.settings.recall_config(), self.reranker)
+
+    @cached_property
+    def reranker(self) -> RerankStage | None:
+        """`SEDIMENT_RECALL_RERANKER`: off, or MiniLM's cosine over the top candidates
+        (the process's own embedder when it is MiniLM already)."""
+        cfg, s = self.settings.recall_config(), self.settings
+        if s.recall_reranker == "off":
+            return None
+        model = self.embedder if s.embedder == "minilm" else SerialEmbedder(make_embedder("minilm"))
+        return RerankStage(
+            EmbeddingReranker(model),
+            cfg.rerank_timeout_ms,
+            cfg.rerank_cache_ttl_s,
+            cache_size=cfg.rerank_cache_size,
+        )
+
+    @cached_property
+    def slow_calls(self) -> SlowCalls:
+        """Store calls and retain handling slower than `SEDIMENT_RECALL_SLOW_MS`."""
+        return SlowCalls(self.recall_log, self.settings.recall_slow_ms)
 
     @cached_property
     def worker_deps(self) -> WorkerDeps:
@@ -187,6 +210,7 @@ class Runtime:
             options = dict(app.conf.broker_transport_options or {})
             app.conf.broker_transport_options = {**options, "polling_interval": MEMORY_POLL_S}
         register_tasks(app, lambda: self.worker_deps)
+        watch_slow_tasks(app, self.slow_calls)
         return app
 
     @cached_property
@@ -223,6 +247,10 @@ class Runtime:
         """Pending recall side effects are written before the store closes."""
         if not self._closed and "recall_service" in self.__dict__:
             self.recall_service.close()
+        if not self._closed and self.__dict__.get("reranker") is not None:
+            self.__dict__["reranker"].close()
+        if not self._closed and "slow_calls" in self.__dict__:
+            self.slow_calls.close()
         if not self._closed and "store" in self.__dict__:
             self.store.close()
         self._closed = True

@@ -9,6 +9,7 @@ import pydantic
 import typer
 from celery.signals import worker_process_shutdown, worker_shutdown
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 
 from contracts.events import RetainEvent
@@ -21,6 +22,7 @@ from sediment.ingest import BadLine, read_events
 from sediment.logs import configure
 from sediment.render import last_recall_table, print_record, recall_table
 from sediment.settings import Settings
+from sediment.settings_errors import problems
 from worker.consolidation.service import consolidate
 from worker.errors import PoisonEvent
 from worker.publish import publish
@@ -38,11 +40,8 @@ def settings_or_exit() -> Settings:
     try:
         settings = Settings()
     except pydantic.ValidationError as exc:
-        for e in exc.errors():
-            name = (
-                "SEDIMENT_" + "_".join(str(p) for p in e["loc"]).upper() if e["loc"] else "settings"
-            )
-            err.print(f"[red]invalid setting {name}[/red]: {e['msg']} (got {e.get('input')!r})")
+        for line in problems(exc):
+            err.print(f"[red]invalid setting[/red] {escape(line)}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     configure(settings.log_format, settings.log_level)
     return settings

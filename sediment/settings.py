@@ -3,7 +3,7 @@
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from readmodel.recall.config import RecallConfig
@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     recall_temporal_weight: float = Field(default=0.1, ge=0.0, le=1.0)
     recall_rerank_timeout_ms: float = Field(default=200.0, gt=0.0)
     recall_rerank_cache_ttl_s: float = Field(default=300.0, ge=0.0)
+    recall_rerank_cache_size: int = Field(default=4096, ge=0, le=1_000_000)
+    recall_reranker: Literal["off", "minilm"] = "off"
+    recall_semantic_floor: float = Field(default=0.3, ge=0.0, le=1.0)
     recall_query_expansion: bool = False
     recall_expansion_max_queries: int = Field(default=4, ge=1, le=16)
     recall_expansion_min_token: int = Field(default=3, ge=1, le=32)
@@ -89,10 +92,23 @@ class Settings(BaseSettings):
             temporal_weight=self.recall_temporal_weight,
             rerank_timeout_ms=self.recall_rerank_timeout_ms,
             rerank_cache_ttl_s=self.recall_rerank_cache_ttl_s,
+            rerank_cache_size=self.recall_rerank_cache_size,
+            semantic_floor=self.recall_semantic_floor,
             query_expansion=self.recall_query_expansion,
             expansion_max_queries=self.recall_expansion_max_queries,
             expansion_min_token=self.recall_expansion_min_token,
         )
+
+    @field_validator("api_token")
+    @classmethod
+    def _token_not_empty(cls, token: SecretStr | None) -> SecretStr | None:
+        """An empty token would let the API compare against nothing; refuse to start."""
+        if token is not None and not token.get_secret_value().strip():
+            raise ValueError(
+                "SEDIMENT_API_TOKEN is set but empty: unset it to serve without a token, "
+                "or set a non-empty token"
+            )
+        return token
 
     @model_validator(mode="after")
     def _limits_nest(self) -> "Settings":

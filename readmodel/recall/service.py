@@ -24,6 +24,7 @@ from readmodel.recall_logs import (
     Impression,
     LastRecall,
     RecallLog,
+    Setting,
     SlowCall,
     impression_of,
     last_recall_of,
@@ -39,6 +40,9 @@ READ_YOUR_WRITES_WAIT_S: Final = 2.0
 
 class Recaller(Protocol):
     def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse: ...
+
+    def ranking_settings(self) -> Mapping[str, Setting]:
+        """The deployment's settings that change ranking, recorded with each impression."""
 
 
 def mark_event_id(bank_id: str, snapshot: LastRecall, memory_id: uuid.UUID) -> uuid.UUID:
@@ -67,12 +71,15 @@ class RecallService:
         self._clock = clock or partial(datetime.now, UTC)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-effects")
         self._room = threading.BoundedSemaphore(MAX_PENDING)
+        self._deployment = dict(recaller.ranking_settings())
 
     def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse:
         start = time.perf_counter()
         response = self._recaller.recall(bank_id, request)
         duration_ms = (time.perf_counter() - start) * 1000
-        impression = impression_of(bank_id, request, response, duration_ms, self._clock())
+        impression = impression_of(
+            bank_id, request, response, duration_ms, self._clock(), self._deployment
+        )
         self._submit("recall", bank_id, partial(self._after_recall, request, impression, response))
         return response
 
