@@ -220,7 +220,13 @@ class Runtime:
 
     @cached_property
     def recall_service(self) -> RecallService:
-        return RecallService(self.recall, self.store, self.recall_log, self.settings.recall_slow_ms)
+        return RecallService(
+            self.recall,
+            self.store,
+            self.recall_log,
+            self.settings.recall_slow_ms,
+            metrics=self.metrics,
+        )
 
     @cached_property
     def publisher(self) -> CeleryPublisher:
@@ -241,6 +247,9 @@ class Runtime:
                 "redis": lambda: bool(self.redis.ping()),
                 "broker": self.publisher.broker_ok,
             },
+            metrics=self.metrics,
+            recall_log=self.recall_log,
+            metrics_public=s.metrics_public,
         )
 
     def close(self) -> None:

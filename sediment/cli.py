@@ -21,6 +21,7 @@ from sediment.bootstrap import Runtime, bootstrap
 from sediment.ingest import BadLine, read_events
 from sediment.logs import configure
 from sediment.render import last_recall_table, print_record, recall_table
+from sediment.sampler import attach_to_worker
 from sediment.settings import Settings
 from sediment.settings_errors import problems
 from worker.consolidation.service import consolidate
@@ -98,7 +99,7 @@ def recall(
         prefer_observations=prefer_observations,
         state_mode="history" if history else "current",
     )
-    response = rt.recall.recall(bank, request)
+    response = rt.recall_service.recall(bank, request)
     if as_json:
         sys.stdout.write(response.model_dump_json(indent=2) + "\n")
     else:
@@ -133,6 +134,7 @@ def worker(
             "SEDIMENT_MODE=distributed with SEDIMENT_QDRANT_URL"
         )
         raise typer.Exit(2)
+    attach_to_worker(rt)
     worker_shutdown.connect(lambda **_: rt.close(), weak=False)
     worker_process_shutdown.connect(lambda **_: rt.close(), weak=False)
     argv = [
@@ -150,6 +152,31 @@ def worker(
         "--without-heartbeat",
     ]
     rt.celery.worker_main(argv)
+
+
+@app.command()
+def ping(
+    local: Annotated[bool, typer.Option(help="only this host's worker (celery@HOSTNAME)")] = False,
+    worker_name: Annotated[
+        list[str] | None, typer.Option("--worker", help="a worker node name (repeatable)")
+    ] = None,
+    timeout: Annotated[float, typer.Option(min=0.1, max=60.0, help="seconds to wait")] = 5.0,
+) -> None:
+    """Ping workers over the broker; exit 0 when one answers (for health checks)."""
+    from sediment.ping import local_worker
+    from sediment.ping import ping as ping_workers
+
+    rt = runtime()
+    if rt.settings.mode == "embedded":
+        err.print("embedded mode has no broker to ping through: set SEDIMENT_MODE")
+        raise typer.Exit(2)
+    destination = [local_worker()] if local else worker_name
+    answered = ping_workers(rt.celery, destination, timeout)
+    for name in answered:
+        console.print(f"{name}: pong")
+    if not answered:
+        err.print(f"no worker answered within {timeout:g} s")
+        raise typer.Exit(1)
 
 
 @app.command()

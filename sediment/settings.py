@@ -67,6 +67,8 @@ class Settings(BaseSettings):
     api_max_body_bytes: int = Field(default=1_048_576, ge=1024)
     metrics_enabled: bool = True
     metrics_retention_s: int = Field(default=86_400, ge=120, le=90 * 86_400)
+    metrics_sample_s: float = Field(default=15.0, ge=0.0, le=3600.0)
+    metrics_public: bool = True
 
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
