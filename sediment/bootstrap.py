@@ -29,8 +29,10 @@ from worker.celery_app import CeleryConfig, make_app
 from worker.consolidation.service import Consolidator
 from worker.deadletters import DeadLetters, FileDeadLetters, RedisDeadLetters
 from worker.feedback import FeedbackDeps
+from worker.ledger import Ledger
 from worker.locks import RedisLocks
 from worker.publish import publish, publish_feedback
+from worker.sweeper import Sweeper, make_sweeper
 from worker.tasks import WorkerDeps, register_tasks
 
 RETAIN_BATCH_SIZE = 64
@@ -80,21 +82,23 @@ class SerialEmbedder:
 
 
 class CeleryPublisher:
-    """The API's `Publisher`: the same task messages any Celery producer sends."""
+    """The API's `Publisher`: the same task messages any Celery producer sends, each
+    event recorded in the redelivery ledger first."""
 
-    def __init__(self, app: Celery, queue: str) -> None:
+    def __init__(self, app: Celery, queue: str, ledger: Ledger | None = None) -> None:
         self._app = app
         self._queue = queue
+        self._ledger = ledger
 
     def publish_retain(self, events: Sequence[RetainEvent]) -> None:
         try:
-            publish(self._app, events, self._queue, batch_size=RETAIN_BATCH_SIZE)
+            publish(self._app, events, self._queue, RETAIN_BATCH_SIZE, self._ledger)
         except Exception as exc:
             raise PublishError(type(exc).__name__) from exc
 
     def publish_feedback(self, events: Sequence[FeedbackEvent]) -> None:
         try:
-            publish_feedback(self._app, events, self._queue)
+            publish_feedback(self._app, events, self._queue, self._ledger)
         except Exception as exc:
             raise PublishError(type(exc).__name__) from exc
 
@@ -190,6 +194,27 @@ class Runtime:
             s.retry_backoff_max_s,
             feedback,
             metrics=self.metrics,
+            ledger=self.ledger,
+        )
+
+    @cached_property
+    def ledger(self) -> Ledger | None:
+        """Beside the broker's queues; none in embedded mode (the in-memory queue dies
+        with its process, so nothing could be redelivered)."""
+        return None if self.settings.mode == "embedded" else Ledger(self.redis)
+
+    @cached_property
+    def sweeper(self) -> Sweeper | None:
+        s = self.settings
+        if self.ledger is None:
+            return None
+        return make_sweeper(
+            self.celery,
+            self.ledger,
+            self.dead_letters,
+            s.ledger_grace_s,
+            s.ledger_max_republish,
+            queues=[s.queue],
         )
 
     @cached_property
@@ -230,7 +255,7 @@ class Runtime:
 
     @cached_property
     def publisher(self) -> CeleryPublisher:
-        return CeleryPublisher(self.celery, self.settings.queue)
+        return CeleryPublisher(self.celery, self.settings.queue, self.ledger)
 
     @cached_property
     def api_deps(self) -> ApiDeps:

@@ -62,12 +62,14 @@ def _show(rt: Runtime, target: Path, max_text_bytes: int, console: Console) -> N
     console.rule("[bold]ingest")
     console.print(
         f"store: {target.resolve()}, bank {BANK!r}; later: "
-        f'sediment recall --bank {BANK} "Where does Maya live?"'
+        f'sediment recall --bank {BANK} "Where does Maya live?"',
+        soft_wrap=True,
     )
     console.print(
         f"{len(events)} events in file order (not time order): {repeats} duplicate in the "
         f"file, {len(events) - repeats - stored} already stored by an earlier run, "
-        f"{stored} stored now"
+        f"{stored} stored now",
+        soft_wrap=True,
     )
     _explain(rt, console)
 

@@ -27,6 +27,7 @@ from fastapi import FastAPI
 
 from readmodel.api.app import create_app
 from sediment.bootstrap import Runtime
+from sediment.ops import sweep_loop
 from sediment.sampler import GaugeSampler
 
 log = structlog.get_logger("sediment.serve")
@@ -86,9 +87,11 @@ class Hosted:
         self._stopped = False
         self.worker: InProcessWorker | None = None
         self.sampler: GaugeSampler | None = None
+        self.sweep = None
         if rt.settings.mode != "distributed":
             _ = rt.worker_deps
             self.worker = InProcessWorker(rt)
+            self.sweep = sweep_loop(rt)
 
     @asynccontextmanager
     async def lifespan(self, _: FastAPI) -> AsyncIterator[None]:
@@ -99,6 +102,8 @@ class Hosted:
             self.worker.start()
         if self.sampler is not None:
             self.sampler.start()
+        if self.sweep is not None:
+            self.sweep.start()
         log.info("serving", mode=self._rt.settings.mode, workers=self.worker is not None)
         try:
             yield
@@ -113,6 +118,8 @@ class Hosted:
         self._stopped = True
         if self.sampler is not None:
             self.sampler.stop()
+        if self.sweep is not None:
+            self.sweep.stop()
         if self.worker is not None:
             self.worker.stop()
         self._rt.close()

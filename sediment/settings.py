@@ -36,6 +36,9 @@ class Settings(BaseSettings):
     lock_wait_s: int = Field(default=120, ge=1)
     worker_concurrency: int = Field(default=1, ge=1, le=64)
     dlq_maxlen: int = Field(default=100_000, ge=10)
+    ledger_sweep_s: int = Field(default=30, ge=0, le=3600)
+    ledger_grace_s: int = Field(default=60, ge=1)
+    ledger_max_republish: int = Field(default=5, ge=1, le=100)
 
     merge_threshold: float = Field(default=0.84, gt=0.0, le=1.0)
     topic_threshold: float = Field(default=0.55, gt=0.0, le=1.0)

@@ -116,6 +116,7 @@ class Sweeper:
         grace_s: float,
         max_republish: int,
         unacked_key: str = "unacked",
+        queues: Sequence[str] = (),
         confirm_s: float = 1.0,
         limit: int = 10_000,
         clock: Callable[[], float] = time.time,
@@ -128,6 +129,7 @@ class Sweeper:
         self._grace = grace_s
         self._max = max_republish
         self._unacked = unacked_key
+        self._queues = sorted(queues)
         self._confirm = confirm_s
         self._limit = limit
         self._clock = clock
@@ -144,8 +146,14 @@ class Sweeper:
                 lock.release()
 
     def _sweep(self) -> SweepReport:
+        """Only entries older than the known queues' oldest waiting message are read, so a
+        long backlog costs nothing; each is then judged against its own queue."""
         now = self._clock()
-        entries = self._ledger.entries(self._ledger.older_than(now - self._grace, self._limit))
+        with self._client.pipeline(transaction=False) as pipe:
+            self._read_tails(pipe, self._queues)
+            known = self._tails(self._queues, pipe.execute()).values()
+        cutoff = min([now, *(t for t in known if t is not None)]) - self._grace
+        entries = self._ledger.entries(self._ledger.older_than(cutoff, self._limit))
         report = SweepReport()
         first = self._snapshot(entries.values())
         doubtful = self._lost(entries, first, now, report)
@@ -167,19 +175,28 @@ class Sweeper:
         queues = sorted({e.queue for e in entries})
         names = [e.member for e in entries]
         with self._client.pipeline(transaction=True) as pipe:
-            for q in queues:
-                for suffix in PRIORITY_SUFFIXES:
-                    pipe.lindex(q + suffix, -1)
+            self._read_tails(pipe, queues)
             pipe.hvals(self._unacked)
             if names:
                 pipe.zmscore(INDEX_KEY, names)
             replies = pipe.execute()
         scores = replies.pop() if names else []
         unacked = replies.pop()
-        tails = {q: self._oldest(replies[i * 4 : i * 4 + 4]) for i, q in enumerate(queues)}
+        tails = self._tails(queues, replies)
         in_flight = {m for raw in unacked for m in carried(raw)}
         known = {n: float(s) for n, s in zip(names, scores, strict=True) if s is not None}
         return Snapshot(tails, in_flight, known)
+
+    @staticmethod
+    def _read_tails(pipe: "redis.client.Pipeline", queues: Sequence[str]) -> None:
+        for q in queues:
+            for suffix in PRIORITY_SUFFIXES:
+                pipe.lindex(q + suffix, -1)
+
+    @classmethod
+    def _tails(cls, queues: Sequence[str], replies: list[bytes | None]) -> dict[str, float | None]:
+        n = len(PRIORITY_SUFFIXES)
+        return {q: cls._oldest(replies[i * n : i * n + n]) for i, q in enumerate(queues)}
 
     @staticmethod
     def _oldest(tails: Sequence[bytes | None]) -> float | None:
@@ -270,8 +287,10 @@ def make_sweeper(
     dead_letters: DeadLetters,
     grace_s: float,
     max_republish: int,
+    queues: Sequence[str] = (),
 ) -> Sweeper:
-    """A sweeper that republishes through `app` and dead-letters what it gives up on."""
+    """A sweeper that republishes through `app` and dead-letters what it gives up on;
+    `queues` (the ones this deployment consumes) bound what each sweep reads."""
 
     def abandon(entry: Entry) -> None:
         now = datetime.now(UTC)
@@ -295,5 +314,11 @@ def make_sweeper(
     options = app.conf.broker_transport_options or {}
     unacked = str(options.get("unacked_key", "unacked"))
     return Sweeper(
-        ledger, partial(republish, app), abandon, grace_s, max_republish, unacked_key=unacked
+        ledger,
+        partial(republish, app),
+        abandon,
+        grace_s,
+        max_republish,
+        unacked_key=unacked,
+        queues=queues,
     )

@@ -59,9 +59,11 @@ def _published_header(task: Task) -> object:
 def published_at(task: Task) -> datetime | None:
     """The publish time from the `sediment_published_at` header (Unix seconds), if sent."""
     raw = _published_header(task)
+    if not isinstance(raw, int | float | str):
+        return None
     try:
-        return datetime.fromtimestamp(float(raw), UTC) if raw is not None else None  # type: ignore[arg-type]
-    except (TypeError, ValueError, OverflowError, OSError):
+        return datetime.fromtimestamp(float(raw), UTC)
+    except (ValueError, OverflowError, OSError):
         return None
 
 
@@ -120,7 +122,7 @@ def _handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> Non
     attempt = int(task.request.retries or 0) + 1
     if attempt == 1:
         count_events(deps.metrics, "received", [bank_of(p) for p in payloads])
-    events = _valid(name, payloads, deps)
+    events = _valid(name, payloads, deps, first_attempt=attempt == 1)
     task_id = str(getattr(task.request, "id", None) or "")
     banks = ",".join(sorted({e.bank_id for e in events}))
     ids = [e.event_id for e in events]
@@ -128,8 +130,7 @@ def _handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> Non
         with structlog.contextvars.bound_contextvars(task_id=task_id, bank_id=banks):
             outcomes = consolidate(events, deps.consolidator, published_at(task))
     except Exception as exc:
-        valid_only = [[e.model_dump(mode="json") for e in events]]
-        retry = _Retry(Kind.RETAIN, ids, valid_only if name == RETAIN_BATCH_TASK else None)
+        retry = _Retry(Kind.RETAIN, ids)
         _retry_or_raise(task, name, exc, deps, [e.bank_id for e in events], retry)
         for event in events:
             dead_letter(deps, name, event.model_dump(mode="json"), exc, attempt)
@@ -148,28 +149,30 @@ def _handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> Non
         )
 
 
-def _valid(name: str, payloads: list[Any], deps: WorkerDeps) -> list[RetainEvent]:
-    """The payloads that parse; the others are dead-lettered now, once: a retry of the
-    message carries only the valid ones."""
+def _valid(
+    name: str, payloads: list[Any], deps: WorkerDeps, first_attempt: bool
+) -> list[RetainEvent]:
+    """The payloads that parse. The others are dead-lettered on the message's first
+    attempt only: validation gives the same answer on every retry of a batch."""
     events: list[RetainEvent] = []
     poison: list[str] = []
     for payload in payloads:
         try:
             events.append(parse(payload, deps))
         except PoisonEvent as exc:
-            dead_letter(deps, name, payload, exc, 1)
-            poison += [i for i in [_event_id(payload)] if i is not None]
+            if first_attempt:
+                dead_letter(deps, name, payload, exc, 1)
+                poison += [i for i in [_event_id(payload)] if i is not None]
     settle(deps, Kind.RETAIN, poison)
     return events
 
 
 @dataclass(frozen=True)
 class _Retry:
-    """What a retry sends again: the ledger kind and ids it re-dates, and new args if any."""
+    """What a retry queues again: the ledger entries it re-dates."""
 
     kind: Kind
     event_ids: Sequence[object]
-    args: list[Any] | None = None
 
 
 def _retry_or_raise(
@@ -194,8 +197,6 @@ def _retry_or_raise(
             deps.ledger.touch(retry.kind, retry.event_ids, time.time())
         header = _published_header(task)
         options: dict[str, Any] = {"headers": {PUBLISHED_AT_HEADER: header}} if header else {}
-        if retry.args is not None:
-            options.update(args=retry.args, kwargs={})
         raise task.retry(exc=exc, countdown=delay, max_retries=deps.retry_max, **options) from exc
     return False
 

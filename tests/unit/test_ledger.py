@@ -64,6 +64,7 @@ class Harness:
             self.abandoned.append,
             GRACE,
             max_republish=2,
+            queues=[QUEUE],
             confirm_s=0,
             clock=lambda: NOW,
             pause=lambda _: [f() for f in self.during_pause],  # type: ignore[operator]
@@ -106,7 +107,7 @@ def test_waiting_in_a_backlog_is_not_republished(h: Harness) -> None:
         h.publish(n, NOW - 3600 + n)
         h.queue([payload(n)], NOW - 3600 + n)
     report = h.sweeper.sweep()
-    assert report.republished == [] and report.held_back == 50
+    assert report.republished == [] and report.candidates == 0
 
 
 def test_published_before_the_oldest_waiting_message_is_republished(h: Harness) -> None:
@@ -115,6 +116,17 @@ def test_published_before_the_oldest_waiting_message_is_republished(h: Harness) 
     h.queue([payload(2)], NOW - 1800)
     report = h.sweeper.sweep()
     assert report.republished == [lost.member]
+
+
+def test_a_queue_known_only_from_its_entries_is_judged_by_its_own_tail(h: Harness) -> None:
+    other = "reports"
+    lost = Entry(Kind.RETAIN, str(uuid.UUID(int=7)), other, payload(7))
+    waiting = Entry(Kind.RETAIN, str(uuid.UUID(int=8)), other, payload(8))
+    h.ledger.record([lost], NOW - 3600)
+    h.ledger.record([waiting], NOW - 1800)
+    h.redis.lpush(other, json.dumps(kombu_message([payload(8)], NOW - 1800)))
+    report = h.sweeper.sweep()
+    assert report.republished == [lost.member] and report.held_back == 1
 
 
 def test_in_flight_in_unacked_is_not_republished(h: Harness) -> None:
