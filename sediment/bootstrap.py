@@ -235,7 +235,7 @@ class Runtime:
             options = dict(app.conf.broker_transport_options or {})
             app.conf.broker_transport_options = {**options, "polling_interval": MEMORY_POLL_S}
         register_tasks(app, lambda: self.worker_deps)
-        watch_slow_tasks(app, self.slow_calls)
+        watch_slow_tasks(self.slow_calls)
         return app
 
     @cached_property

@@ -4,6 +4,10 @@ versioned retain and feedback tasks, so the task bodies stay thin and unaware of
 A run slower than `SEDIMENT_RECALL_SLOW_MS` becomes a `sediment:slow` entry named
 `worker.retain`, `worker.retain_batch` or `worker.feedback`, with the bank (when the
 payload names one valid bank) and the number of events: never the payload itself.
+
+Signals are process-wide and a worker may run a task through another app object than
+the one it was declared on, so tasks are matched by name, and one timer watches a
+process: the latest `watch_slow_tasks` replaces the one before.
 """
 
 import re
@@ -11,7 +15,7 @@ import threading
 import time
 from typing import Any, Final
 
-from celery import Celery, Task
+from celery import Task
 from celery.signals import task_postrun, task_prerun
 
 from contracts.base import BANK_ID_PATTERN
@@ -41,13 +45,14 @@ def _payloads(task: Task, args: tuple[Any, ...] | None) -> list[Any]:
 class TaskTimer:
     """Start times by task id (runs may overlap in a thread pool)."""
 
-    def __init__(self, app: Celery, slow: SlowObserver) -> None:
-        self._app, self._slow = app, slow
+    def __init__(self, slow: SlowObserver) -> None:
+        self._slow = slow
         self._starts: dict[str, float] = {}
         self._lock = threading.Lock()
 
-    def _ours(self, task: Task | None) -> bool:
-        return task is not None and task.name in OPERATIONS and task.app is self._app
+    @staticmethod
+    def _ours(task: Task | None) -> bool:
+        return task is not None and task.name in OPERATIONS
 
     def started(self, task_id: str | None = None, task: Task | None = None, **_: Any) -> None:
         if self._ours(task) and task_id is not None:
@@ -72,9 +77,18 @@ class TaskTimer:
         self._slow.observe(OPERATIONS[task.name], ms, _bank(payloads), {"events": len(payloads)})
 
 
-def watch_slow_tasks(app: Celery, slow: SlowObserver) -> TaskTimer:
-    """Time the retain and feedback tasks of `app` for the slow-call log."""
-    timer = TaskTimer(app, slow)
-    task_prerun.connect(timer.started, weak=False)
-    task_postrun.connect(timer.finished, weak=False)
+_watching: list[TaskTimer] = []
+_lock = threading.Lock()
+
+
+def watch_slow_tasks(slow: SlowObserver) -> TaskTimer:
+    """Time this process's retain and feedback task runs for the slow-call log."""
+    timer = TaskTimer(slow)
+    with _lock:
+        for old in _watching:
+            task_prerun.disconnect(old.started)
+            task_postrun.disconnect(old.finished)
+        _watching[:] = [timer]
+        task_prerun.connect(timer.started, weak=False)
+        task_postrun.connect(timer.finished, weak=False)
     return timer
