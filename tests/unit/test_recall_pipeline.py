@@ -249,3 +249,45 @@ def test_prefer_observations_keeps_the_count_at_the_limit(tmp_path: Path) -> Non
         covered = {m for r in response.results for m in r.source_memory_ids}
         assert not shown & covered
     assert response.results[0].kind == "observation" and response.dropped_by_prefer_observations
+
+
+class Axes:
+    """Each known text on its own axis; `near:` queries on the axis of the text they
+    name, any other query on an axis of its own. Dense search still returns every
+    memory of a small bank, whatever its similarity."""
+
+    name, dimension = "axes", 4
+    TEXTS = ("The parcel left Lisbon.", "Maya drinks green tea.", "Alice lives in Seattle.")
+
+    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        return [self._axis(t) for t in texts]
+
+    def _axis(self, text: str) -> tuple[float, ...]:
+        named = text.removeprefix("near:")
+        axis = self.TEXTS.index(named) + 1 if named in self.TEXTS else 0
+        return tuple(1.0 if i == axis else 0.0 for i in range(self.dimension))
+
+
+@pytest.mark.parametrize(
+    ("query", "labels", "low"),
+    [
+        pytest.param(
+            "parcel", ["keyword-only"], True, id="words only, every memory in the dense list"
+        ),
+        pytest.param("near:The parcel left Lisbon.", [], False, id="found by meaning"),
+    ],
+)
+def test_keyword_only_needs_a_vector_floor_not_dense_list_membership(
+    tmp_path: Path, query: str, labels: list[str], low: bool
+) -> None:
+    emb = Axes()
+    store = EdgeStore(tmp_path)
+    store.ensure_schema(emb.dimension)
+    consolidate(
+        [event(t, i) for i, t in enumerate(Axes.TEXTS)], Consolidator(store, emb, NoLocks())
+    )
+    response = Recall(store, emb).recall("b1", RecallRequest(query=query, explain=True))
+    assert len(response.results) == 3
+    top = response.results[0]
+    assert top.text == "The parcel left Lisbon." and top.labels == labels
+    assert response.low_confidence is low
