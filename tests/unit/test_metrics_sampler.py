@@ -1,21 +1,16 @@
 """Gauges sampled on a timer: one sample per part and interval across processes (a
-Redis lease), store sizes only where asked, and `sediment serve` keeping them fresh
-with nobody running `sediment stats`."""
+Redis lease), store sizes only where asked, and a thread keeping them fresh with
+nobody running `sediment stats`."""
 
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 
-from readmodel.api.app import create_app
 from readmodel.metrics import DEAD_LETTERS, MEMORIES, OBSERVATIONS
-from sediment.bootstrap import Runtime, bootstrap
+from sediment.bootstrap import Runtime
 from sediment.sampler import GaugeSampler
-from sediment.serve import Hosted
-from sediment.settings import Settings
 from tests.unit.api_support import seeded_runtime
 
 
@@ -54,18 +49,12 @@ def test_a_failed_sample_is_skipped_not_raised(
     assert GaugeSampler(rt, 60, sizes=True).sample_once() == ["sizes"]
 
 
-def test_serve_keeps_gauges_fresh_and_stops_the_sampler(tmp_path: Path) -> None:
-    settings = Settings(
-        mode="embedded",
-        data_dir=tmp_path,
-        embedder="hash",
-        queue=f"serve-{uuid.uuid4().hex[:8]}",
-        metrics_sample_s=0.2,
-    )
-    rt = bootstrap(settings)
-    hosted = Hosted(rt)
-    with TestClient(create_app(rt.api_deps, lifespan=hosted.lifespan)):
-        assert hosted.sampler is not None and hosted.sampler.running
+def test_the_thread_keeps_gauges_fresh_until_stopped(rt: Runtime) -> None:
+    """`sediment serve` runs this thread in its lifespan (checked end to end in
+    tests/integration/test_ops_e2e.py, where only the sampler moves the gauges)."""
+    sampler = GaugeSampler(rt, 0.2, sizes=True)
+    sampler.start()
+    try:
         deadline = time.monotonic() + 10
         stamps: set[float] = set()
         while len(stamps) < 2 and time.monotonic() < deadline:
@@ -73,7 +62,9 @@ def test_serve_keeps_gauges_fresh_and_stops_the_sampler(tmp_path: Path) -> None:
             stamps |= {g.updated_at.timestamp() for g in snap.gauges if g.name == DEAD_LETTERS}
             time.sleep(0.05)
         assert len(stamps) >= 2, "the dead-letter gauge was not sampled twice"
-    assert not hosted.sampler.running
+    finally:
+        sampler.stop()
+    assert not sampler.running
 
 
 def test_an_interval_of_zero_never_starts(rt: Runtime) -> None:
