@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 
+from contracts.memory import State
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.recall.adjust import (
     apply_feedback,
@@ -21,6 +22,8 @@ from readmodel.recall.labels import direct_answer, labels_of, low_confidence
 from readmodel.recall.order import fill_window, floor_and_truncate, rank
 from readmodel.recall.query import analyse, expansions
 from readmodel.recall.rerank import EmbeddingReranker, RerankStage
+from readmodel.recall.state import as_of_view
+from readmodel.store import Record
 from tests.helpers import T0, memory
 
 
@@ -298,15 +301,27 @@ def test_low_confidence(shown: list[Candidate], low: bool) -> None:
     assert low_confidence(shown) is low
 
 
-def test_direct_answer_needs_overlap_and_margin() -> None:
+SEATTLE = memory("Alice lives in Seattle.", 0)
+BOSTON_BOB = memory("Bob lives in Boston.", 0)
+SUPERSEDED = SEATTLE.model_copy(update={"state": State.SUPERSEDED, "superseded_by": BOSTON_BOB.id})
+
+
+@pytest.mark.parametrize(
+    ("top", "second_score", "fires"),
+    [
+        pytest.param(SEATTLE, 0.5, True, id="current, on topic, clear lead"),
+        pytest.param(SEATTLE, 0.85, False, id="lead under the margin"),
+        pytest.param(memory("Carol owns a boat.", 0), 0.5, False, id="off topic"),
+        pytest.param(SUPERSEDED, 0.5, False, id="superseded today"),
+        pytest.param(as_of_view(SUPERSEDED), 0.5, True, id="current as of then"),
+    ],
+)
+def test_direct_answer_needs_a_current_top_overlap_and_margin(
+    top: Record, second_score: float, fires: bool
+) -> None:
     a = analyse("Where does Alice live?")
-    top = Candidate(memory("Alice lives in Seattle.", 0), score=0.9)
-    close = Candidate(memory("Bob lives in Boston.", 0), score=0.85)
-    far = replace(close, score=0.5)
-    assert direct_answer([top, far], a, 0.55, 0.15) == top.id
-    assert direct_answer([top, close], a, 0.55, 0.15) is None
-    off_topic = Candidate(memory("Carol owns a boat.", 0), score=0.9)
-    assert direct_answer([off_topic, far], a, 0.55, 0.15) is None
+    shown = [Candidate(top, score=0.9), Candidate(BOSTON_BOB, score=second_score)]
+    assert (direct_answer(shown, a, 0.55, 0.15) == top.id) is fires
 
 
 @pytest.mark.parametrize(

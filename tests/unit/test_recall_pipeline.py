@@ -164,6 +164,10 @@ def test_components_describe_the_shown_text_or_say_whose_they_are(model: Consoli
     top = seattle.results[0]
     assert top.text == "Alice lives in Seattle." and top.components is not None
     assert top.components.score_from is None and top.components.exact > 0
+    for r in boston.results + seattle.results:
+        c = r.components
+        assert c is not None
+        assert all(0.0 <= v <= 1.0 for v in (c.vector, c.keyword, c.exact, c.importance, c.recency))
 
 
 def test_decay_off_is_bit_for_bit_and_floor_one_is_identity(model: Consolidator) -> None:
