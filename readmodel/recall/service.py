@@ -81,7 +81,8 @@ class RecallService:
 
     def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse:
         """A failed recall is counted (and re-raised); its metrics, like a good one's,
-        are sent by the background thread, never on the caller's time."""
+        are sent by the background thread, never on the caller's time, and after the
+        recall's other effects: a reader who sees the recall counted sees its logs."""
         start = time.perf_counter()
         with self._metrics.batch(defer=self._defer_metrics):
             try:
@@ -92,10 +93,11 @@ class RecallService:
                 raise
             duration_ms = (time.perf_counter() - start) * 1000
             record_recall(self._metrics, bank_id, response.timings_ms, duration_ms, error=False)
-        impression = impression_of(
-            bank_id, request, response, duration_ms, self._clock(), self._deployment
-        )
-        self._submit("recall", bank_id, partial(self._after_recall, request, impression, response))
+            impression = impression_of(
+                bank_id, request, response, duration_ms, self._clock(), self._deployment
+            )
+            effects = partial(self._after_recall, request, impression, response)
+            self._submit("recall", bank_id, effects)
         return response
 
     def observe(

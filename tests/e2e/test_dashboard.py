@@ -60,7 +60,8 @@ def traffic(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, 
         def settled() -> bool:
             stats = srv.get("/v1/stats", headers=AUTH).json()
             counted = sum(c["total"] for c in stats["counters"] if c["name"] == "recalls")
-            return counted == recalls and any(g["name"] == "memories" for g in stats["gauges"])
+            memories = sum(g["value"] for g in stats["gauges"] if g["name"] == "memories")
+            return counted == recalls and memories == len(TEXTS)
 
         eventually(settled, "every recall to be counted and the gauges sampled")
         yield srv, recalls

@@ -150,12 +150,16 @@ def traffic(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Traffic]:
         t = Traffic(srv, db, recalls)
 
         def settled() -> bool:
-            """Every recall counted, and gauges sampled after the last dead letter."""
+            """Every recall counted, and a gauge sample taken with no message waiting or
+            in flight, so after the last dead letter was written."""
             stats = t.stats()
+            dead = db.xlen("sediment:dlq")
             return (
                 counter(stats, "recalls") == sum(recalls.values())
-                and gauge(stats, "dead_letters") == db.xlen("sediment:dlq")
                 and gauge(stats, "queue_ready") == 0
+                and gauge(stats, "queue_unacked") == 0
+                and gauge(stats, "dead_letters") == dead
+                and counter(stats, "events", outcome="dead_lettered") == dead
                 and gauge(t.stats(bank="ops-a"), "memories") == len(MEMORIES["ops-a"])
             )
 
