@@ -1,9 +1,9 @@
 """Recall request and response as callers see them."""
 
 import uuid
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from contracts.base import AwareDatetime, Frozen
 from contracts.events import SCHEMA_VERSION
@@ -39,7 +39,12 @@ class RecallRequest(Frozen):
 
 
 class Components(Frozen):
-    """Evidence behind a score, each in 0..1 except the signed feedback bias."""
+    """Evidence behind a score, each in 0..1 except the signed feedback bias.
+
+    `score_from` is set on a chain head shown in place of a superseded state when the
+    score and these components are that state's (the query did not find the head, or
+    found it with less evidence): they describe the older text, not this one.
+    """
 
     vector: float = 0.0
     keyword: float = 0.0
@@ -51,6 +56,7 @@ class Components(Frozen):
     decay: float = 1.0
     recency_bias: float = 0.0
     rerank: float | None = None
+    score_from: uuid.UUID | None = None
 
 
 class RecallResult(Frozen):
@@ -81,6 +87,10 @@ class StageTrace(Frozen):
 
 
 class RecallResponse(Frozen):
+    """`timings` holds each stage's time in milliseconds. `timings_ms` is the same map
+    under the name used before `timings`, kept so existing readers go on working; it
+    is deprecated and goes with the next schema version."""
+
     schema_version: Literal[1] = SCHEMA_VERSION
     bank_id: str
     query: str
@@ -89,5 +99,18 @@ class RecallResponse(Frozen):
     recency_bias: Literal["on", "off"] = "off"
     low_confidence: bool = False
     direct_answer: uuid.UUID | None = None
-    timings_ms: dict[str, float] = Field(default_factory=dict)
+    timings: dict[str, float] = Field(default_factory=dict)
+    timings_ms: dict[str, float] = Field(
+        default_factory=dict, json_schema_extra={"deprecated": True}
+    )
     explain: list[StageTrace] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _same_timings(cls, data: Any) -> Any:
+        """Either name fills the other, so old and new producers build the same response."""
+        if isinstance(data, dict):
+            timings = data.get("timings") or data.get("timings_ms")
+            if timings is not None:
+                data = {**data, "timings": timings, "timings_ms": timings}
+        return data

@@ -94,7 +94,11 @@ class CounterTotal:
 
 @dataclass(frozen=True)
 class LatencyTotal:
-    """One histogram series over the window; `buckets` are (upper bound ms, count)."""
+    """One histogram series over the window; `buckets` are (upper bound ms, count).
+
+    `series` and `p50_series`... hold one value per minute bucket, oldest first, so a
+    chart can draw percentiles over time from one snapshot (None: nothing that minute).
+    """
 
     name: str
     labels: LabelPairs
@@ -105,6 +109,10 @@ class LatencyTotal:
     p95_ms: float | None
     p99_ms: float | None
     buckets: tuple[tuple[float, int], ...]
+    series: tuple[int, ...] = ()
+    p50_series: tuple[float | None, ...] = ()
+    p95_series: tuple[float | None, ...] = ()
+    p99_series: tuple[float | None, ...] = ()
 
     @property
     def mean_ms(self) -> float | None:

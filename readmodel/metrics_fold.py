@@ -87,6 +87,7 @@ class Fold:
         self.first, self.minutes, self.window_s = first, minutes, window_s
         self.counters: dict[SeriesKey, list[int]] = {}
         self.hists: dict[SeriesKey, Histogram] = {}
+        self.minute_hists: dict[SeriesKey, dict[int, Histogram]] = {}
         self.gauges: dict[SeriesKey, tuple[float, float]] = {}
         self.banks: set[str] = set()
 
@@ -102,12 +103,16 @@ class Fold:
             series[minute - self.first] += int(value or 0)
             return
         hist = self.hists.setdefault(key, Histogram())
+        per_minute = self.minute_hists.setdefault(key, {})
+        in_minute = per_minute.setdefault(minute - self.first, Histogram())
         for f, v in (value or {}).items():
             fname = text(f)
             if fname == "sum":
                 hist.total += float(v)
+                in_minute.total += float(v)
             elif fname != "count":
                 hist.buckets[float(fname)] += int(v)
+                in_minute.buckets[float(fname)] += int(v)
 
     def add_gauge(self, gid: str, value: Mapping[Any, Any]) -> None:
         if not value:
@@ -118,26 +123,35 @@ class Fold:
         total, ts = self.gauges.get(key, (0.0, 0.0))
         self.gauges[key] = (total + float(fields["value"]), max(ts, float(fields["ts"])))
 
+    def _latency(self, key: SeriesKey, h: Histogram, per_min: float) -> LatencyTotal:
+        minutes = [self.minute_hists[key].get(i) for i in range(self.minutes)]
+
+        def per_minute_quantile(q: float) -> tuple[float | None, ...]:
+            return tuple(quantile(m.buckets, q) if m else None for m in minutes)
+
+        return LatencyTotal(
+            key[0],
+            key[1],
+            count=h.count,
+            sum_ms=h.total,
+            per_minute=h.count * per_min,
+            p50_ms=quantile(h.buckets, 0.5),
+            p95_ms=quantile(h.buckets, 0.95),
+            p99_ms=quantile(h.buckets, 0.99),
+            buckets=tuple(sorted(h.buckets.items())),
+            series=tuple(m.count if m else 0 for m in minutes),
+            p50_series=per_minute_quantile(0.5),
+            p95_series=per_minute_quantile(0.95),
+            p99_series=per_minute_quantile(0.99),
+        )
+
     def snapshot(self, at: datetime, bank: str | None, slow: int) -> MetricsSnapshot:
         per_min = 60.0 / self.window_s
         counters = tuple(
             CounterTotal(name, labels, sum(s), sum(s) * per_min, tuple(s))
             for (name, labels), s in sorted(self.counters.items())
         )
-        latencies = tuple(
-            LatencyTotal(
-                name,
-                labels,
-                count=h.count,
-                sum_ms=h.total,
-                per_minute=h.count * per_min,
-                p50_ms=quantile(h.buckets, 0.5),
-                p95_ms=quantile(h.buckets, 0.95),
-                p99_ms=quantile(h.buckets, 0.99),
-                buckets=tuple(sorted(h.buckets.items())),
-            )
-            for (name, labels), h in sorted(self.hists.items())
-        )
+        latencies = tuple(self._latency(key, h, per_min) for key, h in sorted(self.hists.items()))
         gauges = tuple(
             GaugeValue(name, labels, v, datetime.fromtimestamp(ts, UTC))
             for (name, labels), (v, ts) in sorted(self.gauges.items())

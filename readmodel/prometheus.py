@@ -5,8 +5,15 @@ replica serves the same values: they are gauges, not process-local counters, and
 dashboard combines replicas with `max`, never `sum`. Names, from the Redis names:
 
     sediment_{counter}_per_minute{labels}            e.g. sediment_events_per_minute{outcome}
+    sediment_{counter}_in_window{labels}             the count over the window
     sediment_{histogram}{labels, quantile}           p50, p95, p99 in ms
     sediment_{histogram}_count_per_minute{labels}    observations per minute
+    sediment_{histogram}_count_in_window{labels}     observations over the window
+    sediment_{histogram}_sum_ms_in_window{labels}    their sum in ms
+    sediment_{histogram}_window_bucket{labels, le}   cumulative count at or below `le`
+                                                     (ms; `+Inf` = count): only the
+                                                     touched bounds, so histogram_quantile
+                                                     works on it and the series stay few
     sediment_{gauge}{labels}                         last sampled value
     sediment_gauge_age_seconds{gauge}                age of that sample
     sediment_slow_calls                              `sediment:slow` entries in the window
@@ -15,6 +22,7 @@ dashboard combines replicas with `max`, never `sum`. Names, from the Redis names
 A snapshot of one bank adds the label `bank` to every sample.
 """
 
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
@@ -87,8 +95,11 @@ def families(snapshot: MetricsSnapshot) -> Iterator[Metric]:
     """Every family of the snapshot, in a stable order."""
     extra: LabelPairs = (("bank", snapshot.bank),) if snapshot.bank is not None else ()
     counters = _grouped((c.name, c.labels, c.per_minute) for c in snapshot.counters)
+    totals = _grouped((c.name, c.labels, float(c.total)) for c in snapshot.counters)
     for name, series in counters.items():
         yield _family(f"{name}_per_minute", HELP.get(name, name), series, extra)
+        doc = f"{HELP.get(name, name)}: the count over the window"
+        yield _family(f"{name}_in_window", doc.replace(" per minute", ""), totals[name], extra)
     quantiles = _grouped(
         (h.name, (*h.labels, ("quantile", q)), value)
         for h in snapshot.latencies
@@ -100,6 +111,7 @@ def families(snapshot: MetricsSnapshot) -> Iterator[Metric]:
         yield _family(name, HELP.get(name, name), series, extra)
         doc = f"Observations of {name} per minute"
         yield _family(f"{name}_count_per_minute", doc, rates[name], extra)
+    yield from _window_histograms(snapshot, extra)
     gauges = _grouped((g.name, g.labels, g.value) for g in snapshot.gauges)
     for name, series in gauges.items():
         yield _family(name, HELP.get(name, name), series, extra)
@@ -113,6 +125,38 @@ def families(snapshot: MetricsSnapshot) -> Iterator[Metric]:
     yield _family("slow_calls", "Slow calls logged in the window", slow, extra)
     window = [((), float(snapshot.minutes))]
     yield _family("metrics_window_minutes", "Minutes the other values cover", window, extra)
+
+
+def _le(bound: float) -> str:
+    return "+Inf" if math.isinf(bound) else f"{bound:g}"
+
+
+def _window_histograms(snapshot: MetricsSnapshot, extra: LabelPairs) -> Iterator[Metric]:
+    """Count, sum and cumulative buckets over the window, per histogram series: the
+    exact figures the snapshot holds, for checks and for `histogram_quantile`."""
+    names = sorted({h.name for h in snapshot.latencies})
+    for name in names:
+        series = [h for h in snapshot.latencies if h.name == name]
+        counts = [(h.labels, float(h.count)) for h in series]
+        sums = [(h.labels, h.sum_ms) for h in series]
+        buckets: list[tuple[LabelPairs, float]] = []
+        for h in series:
+            seen = 0
+            for bound, n in h.buckets:
+                seen += n
+                buckets.append(((*h.labels, ("le", _le(bound))), float(seen)))
+            if not h.buckets or not math.isinf(h.buckets[-1][0]):
+                buckets.append(((*h.labels, ("le", "+Inf")), float(h.count)))
+        yield _family(
+            f"{name}_count_in_window", f"Observations of {name} in the window", counts, extra
+        )
+        yield _family(f"{name}_sum_ms_in_window", f"Sum of {name} in the window, ms", sums, extra)
+        yield _family(
+            f"{name}_window_bucket",
+            f"Cumulative {name} buckets in the window (le, ms)",
+            buckets,
+            extra,
+        )
 
 
 class SnapshotCollector(Collector):

@@ -109,7 +109,11 @@ def impression_of(
     response: RecallResponse,
     duration_ms: float,
     at: datetime,
+    deployment: Mapping[str, Setting] | None = None,
 ) -> Impression:
+    """`deployment`: the process's ranking settings (decay, gate, expansion, recency
+    default, reranker, ...), kept beside the request's options so two impressions
+    ranked under different settings can be told apart."""
     return Impression(
         at=at,
         bank_id=bank_id,
@@ -118,8 +122,8 @@ def impression_of(
         query_len=len(request.query),
         duration_ms=round(duration_ms, 3),
         results=shown(response),
-        timings_ms=dict(response.timings_ms),
-        settings=ranking_settings(request, response),
+        timings_ms=dict(response.timings),
+        settings={**dict(deployment or {}), **ranking_settings(request, response)},
     )
 
 

@@ -17,17 +17,22 @@ from readmodel.embedders.factory import make_embedder
 from readmodel.metrics import Metrics, NoopMetrics
 from readmodel.metrics_redis import RedisMetrics
 from readmodel.recall.pipeline import Recall
+from readmodel.recall.rerank import EmbeddingReranker, RerankStage
 from readmodel.recall.service import RecallService
 from readmodel.recall_logs import RecallLog, RedisRecallLog
+from readmodel.slow_calls import SlowCalls
 from readmodel.store import MemoryStore
 from readmodel.stores.metered import MeteredStore
 from sediment.settings import Settings
+from sediment.slow_tasks import watch_slow_tasks
 from worker.celery_app import CeleryConfig, make_app
 from worker.consolidation.service import Consolidator
 from worker.deadletters import DeadLetters, FileDeadLetters, RedisDeadLetters
 from worker.feedback import FeedbackDeps
+from worker.ledger import Ledger
 from worker.locks import RedisLocks
 from worker.publish import publish, publish_feedback
+from worker.sweeper import Sweeper, make_sweeper
 from worker.tasks import WorkerDeps, register_tasks
 
 RETAIN_BATCH_SIZE = 64
@@ -77,21 +82,23 @@ class SerialEmbedder:
 
 
 class CeleryPublisher:
-    """The API's `Publisher`: the same task messages any Celery producer sends."""
+    """The API's `Publisher`: the same task messages any Celery producer sends, each
+    event recorded in the redelivery ledger first."""
 
-    def __init__(self, app: Celery, queue: str) -> None:
+    def __init__(self, app: Celery, queue: str, ledger: Ledger | None = None) -> None:
         self._app = app
         self._queue = queue
+        self._ledger = ledger
 
     def publish_retain(self, events: Sequence[RetainEvent]) -> None:
         try:
-            publish(self._app, events, self._queue, batch_size=RETAIN_BATCH_SIZE)
+            publish(self._app, events, self._queue, RETAIN_BATCH_SIZE, self._ledger)
         except Exception as exc:
             raise PublishError(type(exc).__name__) from exc
 
     def publish_feedback(self, events: Sequence[FeedbackEvent]) -> None:
         try:
-            publish_feedback(self._app, events, self._queue)
+            publish_feedback(self._app, events, self._queue, self._ledger)
         except Exception as exc:
             raise PublishError(type(exc).__name__) from exc
 
@@ -118,7 +125,7 @@ class Runtime:
     def store(self) -> MemoryStore:
         store = make_store(self.settings)
         store.ensure_schema(self.embedder.dimension)
-        return MeteredStore(store, self.metrics) if self.settings.metrics_enabled else store
+        return MeteredStore(store, self.metrics, slow=self.slow_calls)
 
     @cached_property
     def metrics(self) -> Metrics:
@@ -153,7 +160,27 @@ class Runtime:
 
     @cached_property
     def recall(self) -> Recall:
-        return Recall(self.store, self.embedder, self.settings.recall_config())
+        return Recall(self.store, self.embedder, self.settings.recall_config(), self.reranker)
+
+    @cached_property
+    def reranker(self) -> RerankStage | None:
+        """`SEDIMENT_RECALL_RERANKER`: off, or MiniLM's cosine over the top candidates
+        (the process's own embedder when it is MiniLM already)."""
+        cfg, s = self.settings.recall_config(), self.settings
+        if s.recall_reranker == "off":
+            return None
+        model = self.embedder if s.embedder == "minilm" else SerialEmbedder(make_embedder("minilm"))
+        return RerankStage(
+            EmbeddingReranker(model),
+            cfg.rerank_timeout_ms,
+            cfg.rerank_cache_ttl_s,
+            cache_size=cfg.rerank_cache_size,
+        )
+
+    @cached_property
+    def slow_calls(self) -> SlowCalls:
+        """Store calls and retain handling slower than `SEDIMENT_RECALL_SLOW_MS`."""
+        return SlowCalls(self.recall_log, self.settings.recall_slow_ms)
 
     @cached_property
     def worker_deps(self) -> WorkerDeps:
@@ -167,6 +194,27 @@ class Runtime:
             s.retry_backoff_max_s,
             feedback,
             metrics=self.metrics,
+            ledger=self.ledger,
+        )
+
+    @cached_property
+    def ledger(self) -> Ledger | None:
+        """Beside the broker's queues; none in embedded mode (the in-memory queue dies
+        with its process, so nothing could be redelivered)."""
+        return None if self.settings.mode == "embedded" else Ledger(self.redis)
+
+    @cached_property
+    def sweeper(self) -> Sweeper | None:
+        s = self.settings
+        if self.ledger is None:
+            return None
+        return make_sweeper(
+            self.celery,
+            self.ledger,
+            self.dead_letters,
+            s.ledger_grace_s,
+            s.ledger_max_republish,
+            queues=[s.queue],
         )
 
     @cached_property
@@ -187,6 +235,7 @@ class Runtime:
             options = dict(app.conf.broker_transport_options or {})
             app.conf.broker_transport_options = {**options, "polling_interval": MEMORY_POLL_S}
         register_tasks(app, lambda: self.worker_deps)
+        watch_slow_tasks(self.slow_calls)
         return app
 
     @cached_property
@@ -196,11 +245,17 @@ class Runtime:
 
     @cached_property
     def recall_service(self) -> RecallService:
-        return RecallService(self.recall, self.store, self.recall_log, self.settings.recall_slow_ms)
+        return RecallService(
+            self.recall,
+            self.store,
+            self.recall_log,
+            self.settings.recall_slow_ms,
+            metrics=self.metrics,
+        )
 
     @cached_property
     def publisher(self) -> CeleryPublisher:
-        return CeleryPublisher(self.celery, self.settings.queue)
+        return CeleryPublisher(self.celery, self.settings.queue, self.ledger)
 
     @cached_property
     def api_deps(self) -> ApiDeps:
@@ -217,12 +272,19 @@ class Runtime:
                 "redis": lambda: bool(self.redis.ping()),
                 "broker": self.publisher.broker_ok,
             },
+            metrics=self.metrics,
+            recall_log=self.recall_log,
+            metrics_public=s.metrics_public,
         )
 
     def close(self) -> None:
         """Pending recall side effects are written before the store closes."""
         if not self._closed and "recall_service" in self.__dict__:
             self.recall_service.close()
+        if not self._closed and self.__dict__.get("reranker") is not None:
+            self.__dict__["reranker"].close()
+        if not self._closed and "slow_calls" in self.__dict__:
+            self.slow_calls.close()
         if not self._closed and "store" in self.__dict__:
             self.store.close()
         self._closed = True

@@ -9,25 +9,23 @@ import pydantic
 import typer
 from celery.signals import worker_process_shutdown, worker_shutdown
 from rich.console import Console
-from rich.progress import Progress
+from rich.markup import escape
 
-from contracts.events import RetainEvent
 from contracts.recall import RecallRequest
 from readmodel.store import Filter
 from sediment import ops
 from sediment.bench_cli import bench_app
 from sediment.bootstrap import Runtime, bootstrap
-from sediment.ingest import BadLine, read_events
+from sediment.ingest import run_ingest
 from sediment.logs import configure
 from sediment.render import last_recall_table, print_record, recall_table
+from sediment.sampler import attach_to_worker
 from sediment.settings import Settings
-from worker.consolidation.service import consolidate
-from worker.errors import PoisonEvent
-from worker.publish import publish
-from worker.tasks import dead_letter
+from sediment.settings_errors import problems
 
 app = typer.Typer(no_args_is_help=True, help="Sediment: agent memory as an event-driven system.")
 app.add_typer(ops.dlq_app, name="dlq")
+app.command()(ops.reconcile)
 app.add_typer(bench_app, name="bench")
 console = Console()
 err = Console(stderr=True)
@@ -38,11 +36,8 @@ def settings_or_exit() -> Settings:
     try:
         settings = Settings()
     except pydantic.ValidationError as exc:
-        for e in exc.errors():
-            name = (
-                "SEDIMENT_" + "_".join(str(p) for p in e["loc"]).upper() if e["loc"] else "settings"
-            )
-            err.print(f"[red]invalid setting {name}[/red]: {e['msg']} (got {e.get('input')!r})")
+        for line in problems(exc):
+            err.print(f"[red]invalid setting[/red] {escape(line)}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     configure(settings.log_format, settings.log_level)
     return settings
@@ -60,25 +55,10 @@ def ingest(
 ) -> None:
     """Retain every event of a JSON-lines file (embedded: consolidate here; else publish)."""
     rt = runtime()
-    items = list(read_events(path, bank, rt.settings.max_text_bytes))
-    bad = [i for i in items if isinstance(i, BadLine)]
-    events = [i for i in items if isinstance(i, RetainEvent)]
-    for b in bad:
-        dead_letter(rt.worker_deps, "ingest", b.raw, PoisonEvent(f"line {b.line_no}: {b.error}"), 1)
-        err.print(f"[yellow]line {b.line_no} dead-lettered[/yellow]: {b.error.splitlines()[0]}")
-    with Progress(console=err, transient=True) as progress:
-        task = progress.add_task("ingest", total=len(events))
-        if rt.settings.mode == "embedded":
-            for start in range(0, len(events), batch):
-                consolidate(events[start : start + batch], rt.consolidator)
-                progress.advance(task, len(events[start : start + batch]))
-        else:
-            publish(rt.celery, events, rt.settings.queue, batch_size=batch)
-            progress.advance(task, len(events))
-    verb = "consolidated" if rt.settings.mode == "embedded" else "published"
-    console.print(f"{verb} {len(events)} events, dead-lettered {len(bad)}")
+    summary = run_ingest(rt, path, bank, batch, err)
+    console.print(summary.line())
     rt.close()
-    if bad and not events:
+    if summary.dead_lettered and not summary.done + summary.duplicates:
         raise typer.Exit(1)
 
 
@@ -99,7 +79,7 @@ def recall(
         prefer_observations=prefer_observations,
         state_mode="history" if history else "current",
     )
-    response = rt.recall.recall(bank, request)
+    response = rt.recall_service.recall(bank, request)
     if as_json:
         sys.stdout.write(response.model_dump_json(indent=2) + "\n")
     else:
@@ -108,12 +88,24 @@ def recall(
 
 
 @app.command()
-def inspect(memory_id: uuid.UUID, bank: Annotated[str, typer.Option()]) -> None:
-    """Show a memory: text, provenance, edges, state."""
+def inspect(
+    memory_id: uuid.UUID,
+    bank: Annotated[str | None, typer.Option(help="the memory's bank (required)")] = None,
+) -> None:
+    """Show a memory of a bank: text, provenance, edges, state."""
+    if bank is None:
+        err.print(
+            "give the memory's bank: sediment inspect --bank B MEMORY_ID "
+            "(a memory is only visible within its own bank)"
+        )
+        raise typer.Exit(2)
     rt = runtime()
     found = rt.store.fetch(bank, [memory_id])
     if not found:
-        err.print(f"[red]no memory {memory_id} in bank {bank}[/red]")
+        err.print(
+            f"[red]no memory {memory_id} in bank {bank}[/red]: check the id, and that it "
+            "belongs to this bank (a memory is only visible within its own bank)"
+        )
         raise typer.Exit(1)
     older = [p.record for p in rt.store.scroll(Filter(bank, superseded_by=memory_id))]
     print_record(console, found[0].record, older)
@@ -134,6 +126,8 @@ def worker(
             "SEDIMENT_MODE=distributed with SEDIMENT_QDRANT_URL"
         )
         raise typer.Exit(2)
+    attach_to_worker(rt)
+    ops.sweep_in_worker(rt)
     worker_shutdown.connect(lambda **_: rt.close(), weak=False)
     worker_process_shutdown.connect(lambda **_: rt.close(), weak=False)
     argv = [
@@ -151,6 +145,31 @@ def worker(
         "--without-heartbeat",
     ]
     rt.celery.worker_main(argv)
+
+
+@app.command()
+def ping(
+    local: Annotated[bool, typer.Option(help="only this host's worker (celery@HOSTNAME)")] = False,
+    worker_name: Annotated[
+        list[str] | None, typer.Option("--worker", help="a worker node name (repeatable)")
+    ] = None,
+    timeout: Annotated[float, typer.Option(min=0.1, max=60.0, help="seconds to wait")] = 5.0,
+) -> None:
+    """Ping workers over the broker; exit 0 when one answers (for health checks)."""
+    from sediment.ping import local_worker
+    from sediment.ping import ping as ping_workers
+
+    rt = runtime()
+    if rt.settings.mode == "embedded":
+        err.print("embedded mode has no broker to ping through: set SEDIMENT_MODE")
+        raise typer.Exit(2)
+    destination = [local_worker()] if local else worker_name
+    answered = ping_workers(rt.celery, destination, timeout)
+    for name in answered:
+        console.print(f"{name}: pong")
+    if not answered:
+        err.print(f"no worker answered within {timeout:g} s")
+        raise typer.Exit(1)
 
 
 @app.command()

@@ -1,6 +1,10 @@
-"""`sediment demo`: a short conversation, consolidated in-process, explained."""
+"""`sediment demo`: a short conversation, consolidated in-process, explained.
 
-import tempfile
+It writes to the configured store (SEDIMENT_DATA_DIR, or --data-dir), bank `demo`, so
+`sediment recall --bank demo ...` and `sediment serve` see the same memories afterwards.
+Event ids are derived from bank, text and time: a second run stores nothing new.
+"""
+
 import uuid
 from importlib import resources
 from pathlib import Path
@@ -11,7 +15,7 @@ from contracts.events import RetainEvent
 from contracts.memory import Observation, State
 from contracts.recall import RecallRequest
 from readmodel.store import Filter, Record
-from sediment.bootstrap import bootstrap
+from sediment.bootstrap import Runtime, bootstrap
 from sediment.ingest import read_events
 from sediment.render import recall_table
 from sediment.settings import Settings
@@ -40,49 +44,67 @@ def _chains(records: dict[uuid.UUID, Record]) -> list[list[Record]]:
 
 
 def run_demo(settings: Settings, data_dir: Path | None, console: Console) -> None:
-    with tempfile.TemporaryDirectory(prefix="sediment-demo-") as tmp:
-        target = data_dir or Path(tmp)
-        rt = bootstrap(settings.model_copy(update={"mode": "embedded", "data_dir": target}))
-        source = resources.files("sediment").joinpath("data/demo.jsonl")
-        with resources.as_file(source) as path:
-            events = [
-                e
-                for e in read_events(path, BANK, settings.max_text_bytes)
-                if isinstance(e, RetainEvent)
-            ]
-        outcomes = consolidate(events, rt.consolidator)
-        dupes = sum(1 for o in outcomes if o.status is Status.DUPLICATE)
-        console.rule("[bold]ingest")
-        console.print(f"{len(events)} events in file order (not time order), {dupes} duplicate")
-        records = {p.record.id: p.record for p in rt.store.scroll(Filter(BANK))}
-        console.rule("[bold]observations (restatements merged, with provenance)")
-        for obs in (r for r in records.values() if isinstance(r, Observation)):
-            console.print(
-                f"[green]{obs.text}[/green]  proof_count={obs.proof_count} state={obs.state.value}"
-            )
-            for sid in obs.source_memory_ids:
-                console.print(f"    <- {sid}  {records[sid].text}")
-        console.rule("[bold]supersession chains (by event time)")
-        for chain in _chains(records):
-            parts = [
-                f"[dim]{c.text}[/dim]" if c.state is State.SUPERSEDED else f"[bold]{c.text}"
-                for c in chain
-            ]
-            rels = [c.relation.value if c.relation else "" for c in chain]
-            line = parts[0]
-            for rel, part in zip(rels, parts[1:], strict=False):
-                line += f"\n    --{rel}--> {part}"
-            console.print(line)
-        console.rule("[bold]recall (current state, prefer observations)")
-        for q in QUESTIONS:
-            response = rt.recall.recall(BANK, RecallRequest(query=q, limit=3))
-            console.print(recall_table(response))
-            console.print(
-                f"dropped by prefer-observations: {response.dropped_by_prefer_observations}"
-            )
-        console.rule("[bold]recall with state_mode=history")
-        history = rt.recall.recall(
-            BANK, RecallRequest(query=QUESTIONS[0], limit=4, state_mode="history")
-        )
-        console.print(recall_table(history))
+    target = data_dir or settings.data_dir
+    rt = bootstrap(settings.model_copy(update={"mode": "embedded", "data_dir": target}))
+    try:
+        _show(rt, target, settings.max_text_bytes, console)
+    finally:
         rt.close()
+
+
+def _show(rt: Runtime, target: Path, max_text_bytes: int, console: Console) -> None:
+    source = resources.files("sediment").joinpath("data/demo.jsonl")
+    with resources.as_file(source) as path:
+        events = [e for e in read_events(path, BANK, max_text_bytes) if isinstance(e, RetainEvent)]
+    outcomes = consolidate(events, rt.consolidator)
+    stored = sum(1 for o in outcomes if o.status is Status.STORED)
+    repeats = len(events) - len({e.event_id for e in events})
+    console.rule("[bold]ingest")
+    console.print(
+        f"store: {target.resolve()}, bank {BANK!r}; later: "
+        f'sediment recall --bank {BANK} "Where does Maya live?"',
+        soft_wrap=True,
+    )
+    console.print(
+        f"{len(events)} events in file order (not time order): {repeats} duplicate in the "
+        f"file, {len(events) - repeats - stored} already stored by an earlier run, "
+        f"{stored} stored now",
+        soft_wrap=True,
+    )
+    _explain(rt, console)
+
+
+def _explain(rt: Runtime, console: Console) -> None:
+    records = {p.record.id: p.record for p in rt.store.scroll(Filter(BANK))}
+    console.rule("[bold]observations (restatements merged, with provenance)")
+    for obs in (r for r in records.values() if isinstance(r, Observation)):
+        console.print(
+            f"[green]{obs.text}[/green]  proof_count={obs.proof_count} state={obs.state.value}"
+        )
+        for sid in obs.source_memory_ids:
+            console.print(f"    <- {sid}  {records[sid].text}")
+    console.rule("[bold]supersession chains (by event time)")
+    for chain in _chains(records):
+        parts = [
+            f"[dim]{c.text}[/dim]" if c.state is State.SUPERSEDED else f"[bold]{c.text}"
+            for c in chain
+        ]
+        rels = [c.relation.value if c.relation else "" for c in chain]
+        line = parts[0]
+        for rel, part in zip(rels, parts[1:], strict=False):
+            line += f"\n    --{rel}--> {part}"
+        console.print(line)
+    _recalls(rt, console)
+
+
+def _recalls(rt: Runtime, console: Console) -> None:
+    console.rule("[bold]recall (current state, prefer observations)")
+    for q in QUESTIONS:
+        response = rt.recall.recall(BANK, RecallRequest(query=q, limit=3))
+        console.print(recall_table(response))
+        console.print(f"dropped by prefer-observations: {response.dropped_by_prefer_observations}")
+    console.rule("[bold]recall with state_mode=history")
+    history = rt.recall.recall(
+        BANK, RecallRequest(query=QUESTIONS[0], limit=4, state_mode="history")
+    )
+    console.print(recall_table(history))

@@ -5,7 +5,12 @@ also be the one that consolidates: it runs a Celery worker (solo pool, or thread
 when SEDIMENT_WORKER_CONCURRENCY > 1) in a daemon thread, consuming the same queue
 and the same versioned tasks as `sediment worker` does (from Redis in standalone
 mode, from Celery's in-memory transport in embedded mode). In distributed mode
-workers are separate processes and `serve` runs the API alone.
+workers are separate processes and `serve` runs the API alone. In every mode a
+`GaugeSampler` keeps queue depth, dead letters and store sizes fresh in the metrics.
+
+Logging goes through structlog (sediment/logs.py): uvicorn's own logger is left to
+it, and its access log is off because the API logs one `request` line per request
+with its request id.
 """
 
 import asyncio
@@ -22,6 +27,8 @@ from fastapi import FastAPI
 
 from readmodel.api.app import create_app
 from sediment.bootstrap import Runtime
+from sediment.ops import sweep_loop
+from sediment.sampler import GaugeSampler
 
 log = structlog.get_logger("sediment.serve")
 
@@ -79,14 +86,24 @@ class Hosted:
         self._rt = rt
         self._stopped = False
         self.worker: InProcessWorker | None = None
+        self.sampler: GaugeSampler | None = None
+        self.sweep = None
         if rt.settings.mode != "distributed":
             _ = rt.worker_deps
             self.worker = InProcessWorker(rt)
+            self.sweep = sweep_loop(rt)
 
     @asynccontextmanager
     async def lifespan(self, _: FastAPI) -> AsyncIterator[None]:
+        s = self._rt.settings
+        if s.metrics_enabled and s.metrics_sample_s > 0:
+            self.sampler = GaugeSampler(self._rt, s.metrics_sample_s, sizes=True)
         if self.worker is not None:
             self.worker.start()
+        if self.sampler is not None:
+            self.sampler.start()
+        if self.sweep is not None:
+            self.sweep.start()
         log.info("serving", mode=self._rt.settings.mode, workers=self.worker is not None)
         try:
             yield
@@ -94,10 +111,15 @@ class Hosted:
             await asyncio.to_thread(self.stop)
 
     def stop(self) -> None:
-        """Idempotent: stop the worker, write pending recall logs, close the store."""
+        """Idempotent: stop the sampler and the worker, write pending recall logs, close
+        the store."""
         if self._stopped:
             return
         self._stopped = True
+        if self.sampler is not None:
+            self.sampler.stop()
+        if self.sweep is not None:
+            self.sweep.stop()
         if self.worker is not None:
             self.worker.stop()
         self._rt.close()
@@ -112,6 +134,7 @@ def serve(rt: Runtime, host: str, port: int) -> None:
     hosted = Hosted(rt)
     app = create_app(rt.api_deps, lifespan=hosted.lifespan)
     try:
-        uvicorn.Server(uvicorn.Config(app, host=host, port=port)).run()
+        config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False)
+        uvicorn.Server(config).run()
     finally:
         hosted.stop()

@@ -3,7 +3,7 @@
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from readmodel.recall.config import RecallConfig
@@ -36,6 +36,9 @@ class Settings(BaseSettings):
     lock_wait_s: int = Field(default=120, ge=1)
     worker_concurrency: int = Field(default=1, ge=1, le=64)
     dlq_maxlen: int = Field(default=100_000, ge=10)
+    ledger_sweep_s: int = Field(default=30, ge=0, le=3600)
+    ledger_grace_s: int = Field(default=60, ge=1)
+    ledger_max_republish: int = Field(default=5, ge=1, le=100)
 
     merge_threshold: float = Field(default=0.84, gt=0.0, le=1.0)
     topic_threshold: float = Field(default=0.35, gt=0.0, le=1.0)
@@ -54,6 +57,9 @@ class Settings(BaseSettings):
     recall_temporal_weight: float = Field(default=0.1, ge=0.0, le=1.0)
     recall_rerank_timeout_ms: float = Field(default=200.0, gt=0.0)
     recall_rerank_cache_ttl_s: float = Field(default=300.0, ge=0.0)
+    recall_rerank_cache_size: int = Field(default=4096, ge=0, le=1_000_000)
+    recall_reranker: Literal["off", "minilm"] = "off"
+    recall_semantic_floor: float = Field(default=0.3, ge=0.0, le=1.0)
     recall_query_expansion: bool = False
     recall_expansion_max_queries: int = Field(default=4, ge=1, le=16)
     recall_expansion_min_token: int = Field(default=3, ge=1, le=32)
@@ -65,6 +71,8 @@ class Settings(BaseSettings):
     api_max_body_bytes: int = Field(default=1_048_576, ge=1024)
     metrics_enabled: bool = True
     metrics_retention_s: int = Field(default=86_400, ge=120, le=90 * 86_400)
+    metrics_sample_s: float = Field(default=15.0, ge=0.0, le=3600.0)
+    metrics_public: bool = True
 
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
@@ -91,10 +99,23 @@ class Settings(BaseSettings):
             temporal_weight=self.recall_temporal_weight,
             rerank_timeout_ms=self.recall_rerank_timeout_ms,
             rerank_cache_ttl_s=self.recall_rerank_cache_ttl_s,
+            rerank_cache_size=self.recall_rerank_cache_size,
+            semantic_floor=self.recall_semantic_floor,
             query_expansion=self.recall_query_expansion,
             expansion_max_queries=self.recall_expansion_max_queries,
             expansion_min_token=self.recall_expansion_min_token,
         )
+
+    @field_validator("api_token")
+    @classmethod
+    def _token_not_empty(cls, token: SecretStr | None) -> SecretStr | None:
+        """An empty token would let the API compare against nothing; refuse to start."""
+        if token is not None and not token.get_secret_value().strip():
+            raise ValueError(
+                "SEDIMENT_API_TOKEN is set but empty: unset it to serve without a token, "
+                "or set a non-empty token"
+            )
+        return token
 
     @model_validator(mode="after")
     def _limits_nest(self) -> "Settings":

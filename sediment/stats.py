@@ -2,7 +2,8 @@
 
 Counters and histograms are written on the hot path; gauges (queue depth, dead
 letters, memories per bank) are sampled here, by whoever runs `sample_gauges`: this
-command on every refresh, and a background thread of the API process.
+command on every refresh, and the `GaugeSampler` thread (sediment/sampler.py) of
+`sediment serve` and `sediment worker`.
 """
 
 import sys
@@ -59,24 +60,34 @@ def broker_depth(client: redis.Redis, queue: str) -> tuple[int, int]:
 
 def sample_gauges(rt: Runtime, store: bool = True) -> None:
     """Queue depth (Redis broker only), the dead-letter stream length and, with `store`,
-    memories and observations per bank (at most MAX_BANKS banks), as one batch. The
-    counting calls go to the unmetered store: sampling is not store traffic."""
-    m = rt.metrics
-    with m.batch():
-        if rt.settings.mode != "embedded":
-            ready, unacked = broker_depth(rt.redis, rt.settings.queue)
-            m.gauge(QUEUE_READY, ready, {"queue": rt.settings.queue})
-            m.gauge(QUEUE_UNACKED, unacked)
-        m.gauge(DEAD_LETTERS, rt.dead_letters.length())
+    memories and observations per bank, as one batch."""
+    with rt.metrics.batch():
+        sample_backlog(rt)
         if store:
-            counted: MemoryStore = rt.store
-            if isinstance(counted, MeteredStore):
-                counted = counted.inner
-            for bank in counted.banks()[:MAX_BANKS]:
-                raw = counted.count(Filter(bank, kinds=RAW_KINDS))
-                observations = counted.count(Filter(bank, kinds=("observation",)))
-                m.gauge(MEMORIES, raw, {"bank": bank})
-                m.gauge(OBSERVATIONS, observations, {"bank": bank})
+            sample_sizes(rt)
+
+
+def sample_backlog(rt: Runtime) -> None:
+    """Queue depth (Redis broker only) and the dead-letter stream length: Redis reads."""
+    m = rt.metrics
+    if rt.settings.mode != "embedded":
+        ready, unacked = broker_depth(rt.redis, rt.settings.queue)
+        m.gauge(QUEUE_READY, ready, {"queue": rt.settings.queue})
+        m.gauge(QUEUE_UNACKED, unacked)
+    m.gauge(DEAD_LETTERS, rt.dead_letters.length())
+
+
+def sample_sizes(rt: Runtime) -> None:
+    """Memories and observations per bank (at most MAX_BANKS banks). The counting calls
+    go to the unmetered store: sampling is not store traffic."""
+    counted: MemoryStore = rt.store
+    if isinstance(counted, MeteredStore):
+        counted = counted.inner
+    for bank in counted.banks()[:MAX_BANKS]:
+        raw = counted.count(Filter(bank, kinds=RAW_KINDS))
+        observations = counted.count(Filter(bank, kinds=("observation",)))
+        rt.metrics.gauge(MEMORIES, raw, {"bank": bank})
+        rt.metrics.gauge(OBSERVATIONS, observations, {"bank": bank})
 
 
 def fmt_ms(value: float | None) -> str:

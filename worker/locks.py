@@ -1,12 +1,17 @@
 """Per-bank locks so two workers never interleave consolidation on one bank."""
 
+import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
 from typing import Protocol
 
 import redis
+import structlog
+from redis.lock import Lock
 
 from worker.errors import TransientError
+
+log = structlog.get_logger("sediment.worker")
 
 
 class Locks(Protocol):
@@ -14,7 +19,10 @@ class Locks(Protocol):
 
 
 class RedisLocks:
-    """redis-py's Lock (token-checked release, expiry so a dead worker cannot wedge a bank)."""
+    """redis-py's Lock: token-checked release, and an expiry so a dead worker cannot wedge
+    a bank. While held, the expiry is renewed every third of it: work slower than the
+    expiry (no time limit is enforced in the solo and threads pools) keeps the bank
+    exclusive, and a killed process stops renewing, so its lock still lapses."""
 
     def __init__(self, client: redis.Redis, timeout_s: float, wait_s: float) -> None:
         self._client = client
@@ -24,12 +32,32 @@ class RedisLocks:
     @contextmanager
     def hold(self, name: str) -> Iterator[None]:
         lock = self._client.lock(
-            f"sediment:lock:{name}", timeout=self._timeout, blocking_timeout=self._wait
+            f"sediment:lock:{name}",
+            timeout=self._timeout,
+            blocking_timeout=self._wait,
+            thread_local=False,
         )
         if not lock.acquire():
             raise TransientError(f"lock {name} still held after {self._wait}s")
+        done = threading.Event()
+        renewer = threading.Thread(
+            target=self._renew, args=(lock, name, done), name=f"lock-{name}", daemon=True
+        )
+        renewer.start()
         try:
             yield
         finally:
+            done.set()
+            renewer.join()
             with suppress(redis.exceptions.LockError):
                 lock.release()
+
+    def _renew(self, lock: Lock, name: str, done: threading.Event) -> None:
+        while not done.wait(self._timeout / 3):
+            try:
+                lock.reacquire()
+            except redis.exceptions.LockError:
+                log.error("lock_lost", lock=name)
+                return
+            except redis.exceptions.RedisError as exc:
+                log.warning("lock_renew_failed", lock=name, error=type(exc).__name__)

@@ -1,53 +1,131 @@
-"""Publishing retain events. Any Celery client can do the same with
+"""Publishing retain and feedback events. Any Celery client can do the same with
 
     app.send_task("sediment.retain.v1", args=[event_dict], queue="sediment")
 
-where `event_dict` is a RetainEvent as JSON (contracts/schema/RetainEvent.json).
+where `event_dict` is a RetainEvent as JSON (contracts/schema/RetainEvent.json). A raw
+`send_task` gets kombu's delivery guarantee only; `publish` here also writes each event
+to the redelivery ledger (worker/ledger.py) first, so a worker killed at the wrong
+moment cannot lose it.
 """
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 from celery import Celery
 
 from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
 from worker.celery_app import FEEDBACK_TASK, PUBLISHED_AT_HEADER, RETAIN_BATCH_TASK, RETAIN_TASK
+from worker.ledger import Entry, Kind, Ledger, ledger_for
+
+CHUNK_MESSAGES = 64
+"""Messages whose ledger entries are written in one round trip before they are sent."""
+REPUBLISH_BATCH = 64
 
 
-def _headers() -> dict[str, float]:
-    """The publish time, so workers can measure publish-to-visible lag (optional header)."""
-    return {PUBLISHED_AT_HEADER: time.time()}
+@dataclass(frozen=True)
+class Message:
+    task: str
+    kind: Kind
+    payloads: list[dict[str, object]]
+
+    @property
+    def args(self) -> list[object]:
+        return [self.payloads[0]] if self.task != RETAIN_BATCH_TASK else [self.payloads]
 
 
-def publish(app: Celery, events: Iterable[RetainEvent], queue: str, batch_size: int = 1) -> int:
-    """Send events, one per message or `batch_size` per batch message; returns how many."""
-    pending: list[dict[str, object]] = []
+def publish(
+    app: Celery,
+    events: Iterable[RetainEvent],
+    queue: str,
+    batch_size: int = 1,
+    ledger: Ledger | None = None,
+) -> int:
+    """Send events, one per message or `batch_size` per batch message; returns how many.
+    `ledger` defaults to the one in the app's broker database (none for `memory://`)."""
+    payloads = (e.model_dump(mode="json") for e in events)
+    return _publish(app, _retain_messages(payloads, batch_size), queue, ledger)
+
+
+def publish_feedback(
+    app: Celery, events: Iterable[FeedbackEvent], queue: str, ledger: Ledger | None = None
+) -> int:
+    """Send feedback events, one message each (`sediment.feedback.v1`)."""
+    messages = (Message(FEEDBACK_TASK, Kind.FEEDBACK, [e.model_dump(mode="json")]) for e in events)
+    return _publish(app, messages, queue, ledger)
+
+
+def republish(app: Celery, entries: Sequence[Entry], at: float) -> int:
+    """Send ledger entries again (the sweeper has already re-recorded them at `at`)."""
+    by_queue: dict[tuple[str, Kind], list[dict[str, object]]] = {}
+    for e in entries:
+        by_queue.setdefault((e.queue, e.kind), []).append(e.payload)
     sent = 0
-    for event in events:
-        pending.append(event.model_dump(mode="json"))
+    for (queue, kind), payloads in by_queue.items():
+        if kind is Kind.RETAIN:
+            messages: Iterable[Message] = _retain_messages(iter(payloads), REPUBLISH_BATCH)
+        else:
+            messages = (Message(FEEDBACK_TASK, kind, [p]) for p in payloads)
+        for message in messages:
+            _send(app, message, queue, at)
+            sent += len(message.payloads)
+    return sent
+
+
+def _retain_messages(payloads: Iterator[dict[str, object]], batch_size: int) -> Iterator[Message]:
+    pending: list[dict[str, object]] = []
+    for payload in payloads:
+        pending.append(payload)
         if len(pending) >= batch_size:
-            sent += _send(app, pending, queue)
+            yield _retain_message(pending)
             pending = []
     if pending:
-        sent += _send(app, pending, queue)
-    return sent
+        yield _retain_message(pending)
 
 
-def _send(app: Celery, payloads: Sequence[dict[str, object]], queue: str) -> int:
-    if len(payloads) == 1:
-        app.send_task(RETAIN_TASK, args=[payloads[0]], queue=queue, headers=_headers())
-    else:
-        app.send_task(RETAIN_BATCH_TASK, args=[list(payloads)], queue=queue, headers=_headers())
-    return len(payloads)
+def _retain_message(payloads: list[dict[str, object]]) -> Message:
+    task = RETAIN_TASK if len(payloads) == 1 else RETAIN_BATCH_TASK
+    return Message(task, Kind.RETAIN, payloads)
 
 
-def publish_feedback(app: Celery, events: Iterable[FeedbackEvent], queue: str) -> int:
-    """Send feedback events, one message each (`sediment.feedback.v1`)."""
+def _publish(app: Celery, messages: Iterable[Message], queue: str, ledger: Ledger | None) -> int:
+    ledger = ledger if ledger is not None else ledger_for(app)
     sent = 0
-    for event in events:
-        app.send_task(
-            FEEDBACK_TASK, args=[event.model_dump(mode="json")], queue=queue, headers=_headers()
-        )
-        sent += 1
+    chunk: list[Message] = []
+    for message in messages:
+        chunk.append(message)
+        if len(chunk) >= CHUNK_MESSAGES:
+            sent += _send_chunk(app, chunk, queue, ledger)
+            chunk = []
+    if chunk:
+        sent += _send_chunk(app, chunk, queue, ledger)
     return sent
+
+
+def _send_chunk(app: Celery, chunk: Sequence[Message], queue: str, ledger: Ledger | None) -> int:
+    """Ledger entries first, one round trip; a failed send settles what was not sent, so
+    an error to the caller means nothing more is owed for those events."""
+    at = time.time()
+    if ledger is not None:
+        ledger.record([_entry(m.kind, p, queue) for m in chunk for p in m.payloads], at)
+    sent = 0
+    for i, message in enumerate(chunk):
+        try:
+            _send(app, message, queue, at)
+        except Exception:
+            if ledger is not None:
+                for unsent in chunk[i:]:
+                    ledger.settle(unsent.kind, [p["event_id"] for p in unsent.payloads])
+            raise
+        sent += len(message.payloads)
+    return sent
+
+
+def _entry(kind: Kind, payload: dict[str, object], queue: str) -> Entry:
+    return Entry(kind, str(payload["event_id"]), queue, payload)
+
+
+def _send(app: Celery, message: Message, queue: str, at: float) -> None:
+    """The publish time header lets workers measure lag and the sweeper order the queue."""
+    app.send_task(message.task, args=message.args, queue=queue, headers={PUBLISHED_AT_HEADER: at})

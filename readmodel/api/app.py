@@ -1,4 +1,9 @@
-"""The HTTP API: FastAPI app factory. OpenAPI at /openapi.json, docs at /docs."""
+"""The HTTP API: FastAPI app factory. OpenAPI at /openapi.json, docs at /docs.
+
+Middleware order (outermost first): request id (so even a 413 carries one and is
+logged), then the body limit. Ops routes (/v1/stats, /metrics, /dashboard) are in
+readmodel/api/ops.py.
+"""
 
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
@@ -9,6 +14,8 @@ from fastapi.responses import JSONResponse
 from readmodel.api.deps import ApiDeps
 from readmodel.api.errors import BodyLimit, install_error_handlers
 from readmodel.api.models import ErrorBody, Health, Status
+from readmodel.api.ops import install_ops
+from readmodel.api.request_ids import RequestIds
 from readmodel.api.routes import router
 
 COMPONENTS = ("store", "redis", "broker")
@@ -44,7 +51,9 @@ def create_app(deps: ApiDeps, lifespan: Lifespan | None = None) -> FastAPI:
     app.state.deps = deps
     install_error_handlers(app)
     app.add_middleware(BodyLimit, max_bytes=deps.max_body_bytes)
+    app.add_middleware(RequestIds)
     app.include_router(router, responses={404: {"model": ErrorBody}})
+    install_ops(app)
 
     @app.get(
         "/healthz",

@@ -13,7 +13,9 @@ from pydantic import SecretStr
 
 from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
+from readmodel.metrics import Metrics, NoopMetrics
 from readmodel.recall.service import RecallService
+from readmodel.recall_logs import RecallLog
 from readmodel.store import MemoryStore
 
 
@@ -36,7 +38,9 @@ HealthCheck = Callable[[], bool]
 
 @dataclass(frozen=True)
 class ApiDeps:
-    """`health` maps a component name (store, redis, broker) to a check that may raise."""
+    """`health` maps a component name (store, redis, broker) to a check that may raise.
+    `metrics` and `recall_log` feed /v1/stats, /metrics and the dashboard; with
+    `metrics_public` false, /metrics needs the token too."""
 
     service: RecallService
     store: MemoryStore
@@ -45,3 +49,6 @@ class ApiDeps:
     max_body_bytes: int
     api_token: SecretStr | None = None
     health: Mapping[str, HealthCheck] = field(default_factory=dict)
+    metrics: Metrics = field(default_factory=NoopMetrics)
+    recall_log: RecallLog | None = None
+    metrics_public: bool = True

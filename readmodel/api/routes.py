@@ -47,11 +47,14 @@ def require_token(
     deps: Deps,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> None:
+    """No token configured: open. A token: constant-time compare. An empty token (the
+    settings refuse one, but a hand-built `ApiDeps` may carry it) admits nobody, so a
+    blank variable can never turn authentication off."""
     if deps.api_token is None:
         return
     expected = deps.api_token.get_secret_value().encode("utf-8")
     given = credentials.credentials.encode("utf-8") if credentials else b""
-    if not hmac.compare_digest(given, expected):
+    if not expected or not hmac.compare_digest(given, expected):
         raise HTTPException(
             401,
             "missing or wrong bearer token: send 'Authorization: Bearer <SEDIMENT_API_TOKEN>'",

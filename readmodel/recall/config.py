@@ -18,8 +18,10 @@ class RecallConfig:
     temporal_weight: float = 0.1
     rerank_timeout_ms: float = 200.0
     rerank_cache_ttl_s: float = 300.0
+    rerank_cache_size: int = 4096
     query_expansion: bool = False
     expansion_max_queries: int = 4
     expansion_min_token: int = 3
     direct_answer_overlap: float = 0.55
     direct_answer_margin: float = 0.15
+    semantic_floor: float = 0.3

@@ -8,10 +8,22 @@ from readmodel.keywords import stem, tokens
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.query import QueryAnalysis
 
+SEMANTIC_FLOOR = 0.3
+"""Vector similarity (cosine clipped to 0..1) from which a result counts as found by
+meaning (`SEDIMENT_RECALL_SEMANTIC_FLOOR`). Dense search has no score floor and returns
+its top N whatever they are, so being in the dense list is no evidence in a small bank.
+With the shipped static model and with MiniLM, a memory on the query's topic scores
+0.35 to 0.8 and an unrelated one -0.1 to 0.15."""
 
-def labels_of(c: Candidate) -> list[Label]:
+
+def semantic(c: Candidate, floor: float = SEMANTIC_FLOOR) -> bool:
+    """Found by meaning, not only by words: the vector similarity clears `floor`."""
+    return c.vector >= floor
+
+
+def labels_of(c: Candidate, semantic_floor: float = SEMANTIC_FLOOR) -> list[Label]:
     out: list[Label] = []
-    if not c.semantic and (c.keyword > 0 or c.exact > 0):
+    if not semantic(c, semantic_floor) and (c.keyword > 0 or c.exact > 0):
         out.append("keyword-only")
     if c.gate < 1.0:
         out.append("relevance_gated")
@@ -20,11 +32,10 @@ def labels_of(c: Candidate) -> list[Label]:
     return out
 
 
-def low_confidence(shown: list[Candidate]) -> bool:
-    """Every shown result is keyword-only or gated (and there is at least one)."""
-    return bool(shown) and all(
-        {"keyword-only", "relevance_gated"} & set(labels_of(c)) for c in shown
-    )
+def low_confidence(shown: list[Candidate], semantic_floor: float = SEMANTIC_FLOOR) -> bool:
+    """No shown result has semantic evidence unless it was gated (and there is at least
+    one result): every result is keyword-only, gated, or a weak dense match."""
+    return bool(shown) and all(c.gate < 1.0 or not semantic(c, semantic_floor) for c in shown)
 
 
 def overlap(analysis: QueryAnalysis, text: str) -> float:

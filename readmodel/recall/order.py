@@ -1,6 +1,10 @@
-"""Deterministic order, floor and truncation."""
+"""Deterministic order, then the shown window: floor, prefer observations, limit, budget."""
+
+import uuid
+from dataclasses import dataclass
 
 from readmodel.recall.candidate import Candidate
+from readmodel.recall.observations import members, take
 
 
 def sort_key(c: Candidate) -> tuple[float, float, str]:
@@ -12,19 +16,63 @@ def rank(candidates: list[Candidate], limit: int) -> list[Candidate]:
     return sorted(candidates, key=sort_key)[:limit]
 
 
+def tokens_of(c: Candidate) -> int:
+    """Whitespace tokens of the text: what `max_tokens` budgets."""
+    return len(c.record.text.split())
+
+
+@dataclass(frozen=True)
+class Window:
+    """What is shown, and what cut the rest, so `explain` can say which rule acted.
+
+    `dropped` counts raw memories left out because an observation in the window
+    stands in for them; `below_min_score` candidates scored under the floor;
+    `budget_cut` is true when the token budget, not the limit, closed the window.
+    """
+
+    shown: list[Candidate]
+    dropped: int = 0
+    below_min_score: int = 0
+    budget_cut: bool = False
+
+
+def fill_window(
+    ordered: list[Candidate],
+    limit: int,
+    min_score: float = 0.0,
+    max_tokens: int | None = None,
+    prefer_observations: bool = False,
+) -> Window:
+    """Walk the final order and fill up to `limit` results.
+
+    Scores below `min_score` are skipped. With `prefer_observations`, an observation
+    taken into the window removes its members already shown, and members met later
+    are skipped, so their slots backfill from further down. The walk stops at the
+    first candidate that would exceed the whitespace-token budget.
+    """
+    passing = [c for c in ordered if c.score >= min_score]
+    shown: list[Candidate] = []
+    covered: set[uuid.UUID] = set()
+    dropped = 0
+    for c in passing:
+        if len(shown) >= limit:
+            break
+        if prefer_observations and c.id in covered:
+            dropped += 1
+            continue
+        after, left = take(shown, c) if prefer_observations else ([*shown, c], 0)
+        size = sum(tokens_of(s) for s in after)
+        if max_tokens is not None and size > max_tokens:
+            return Window(shown, dropped, len(ordered) - len(passing), budget_cut=True)
+        shown = after
+        dropped += left
+        covered |= members(c)
+    return Window(shown, dropped, len(ordered) - len(passing))
+
+
 def floor_and_truncate(
     ordered: list[Candidate], limit: int, min_score: float, max_tokens: int | None
 ) -> list[Candidate]:
     """Drop scores below `min_score`, keep `limit`, and stop before the whitespace-token
     budget would be exceeded."""
-    out: list[Candidate] = []
-    used = 0
-    for c in ordered:
-        if c.score < min_score or len(out) >= limit:
-            break
-        size = len(c.record.text.split())
-        if max_tokens is not None and used + size > max_tokens:
-            break
-        out.append(c)
-        used += size
-    return out
+    return fill_window(ordered, limit, min_score, max_tokens).shown

@@ -18,13 +18,19 @@ from readmodel.recall.fetch import fetch_candidates, merge_candidates
 from readmodel.recall.fusion import weighted
 from readmodel.recall.gate import relevance_gate
 from readmodel.recall.labels import direct_answer, low_confidence
-from readmodel.recall.observations import prefer_observations
-from readmodel.recall.order import floor_and_truncate, sort_key
+from readmodel.recall.notes import (
+    deployment_settings,
+    prefer_note,
+    queries_note,
+    state_note,
+    truncate_note,
+)
+from readmodel.recall.order import Window, fill_window, sort_key
 from readmodel.recall.query import QueryAnalysis, analyse, expansions
 from readmodel.recall.rerank import RerankStage
 from readmodel.recall.results import to_result
 from readmodel.recall.scope import admits, store_filter
-from readmodel.recall.state import resolve_current
+from readmodel.recall.state import Resolution, resolve_current
 from readmodel.store import MemoryStore, Record
 
 
@@ -70,7 +76,7 @@ class Recall:
             else [request.query]
         )
         vectors = self.embedder.embed(queries)
-        trace.lap("embed", [], f"{len(queries)} queries")
+        trace.lap("embed", [], queries_note(queries))
         flt = store_filter(bank_id, request)
         depth = max(cfg.depth, request.limit * 3)
         cands = merge_candidates(
@@ -84,23 +90,37 @@ class Recall:
         trace.lap("fuse", cands, "weighted: vector, keyword, exact, importance")
         cands = relevance_gate(cands, cfg.relevance_gate)
         trace.lap("gate", cands, f"gate {cfg.relevance_gate:g}")
+        resolved = Resolution(cands)
         if request.state_mode == "current":
             fetch = partial(self._fetch, bank_id)
-            cands = resolve_current(cands, fetch, partial(admits, flt), request.as_of)
-            trace.lap("current_state", cands, f"as_of {request.as_of}" if request.as_of else "")
-        dropped = 0
-        if request.prefer_observations:
-            cands, dropped = prefer_observations(cands)
-            trace.lap("prefer_observations", cands, f"dropped {dropped}")
+            resolved = resolve_current(cands, fetch, partial(admits, flt), request.as_of)
+            cands = resolved.candidates
+            trace.lap("current_state", cands, state_note(resolved, request))
         cands, bias_on = self._adjust(cands, request, analysis, trace)
         ordered = sorted(cands, key=sort_key)
+        trace.lap("sort", ordered, "score, then newest first, then id")
+        window = self._window(ordered, request, trace)
+        return self._response(bank_id, request, analysis, window, resolved, bias_on, trace)
+
+    def _window(self, ordered: list[Candidate], request: RecallRequest, trace: Trace) -> Window:
+        """Rerank the head of the order, then fill the shown window. Prefer-observations
+        (DESIGN stage 8) runs here, in the final order and before truncation, because
+        only here is it known which observations are returned."""
         if self.reranker is not None:
             head = self.reranker(request.query, ordered[: request.limit * 3])
             ordered = sorted(head.candidates, key=sort_key) + ordered[request.limit * 3 :]
             trace.lap("rerank", ordered, head.note)
-        shown = floor_and_truncate(ordered, request.limit, request.min_score, request.max_tokens)
-        trace.lap("truncate", shown)
-        return self._response(bank_id, request, analysis, shown, dropped, bias_on, trace)
+        window = fill_window(
+            ordered,
+            request.limit,
+            request.min_score,
+            request.max_tokens,
+            request.prefer_observations,
+        )
+        if request.prefer_observations:
+            trace.lap("prefer_observations", window.shown, prefer_note(window))
+        trace.lap("truncate", window.shown, truncate_note(window, request))
+        return window
 
     def _adjust(
         self, cands: list[Candidate], request: RecallRequest, analysis: QueryAnalysis, trace: Trace
@@ -130,25 +150,32 @@ class Recall:
         bank_id: str,
         request: RecallRequest,
         analysis: QueryAnalysis,
-        shown: list[Candidate],
-        dropped: int,
+        window: Window,
+        resolved: Resolution,
         bias_on: bool,
         trace: Trace,
     ) -> RecallResponse:
-        cfg = self.config
+        cfg, shown = self.config, window.shown
         return RecallResponse(
             bank_id=bank_id,
             query=request.query,
-            results=[to_result(c, request.explain) for c in shown],
-            dropped_by_prefer_observations=dropped,
+            results=[
+                to_result(c, request.explain, cfg.semantic_floor, resolved.inherited.get(c.id))
+                for c in shown
+            ],
+            dropped_by_prefer_observations=window.dropped,
             recency_bias="on" if bias_on else "off",
-            low_confidence=low_confidence(shown),
+            low_confidence=low_confidence(shown, cfg.semantic_floor),
             direct_answer=direct_answer(
                 shown, analysis, cfg.direct_answer_overlap, cfg.direct_answer_margin
             ),
-            timings_ms=trace.timings(),
+            timings=trace.timings(),
             explain=trace.stages if request.explain else None,
         )
 
     def _fetch(self, bank_id: str, ids: Sequence[uuid.UUID]) -> list[Record]:
         return [p.record for p in self.store.fetch(bank_id, ids)]
+
+    def ranking_settings(self) -> dict[str, str | int | float | bool]:
+        """The deployment's settings that change ranking, for the impression log."""
+        return deployment_settings(self.config, self.reranker)

@@ -1,12 +1,14 @@
 """Candidates to the response contract."""
 
+import uuid
+
 from contracts.memory import Observation
 from contracts.recall import Components, RecallResult
 from readmodel.recall.candidate import Candidate
-from readmodel.recall.labels import labels_of
+from readmodel.recall.labels import SEMANTIC_FLOOR, labels_of
 
 
-def components_of(c: Candidate) -> Components:
+def components_of(c: Candidate, score_from: uuid.UUID | None = None) -> Components:
     return Components(
         vector=round(c.vector, 6),
         keyword=round(c.keyword, 6),
@@ -18,12 +20,18 @@ def components_of(c: Candidate) -> Components:
         decay=round(c.decay, 6),
         recency_bias=round(c.recency_bias, 6),
         rerank=None if c.rerank is None else round(c.rerank, 6),
+        score_from=score_from,
     )
 
 
-def to_result(c: Candidate, explain: bool) -> RecallResult:
+def to_result(
+    c: Candidate,
+    explain: bool,
+    semantic_floor: float = SEMANTIC_FLOOR,
+    score_from: uuid.UUID | None = None,
+) -> RecallResult:
+    """`score_from`: the superseded state whose score and components `c` carries."""
     r = c.record
-    labels = labels_of(c)
     return RecallResult(
         id=r.id,
         kind=r.kind,
@@ -38,6 +46,6 @@ def to_result(c: Candidate, explain: bool) -> RecallResult:
         entities=list(r.entities),
         tags=list(r.tags),
         metadata=dict(r.metadata),
-        labels=labels,
-        components=components_of(c) if explain else None,
+        labels=labels_of(c, semantic_floor),
+        components=components_of(c, score_from) if explain else None,
     )

@@ -1,11 +1,14 @@
 """The recall service: the pipeline on the hot path, its bookkeeping off it.
 
 Callers get their response as soon as ranking is done; the last-access update, the
-impression, the per-session snapshot and the slow-call entry are written by one
-background thread afterwards. A failure there is logged (metadata only) and never
-reaches the caller: logs must not make recall less available than the store.
+impression, the per-session snapshot, the slow-call entry and the recall's metrics
+(count, errors, latency, stage latencies and its store-call timings, one pipeline)
+are written by one background thread afterwards. A failure there is logged (metadata
+only) and never reaches the caller: logs must not make recall less available than the
+store.
 """
 
+import contextvars
 import threading
 import time
 import uuid
@@ -20,10 +23,12 @@ import structlog
 
 from contracts.feedback import FeedbackEvent
 from contracts.recall import RecallRequest, RecallResponse
+from readmodel.metrics import Metrics, NoopMetrics, record_recall
 from readmodel.recall_logs import (
     Impression,
     LastRecall,
     RecallLog,
+    Setting,
     SlowCall,
     impression_of,
     last_recall_of,
@@ -39,6 +44,9 @@ READ_YOUR_WRITES_WAIT_S: Final = 2.0
 
 class Recaller(Protocol):
     def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse: ...
+
+    def ranking_settings(self) -> Mapping[str, Setting]:
+        """The deployment's settings that change ranking, recorded with each impression."""
 
 
 def mark_event_id(bank_id: str, snapshot: LastRecall, memory_id: uuid.UUID) -> uuid.UUID:
@@ -59,21 +67,37 @@ class RecallService:
         recall_log: RecallLog,
         slow_ms: float,
         clock: Callable[[], datetime] | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self._recaller = recaller
+        self._metrics = metrics or NoopMetrics()
         self._store = store
         self._log = recall_log
         self._slow_ms = slow_ms
         self._clock = clock or partial(datetime.now, UTC)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-effects")
         self._room = threading.BoundedSemaphore(MAX_PENDING)
+        self._deployment = dict(recaller.ranking_settings())
 
     def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse:
+        """A failed recall is counted (and re-raised); its metrics, like a good one's,
+        are sent by the background thread, never on the caller's time, and after the
+        recall's other effects: a reader who sees the recall counted sees its logs."""
         start = time.perf_counter()
-        response = self._recaller.recall(bank_id, request)
-        duration_ms = (time.perf_counter() - start) * 1000
-        impression = impression_of(bank_id, request, response, duration_ms, self._clock())
-        self._submit("recall", bank_id, partial(self._after_recall, request, impression, response))
+        with self._metrics.batch(defer=self._defer_metrics):
+            try:
+                response = self._recaller.recall(bank_id, request)
+            except Exception:
+                elapsed_ms = (time.perf_counter() - start) * 1000
+                record_recall(self._metrics, bank_id, {}, elapsed_ms, error=True)
+                raise
+            duration_ms = (time.perf_counter() - start) * 1000
+            record_recall(self._metrics, bank_id, response.timings_ms, duration_ms, error=False)
+            impression = impression_of(
+                bank_id, request, response, duration_ms, self._clock(), self._deployment
+            )
+            effects = partial(self._after_recall, request, impression, response)
+            self._submit("recall", bank_id, effects)
         return response
 
     def observe(
@@ -171,13 +195,18 @@ class RecallService:
             )
             _guarded("slow", bank, partial(self._log.add_slow, call))
 
+    def _defer_metrics(self, flush: Callable[[], None]) -> None:
+        self._submit("metrics", None, flush)
+
     def _submit(self, effect: str, bank_id: str | None, job: Callable[[], None]) -> None:
-        """Schedule `job`; when the backlog is full or the executor closed, drop it and say so."""
+        """Schedule `job` (with the caller's log context, e.g. its request id); when the
+        backlog is full or the executor closed, drop it and say so."""
         if not self._room.acquire(blocking=False):
             log.warning("recall_effect_dropped", effect=effect, bank_id=bank_id, reason="backlog")
             return
         try:
-            self._executor.submit(self._run, effect, bank_id, job)
+            context = contextvars.copy_context()
+            self._executor.submit(context.run, self._run, effect, bank_id, job)
         except RuntimeError:
             self._room.release()
             log.warning("recall_effect_dropped", effect=effect, bank_id=bank_id, reason="closed")

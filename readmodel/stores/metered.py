@@ -1,7 +1,9 @@
 """`MeteredStore`: a `MemoryStore` that times every call of the store it wraps.
 
 Each call is observed as `store_call_ms{method}` and a call that raises also counts
-`store_errors{method}`; results and exceptions pass through unchanged. Inside a
+`store_errors{method}`; results and exceptions pass through unchanged. A call slower
+than the slow-call threshold is also told to the slow-call log as `store.{method}`,
+with its bank and sizes (ids, limit, points), never a payload. Inside a
 metrics batch (a worker task, a recall) the timings travel with the batch's single
 pipeline. `scroll` is timed over the whole iteration, counting only the time spent
 inside the wrapped store, not the caller's work between items.
@@ -9,12 +11,13 @@ inside the wrapped store, not the caller's work between items.
 
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import TypeVar
 
 from readmodel.metrics import STORE_CALL_MS, STORE_ERRORS, Metrics
+from readmodel.slow_calls import SlowObserver
 from readmodel.store import (
     DerivedPatch,
     Feedback,
@@ -30,16 +33,28 @@ T = TypeVar("T")
 
 
 class MeteredStore:
-    def __init__(self, inner: MemoryStore, metrics: Metrics) -> None:
+    def __init__(
+        self, inner: MemoryStore, metrics: Metrics, slow: SlowObserver | None = None
+    ) -> None:
         self._inner = inner
         self._metrics = metrics
+        self._slow = slow
 
     @property
     def inner(self) -> MemoryStore:
         return self._inner
 
+    def _observed(
+        self, method: str, elapsed_ms: float, bank: str | None, sizes: Mapping[str, int]
+    ) -> None:
+        self._metrics.observe(STORE_CALL_MS, elapsed_ms, {"method": method})
+        if self._slow is not None:
+            self._slow.observe(f"store.{method}", elapsed_ms, bank, sizes)
+
     @contextmanager
-    def _timed(self, method: str) -> Iterator[None]:
+    def _timed(
+        self, method: str, bank: str | None = None, sizes: Mapping[str, int] | None = None
+    ) -> Iterator[None]:
         start = time.perf_counter()
         try:
             yield
@@ -48,22 +63,35 @@ class MeteredStore:
             raise
         finally:
             elapsed_ms = (time.perf_counter() - start) * 1000
-            self._metrics.observe(STORE_CALL_MS, elapsed_ms, {"method": method})
+            self._observed(method, elapsed_ms, bank, sizes or {})
 
-    def _call(self, method: str, call: Callable[[], T]) -> T:
-        with self._timed(method):
+    def _call(
+        self,
+        method: str,
+        call: Callable[[], T],
+        bank: str | None = None,
+        sizes: Mapping[str, int] | None = None,
+    ) -> T:
+        with self._timed(method, bank, sizes):
             return call()
 
     def ensure_schema(self, dense_size: int) -> None:
         self._call("ensure_schema", lambda: self._inner.ensure_schema(dense_size))
 
     def upsert(self, points: Sequence[StoredPoint]) -> None:
-        self._call("upsert", lambda: self._inner.upsert(points))
+        banks = {p.record.bank_id for p in points}
+        bank = banks.pop() if len(banks) == 1 else None
+        self._call("upsert", lambda: self._inner.upsert(points), bank, {"points": len(points)})
 
     def fetch(
         self, bank_id: str, ids: Sequence[uuid.UUID], with_vectors: bool = False
     ) -> list[StoredPoint]:
-        return self._call("fetch", lambda: self._inner.fetch(bank_id, ids, with_vectors))
+        return self._call(
+            "fetch",
+            lambda: self._inner.fetch(bank_id, ids, with_vectors),
+            bank_id,
+            {"ids": len(ids)},
+        )
 
     def search_dense(
         self,
@@ -76,25 +104,39 @@ class MeteredStore:
         return self._call(
             "search_dense",
             lambda: self._inner.search_dense(vector, flt, limit, score_threshold, with_vectors),
+            flt.bank_id,
+            {"limit": limit},
         )
 
     def search_keyword(self, vector: SparseVector, flt: Filter, limit: int) -> list[Hit]:
-        return self._call("search_keyword", lambda: self._inner.search_keyword(vector, flt, limit))
+        return self._call(
+            "search_keyword",
+            lambda: self._inner.search_keyword(vector, flt, limit),
+            flt.bank_id,
+            {"limit": limit, "terms": len(vector.indices)},
+        )
 
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
-        self._call("set_derived", lambda: self._inner.set_derived(bank_id, patches))
+        self._call(
+            "set_derived",
+            lambda: self._inner.set_derived(bank_id, patches),
+            bank_id,
+            {"patches": len(patches)},
+        )
 
     def set_feedback(self, bank_id: str, record_id: uuid.UUID, feedback: Feedback) -> None:
-        self._call("set_feedback", lambda: self._inner.set_feedback(bank_id, record_id, feedback))
+        self._call(
+            "set_feedback", lambda: self._inner.set_feedback(bank_id, record_id, feedback), bank_id
+        )
 
     def touch(self, bank_id: str, ids: Sequence[uuid.UUID], at: datetime) -> None:
-        self._call("touch", lambda: self._inner.touch(bank_id, ids, at))
+        self._call("touch", lambda: self._inner.touch(bank_id, ids, at), bank_id, {"ids": len(ids)})
 
     def delete(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None:
-        self._call("delete", lambda: self._inner.delete(bank_id, ids))
+        self._call("delete", lambda: self._inner.delete(bank_id, ids), bank_id, {"ids": len(ids)})
 
     def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]:
-        spent = 0.0
+        spent, items_seen = 0.0, 0
         start = time.perf_counter()
         try:
             items = iter(self._inner.scroll(flt, with_vectors))
@@ -108,13 +150,14 @@ class MeteredStore:
                     raise
                 finally:
                     spent += time.perf_counter() - start
+                items_seen += 1
                 yield item
                 start = time.perf_counter()
         finally:
-            self._metrics.observe(STORE_CALL_MS, spent * 1000, {"method": "scroll"})
+            self._observed("scroll", spent * 1000, flt.bank_id, {"points": items_seen})
 
     def count(self, flt: Filter) -> int:
-        return self._call("count", lambda: self._inner.count(flt))
+        return self._call("count", lambda: self._inner.count(flt), flt.bank_id)
 
     def banks(self) -> list[str]:
         return self._call("banks", self._inner.banks)

@@ -109,6 +109,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "SEDIMENT_QUEUE": f"sediment-http-{uuid.uuid4().hex[:8]}",
         "SEDIMENT_API_TOKEN": TOKEN,
         "SEDIMENT_API_MAX_BODY_BYTES": "65536",
+        "SEDIMENT_RECALL_SLOW_MS": "0.01",
     }
     with running(env, tmp_path_factory.mktemp("http")) as srv:
         yield srv
@@ -153,7 +154,8 @@ def test_retained_memories_become_recallable_current_state(
     texts = [r["text"] for r in body["results"]]
     assert texts[0] == "Alice moved to Seattle." and "Alice lives in Boston." not in texts
     assert body["results"][0]["state"] == "current"
-    assert body["explain"] and body["timings_ms"]
+    assert body["explain"] and body["timings"] and body["timings"] == body["timings_ms"]
+    assert [s["stage"] for s in body["explain"]][-3:] == ["sort", "prefer_observations", "truncate"]
     history = server.recall("bank-a", "Where does Alice live?", state_mode="history")
     states = {r["text"]: r["state"] for r in history["results"]}
     assert states["Alice lives in Boston."] == "superseded"
@@ -232,6 +234,38 @@ def test_last_recall_by_session(server: Server, alice: dict[str, Any]) -> None:
         return bool(view["memory"]["not_useful"] == 1)
 
     eventually(marked, "not-useful marks to be counted")
+
+
+def test_slow_log_covers_worker_store_and_recall_without_content(
+    server: Server, alice: dict[str, Any]
+) -> None:
+    """With a threshold of 0.01 ms everything is slow: each kind of call is logged."""
+    db = redis.Redis.from_url(REDIS_URL)
+
+    def operations() -> set[str]:
+        return {f[b"operation"].decode() for _, f in db.xrange("sediment:slow")}
+
+    wanted = {"recall", "api.retain", "worker.retain_batch", "store.upsert", "store.search_dense"}
+    eventually(lambda: wanted <= operations(), f"slow entries for {wanted}")
+    raw = b" ".join(v for _, f in db.xrange("sediment:slow") for v in f.values())
+    for secret in (b"Alice", b"Seattle", b"Boston", b"bees", b"Where"):
+        assert secret not in raw
+    retained = [
+        f for _, f in db.xrange("sediment:slow") if f[b"operation"] == b"worker.retain_batch"
+    ]
+    assert any(f[b"bank"] == b"bank-a" and b'"events":3' in f[b"sizes"] for f in retained)
+
+
+def test_empty_token_stops_serve_at_start(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "sediment.cli", "serve", "--port", str(free_port())],
+        env={**os.environ, "SEDIMENT_API_TOKEN": "", "SEDIMENT_DATA_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 2
+    assert "invalid setting SEDIMENT_API_TOKEN: SEDIMENT_API_TOKEN is set but empty" in run.stderr
 
 
 def test_openapi_is_served(server: Server) -> None:

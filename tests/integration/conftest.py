@@ -12,8 +12,12 @@ from pathlib import Path
 
 import pytest
 import redis
+from celery import Celery
 
+from sediment.bootstrap import Runtime, bootstrap
+from sediment.settings import Settings
 from tests.helpers import redis_url
+from worker.ledger import LEDGER_KEY
 
 REDIS_DB = 13
 
@@ -44,6 +48,26 @@ class WorkerEnv:
         """Messages waiting in the queue plus messages delivered but not yet acknowledged."""
         return int(self.redis.llen(self.queue)) + int(self.redis.hlen("unacked"))
 
+    def owed(self) -> int:
+        """Events the redelivery ledger still holds (published, not yet handled)."""
+        return int(self.redis.hlen(LEDGER_KEY))
+
+    def settled(self) -> bool:
+        return self.pending() == 0 and self.owed() == 0
+
+    def producer(self) -> Celery:
+        return Celery(broker=self.env["SEDIMENT_REDIS_URL"], set_as_current=False)
+
+    def runtime(self) -> Runtime:
+        """The settings the workers ran with; open the store only once they have stopped."""
+        prefix = "SEDIMENT_"
+        values = {
+            k[len(prefix) :].lower(): v
+            for k, v in self.env.items()
+            if k.startswith(prefix) and not k.startswith("SEDIMENT_TEST_")
+        }
+        return bootstrap(Settings(_env_file=None, **values))  # type: ignore[call-arg]
+
 
 @pytest.fixture
 def worker_env(tmp_path: Path) -> Iterator[WorkerEnv]:
@@ -52,7 +76,7 @@ def worker_env(tmp_path: Path) -> Iterator[WorkerEnv]:
     try:
         client.ping()
     except redis.ConnectionError:
-        pytest.fail("integration tests need Redis on 127.0.0.1:6379 (.ci/run starts it)")
+        pytest.fail(f"integration tests need Redis at {url} (.ci/run starts it)")
     client.flushdb()
     queue = f"sediment-test-{uuid.uuid4().hex[:8]}"
     env = {
@@ -66,6 +90,8 @@ def worker_env(tmp_path: Path) -> Iterator[WorkerEnv]:
         "SEDIMENT_TASK_TIME_LIMIT_S": "8",
         "SEDIMENT_VISIBILITY_TIMEOUT_S": "10",
         "SEDIMENT_LOG_FORMAT": "json",
+        "SEDIMENT_LEDGER_SWEEP_S": "1",
+        "SEDIMENT_LEDGER_GRACE_S": "3",
     }
     yield WorkerEnv(env, client, queue, tmp_path / "data", tmp_path)
     client.flushdb()

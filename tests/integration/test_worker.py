@@ -8,14 +8,13 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from celery import Celery
 
+from contracts.events import RetainEvent
 from contracts.recall import RecallRequest
 from readmodel.store import Filter
-from sediment.bootstrap import bootstrap
-from sediment.settings import Settings
 from tests.integration.conftest import WorkerEnv, wait_until
 from worker.consolidation.relations import memory_id
+from worker.publish import publish
 
 pytestmark = pytest.mark.integration
 
@@ -68,37 +67,39 @@ def poison(bank: str) -> list[object]:
 
 
 def test_kill_9_mid_stream_loses_nothing_and_duplicates_nothing(worker_env: WorkerEnv) -> None:
+    """Good events go through `worker.publish` (the redelivery ledger); the poison is sent
+    raw, as a third-party producer's mistakes would be."""
     bank = "itest"
-    good = events(bank)
-    producer = Celery(broker=worker_env.env["SEDIMENT_REDIS_URL"], set_as_current=False)
-    messages: list[object] = [*good]
-    for i, p in enumerate(poison(bank)):
-        messages.insert(100 + i * 90, p)
+    good = [RetainEvent.model_validate(e) for e in events(bank)]
+    producer = worker_env.producer()
     first = worker_env.start("worker-1")
-    for payload in messages:
-        producer.send_task("sediment.retain.v1", args=[payload], queue=worker_env.queue)
-    wait_until(lambda: worker_env.pending() < len(messages) - 300, 180, "the first worker to start")
+    sent = 0
+    for i, bad in enumerate(poison(bank)):
+        upto = 100 + i * 90
+        sent += publish(producer, good[sent:upto], worker_env.queue)
+        producer.send_task("sediment.retain.v1", args=[bad], queue=worker_env.queue)
+    sent += publish(producer, good[sent:], worker_env.queue)
+    assert sent == N_EVENTS
+    total = N_EVENTS + 20
+    wait_until(lambda: worker_env.pending() < total - 300, 180, "the first worker to start")
     first.send_signal(signal.SIGKILL)
     first.wait(timeout=30)
     assert worker_env.pending() > 0, "the worker finished before it could be killed"
     second = worker_env.start("worker-2")
-    wait_until(lambda: worker_env.pending() == 0, 600, "the queue to drain after restart")
+    wait_until(worker_env.settled, 600, "the queue to drain and the ledger to empty")
     worker_env.stop(second)
 
-    rt = bootstrap(Settings(_env_file=None, **_settings_from(worker_env.env)))  # type: ignore[call-arg]
+    rt = worker_env.runtime()
+    assert rt.store.count(Filter(bank, kinds=("world",))) == N_EVENTS
     raw = list(rt.store.scroll(Filter(bank, kinds=("world",))))
-    ids = [p.record.id for p in raw]
-    assert len(ids) == len(set(ids)) == N_EVENTS
-    assert set(ids) == {memory_id(uuid.UUID(str(e["event_id"]))) for e in good}
+    assert {p.record.id for p in raw} == {memory_id(e.event_id) for e in good}
     assert all(p.record.consolidated for p in raw)
     for e in good:
         response = rt.recall.recall(
             bank,
-            RecallRequest(
-                query=str(e["text"]), limit=5, prefer_observations=False, state_mode="history"
-            ),
+            RecallRequest(query=e.text, limit=5, prefer_observations=False, state_mode="history"),
         )
-        assert memory_id(uuid.UUID(str(e["event_id"]))) in [r.id for r in response.results]
+        assert memory_id(e.event_id) in [r.id for r in response.results]
     letters = rt.dead_letters.list(1000)
     assert len(letters) == 20
     reasons = " ".join(le.message for le in letters)
@@ -112,12 +113,3 @@ def test_kill_9_mid_stream_loses_nothing_and_duplicates_nothing(worker_env: Work
         assert phrase in reasons
     assert all(json.loads(le.payload) is not None for le in letters)
     rt.close()
-
-
-def _settings_from(env: dict[str, str]) -> dict[str, object]:
-    prefix = "SEDIMENT_"
-    return {
-        k[len(prefix) :].lower(): v
-        for k, v in env.items()
-        if k.startswith(prefix) and not k.startswith("SEDIMENT_TEST_")
-    }

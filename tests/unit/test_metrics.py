@@ -334,3 +334,23 @@ def test_a_deferred_batch_is_sent_when_the_deferred_job_runs(metrics: RedisMetri
     snap = metrics.snapshot(1)
     latency = snap.latency(RECALL_MS)
     assert snap.total(EVENTS) == 2 and latency is not None and latency.count == 1
+
+
+def test_latency_percentiles_per_minute(metrics: RedisMetrics, clock: Clock) -> None:
+    """Each minute's own percentiles, so a chart can draw them over time; the window's
+    are over all of them, and a minute without observations is None."""
+    for ms in (1.0, 1.0, 1.0):
+        metrics.observe(RECALL_MS, ms, {"bank": "a"})
+    clock.now += 120
+    for ms in (100.0, 100.0, 100.0, 1.0):
+        metrics.observe(RECALL_MS, ms, {"bank": "b"})
+    [h] = metrics.snapshot(4).latencies
+    assert h.series == (0, 3, 0, 4)
+    assert h.p50_series[0] is None and h.p50_series[2] is None
+    assert h.p50_series[1] == pytest.approx(quantile({bucket_bound(1.0): 3}, 0.5))
+    assert h.p95_series[3] == pytest.approx(
+        quantile({bucket_bound(100.0): 3, bucket_bound(1.0): 1}, 0.95)
+    )
+    assert h.p50_ms == pytest.approx(quantile({bucket_bound(1.0): 4, bucket_bound(100.0): 3}, 0.5))
+    body = json.loads(metrics.snapshot(4).to_json())["latencies"][0]
+    assert body["series"] == [0, 3, 0, 4] and body["p99_series"][0] is None

@@ -116,3 +116,22 @@ def test_the_grafana_dashboard_queries_only_rendered_metrics() -> None:
     queried = {name for e in exprs for name in re.findall(r"sediment_[a-z_]+", e)}
     assert queried and queried <= rendered, queried - rendered
     assert all(e.startswith("max") for e in exprs), "replicas serve equal values: use max"
+
+
+def test_window_totals_and_cumulative_buckets(snapshot: MetricsSnapshot) -> None:
+    """Exact figures over the window, the same as the snapshot's: counts, sums and
+    cumulative buckets that `histogram_quantile` reads."""
+    found = samples(render_prometheus(snapshot))
+    assert value(found["sediment_events_in_window"], outcome="received") == 4
+    assert value(found["sediment_recalls_in_window"]) == snapshot.total("recalls") == 4
+    recall = snapshot.latency("recall_ms")
+    assert recall is not None
+    assert value(found["sediment_recall_ms_count_in_window"]) == recall.count == 4
+    assert value(found["sediment_recall_ms_sum_ms_in_window"]) == pytest.approx(recall.sum_ms)
+    buckets = found["sediment_recall_ms_window_bucket"]
+    seen = 0
+    for bound, n in recall.buckets:
+        seen += n
+        assert value(buckets, le=f"{bound:g}") == seen
+    assert value(buckets, le="+Inf") == recall.count
+    assert len(buckets) == len(recall.buckets) + 1

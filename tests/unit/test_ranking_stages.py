@@ -1,13 +1,14 @@
 """Ranking stages, each alone and table-driven."""
 
 import time
-import uuid
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 
+from contracts.memory import State
+from readmodel.embedders.hashing import HashEmbedder
 from readmodel.recall.adjust import (
     apply_feedback,
     apply_recency_bias,
@@ -18,9 +19,11 @@ from readmodel.recall.candidate import Candidate
 from readmodel.recall.evidence import exact_strengths
 from readmodel.recall.gate import relevance_gate
 from readmodel.recall.labels import direct_answer, labels_of, low_confidence
-from readmodel.recall.order import floor_and_truncate, rank
+from readmodel.recall.order import fill_window, floor_and_truncate, rank
 from readmodel.recall.query import analyse, expansions
-from readmodel.recall.rerank import RerankStage
+from readmodel.recall.rerank import EmbeddingReranker, RerankStage
+from readmodel.recall.state import as_of_view
+from readmodel.store import Record
 from tests.helpers import T0, memory
 
 
@@ -118,8 +121,11 @@ def test_decay_multiplier(age_days: float, importance: float, expected: float) -
 
 
 class SlowReranker:
+    def __init__(self, seconds: float = 0.5) -> None:
+        self.seconds = seconds
+
     def score(self, query: str, texts: Sequence[str]) -> list[float]:
-        time.sleep(0.5)
+        time.sleep(self.seconds)
         return [1.0] * len(texts)
 
 
@@ -128,64 +134,213 @@ class BrokenReranker:
         raise RuntimeError("model crashed")
 
 
+class ShortReranker:
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        return [1.0]
+
+
 class ReverseReranker:
-    calls = 0
+    """Scores the texts in reverse order of their number; counts the texts it scored."""
+
+    def __init__(self) -> None:
+        self.scored: list[str] = []
 
     def score(self, query: str, texts: Sequence[str]) -> list[float]:
-        ReverseReranker.calls += 1
-        return [i / len(texts) for i in range(len(texts))]
+        self.scored += texts
+        return [int(t.removeprefix("m")) / 10 for t in texts]
 
 
 def ranked(n: int) -> list[Candidate]:
     return [Candidate(memory(f"m{i}", i), score=1.0 - i / 10) for i in range(n)]
 
 
-@pytest.mark.parametrize("reranker", [SlowReranker(), BrokenReranker()])
-def test_reranker_failure_keeps_the_order_and_says_so(reranker: object) -> None:
+@pytest.mark.parametrize(
+    ("reranker", "note"),
+    [
+        (SlowReranker(), "timeout after 50 ms: order kept"),
+        (BrokenReranker(), "failed (RuntimeError): order kept"),
+        (ShortReranker(), "failed (ValueError): order kept"),
+    ],
+)
+def test_reranker_failure_keeps_the_order_and_says_so(reranker: object, note: str) -> None:
     stage = RerankStage(reranker, timeout_ms=50, cache_ttl_s=60)  # type: ignore[arg-type]
     cands = ranked(4)
     outcome = stage("q", cands)
-    assert outcome.candidates == cands and "order kept" in outcome.note
+    assert outcome.candidates == cands and outcome.note == note
 
 
-def test_reranker_reorders_and_caches() -> None:
-    stage = RerankStage(ReverseReranker(), timeout_ms=1000, cache_ttl_s=60, weight=1.0)
+def test_reranker_reorders_and_caches_per_text() -> None:
+    reverse = ReverseReranker()
+    stage = RerankStage(reverse, timeout_ms=1000, cache_ttl_s=60, weight=1.0)
     cands = ranked(4)
     first = stage("q", cands)
     assert rank(first.candidates, 4)[0].id == cands[-1].id
-    second = stage("q", cands)
-    assert second.note == "reranked (cache)" and ReverseReranker.calls == 1
+    assert first.note == "reranked, weight 1 (0 cached, 4 scored)"
+    second = stage("q", ranked(5))
+    assert second.note == "reranked, weight 1 (4 cached, 1 scored)"
+    assert reverse.scored == ["m0", "m1", "m2", "m3", "m4"]
 
 
-def test_floor_limit_and_token_budget() -> None:
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.mark.parametrize(
+    ("ttl_s", "size", "advance_s", "rescored"),
+    [
+        pytest.param(60, 100, 59, 0, id="fresh entries are reused"),
+        pytest.param(60, 100, 60, 3, id="entries expire after the TTL"),
+        pytest.param(0, 100, 0, 3, id="TTL 0 caches nothing"),
+        pytest.param(60, 2, 0, 1, id="size bound evicts the least recently used"),
+    ],
+)
+def test_rerank_cache_expires_and_stays_bounded(
+    ttl_s: float, size: int, advance_s: float, rescored: int
+) -> None:
+    clock, reverse = Clock(), ReverseReranker()
+    stage = RerankStage(reverse, timeout_ms=1000, cache_ttl_s=ttl_s, cache_size=size, clock=clock)
+    stage("q", ranked(3))
+    assert len(stage.cache) <= size
+    clock.now += advance_s
+    reverse.scored.clear()
+    stage("q", ranked(3))
+    assert len(reverse.scored) == rescored and len(stage.cache) <= size
+
+
+def test_a_stuck_reranker_does_not_hold_later_recalls() -> None:
+    stage = RerankStage(SlowReranker(0.6), timeout_ms=20, cache_ttl_s=60, max_in_flight=1)
+    assert stage("q", ranked(2)).note == "timeout after 20 ms: order kept"
+    started = time.perf_counter()
+    busy = stage("q2", ranked(2))
+    assert busy.note == "busy (earlier calls still running): order kept"
+    assert time.perf_counter() - started < 0.1
+    time.sleep(0.7)
+    assert stage("q3", ranked(2)).note == "timeout after 20 ms: order kept"
+    stage.close()
+
+
+def test_embedding_reranker_scores_by_cosine_in_unit_range() -> None:
+    reranker = EmbeddingReranker(HashEmbedder(64))
+    scores = reranker.score("alice lives in seattle", ["alice lives in seattle", "zzz qqq"])
+    assert scores[0] == pytest.approx(1.0) and 0.0 <= scores[1] < scores[0]
+
+
+@pytest.mark.parametrize(
+    ("limit", "min_score", "max_tokens", "shown", "below", "budget_cut"),
+    [
+        pytest.param(3, 0.0, None, 3, 0, False, id="limit"),
+        pytest.param(10, 0.75, None, 3, 3, False, id="min_score"),
+        pytest.param(10, 0.0, 25, 2, 0, True, id="token budget"),
+        pytest.param(10, 0.0, 1000, 6, 0, False, id="budget cuts nothing"),
+    ],
+)
+def test_floor_limit_and_token_budget(
+    limit: int,
+    min_score: float,
+    max_tokens: int | None,
+    shown: int,
+    below: int,
+    budget_cut: bool,
+) -> None:
     cands = [
         Candidate(memory(" ".join(["w"] * 10) + f" {i}", i), score=1 - i / 10) for i in range(6)
     ]
-    assert len(floor_and_truncate(cands, 3, 0.0, None)) == 3
-    assert len(floor_and_truncate(cands, 10, 0.75, None)) == 3
-    assert len(floor_and_truncate(cands, 10, 0.0, 25)) == 2
+    window = fill_window(cands, limit, min_score, max_tokens)
+    assert (
+        len(window.shown) == shown
+        and floor_and_truncate(cands, limit, min_score, max_tokens) == window.shown
+    )
+    assert (window.below_min_score, window.budget_cut) == (below, budget_cut)
 
 
-def test_keyword_only_label_and_low_confidence() -> None:
-    kw = Candidate(memory("k", 0), keyword=0.8, keyword_rank=1)
-    sem = Candidate(memory("s", 0), vector=0.7, vector_rank=1)
-    assert labels_of(kw) == ["keyword-only"] and labels_of(sem) == []
-    assert low_confidence([kw]) and not low_confidence([kw, sem]) and not low_confidence([])
+@pytest.mark.parametrize(
+    ("candidate", "labels"),
+    [
+        pytest.param(
+            Candidate(memory("k"), keyword=0.8, keyword_rank=1), ["keyword-only"], id="kw"
+        ),
+        pytest.param(
+            Candidate(memory("k"), vector=0.1, vector_rank=1, exact=1.0),
+            ["keyword-only"],
+            id="in the dense list but below the semantic floor",
+        ),
+        pytest.param(Candidate(memory("s"), vector=0.7, vector_rank=1), [], id="semantic"),
+        pytest.param(
+            Candidate(memory("s"), vector=0.3, vector_rank=3, keyword=0.5), [], id="at the floor"
+        ),
+        pytest.param(Candidate(memory("w"), vector=0.1, vector_rank=1), [], id="weak, no words"),
+        pytest.param(Candidate(memory("g"), vector=0.7, gate=0.5), ["relevance_gated"], id="gated"),
+    ],
+)
+def test_labels(candidate: Candidate, labels: list[str]) -> None:
+    assert labels_of(candidate) == labels
 
 
-def test_direct_answer_needs_overlap_and_margin() -> None:
+SEM = Candidate(memory("s"), vector=0.7, vector_rank=1)
+KW = Candidate(memory("k"), keyword=0.8, keyword_rank=1)
+WEAK = Candidate(memory("w"), vector=0.2, vector_rank=1)
+GATED = replace(SEM, gate=0.4)
+
+
+@pytest.mark.parametrize(
+    ("shown", "low"),
+    [
+        ([KW], True),
+        ([KW, WEAK], True),
+        ([GATED, KW], True),
+        ([KW, SEM], False),
+        ([WEAK, SEM], False),
+        ([], False),
+    ],
+)
+def test_low_confidence(shown: list[Candidate], low: bool) -> None:
+    assert low_confidence(shown) is low
+
+
+SEATTLE = memory("Alice lives in Seattle.", 0)
+BOSTON_BOB = memory("Bob lives in Boston.", 0)
+SUPERSEDED = SEATTLE.model_copy(update={"state": State.SUPERSEDED, "superseded_by": BOSTON_BOB.id})
+
+
+@pytest.mark.parametrize(
+    ("top", "second_score", "fires"),
+    [
+        pytest.param(SEATTLE, 0.5, True, id="current, on topic, clear lead"),
+        pytest.param(SEATTLE, 0.85, False, id="lead under the margin"),
+        pytest.param(memory("Carol owns a boat.", 0), 0.5, False, id="off topic"),
+        pytest.param(SUPERSEDED, 0.5, False, id="superseded today"),
+        pytest.param(as_of_view(SUPERSEDED), 0.5, True, id="current as of then"),
+    ],
+)
+def test_direct_answer_needs_a_current_top_overlap_and_margin(
+    top: Record, second_score: float, fires: bool
+) -> None:
     a = analyse("Where does Alice live?")
-    top = Candidate(memory("Alice lives in Seattle.", 0), score=0.9)
-    close = Candidate(memory("Bob lives in Boston.", 0), score=0.85)
-    far = replace(close, score=0.5)
-    assert direct_answer([top, far], a, 0.55, 0.15) == top.id
-    assert direct_answer([top, close], a, 0.55, 0.15) is None
-    off_topic = Candidate(memory("Carol owns a boat.", 0), score=0.9)
-    assert direct_answer([off_topic, far], a, 0.55, 0.15) is None
+    shown = [Candidate(top, score=0.9), Candidate(BOSTON_BOB, score=second_score)]
+    assert (direct_answer(shown, a, 0.55, 0.15) == top.id) is fires
 
 
-def test_expansion_is_deterministic_and_bounded() -> None:
-    a = analyse("Which restaurant did Caroline recommend in Lisbon?")
-    assert expansions(a, 4, 3) == [a.text, "restaurant", "recommend", "caroline"]
-    assert expansions(a, 1, 3) == [a.text]
-    assert uuid.UUID(int=0) is not None
+@pytest.mark.parametrize(
+    ("query", "max_queries", "min_token", "expected"),
+    [
+        (
+            "Which restaurant did Caroline recommend in Lisbon?",
+            4,
+            3,
+            ["restaurant", "recommend", "caroline"],
+        ),
+        ("Which restaurant did Caroline recommend in Lisbon?", 1, 3, []),
+        ("Which restaurant did Caroline recommend in Lisbon?", 9, 9, ["restaurant", "recommend"]),
+        ("Lisbon", 4, 3, []),
+        ("the of and", 4, 3, []),
+    ],
+)
+def test_expansion_is_deterministic_and_bounded(
+    query: str, max_queries: int, min_token: int, expected: list[str]
+) -> None:
+    a = analyse(query)
+    assert expansions(a, max_queries, min_token) == [a.text, *expected]

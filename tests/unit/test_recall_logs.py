@@ -15,7 +15,9 @@ import pytest
 
 from contracts.recall import RecallRequest
 from readmodel.embedders.hashing import HashEmbedder
+from readmodel.recall.config import RecallConfig
 from readmodel.recall.pipeline import Recall
+from readmodel.recall.rerank import Reranker, RerankStage
 from readmodel.recall.service import RecallService
 from readmodel.recall_logs import (
     IMPRESSIONS_STREAM,
@@ -202,3 +204,49 @@ def test_marking_without_a_matching_recall_marks_nothing(setup: Setup) -> None:
     assert setup.service.mark_last_recall("b1", "s", [uuid.uuid4()]) == []
     assert setup.service.mark_last_recall("b1", "other", [response.results[0].id]) == []
     assert setup.service.mark_last_recall("b2", "s", [response.results[0].id]) == []
+
+
+class ConstantReranker:
+    name = "constant"
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        return [0.5] * len(texts)
+
+
+@pytest.mark.parametrize(
+    ("config", "reranker", "expected"),
+    [
+        (
+            RecallConfig(),
+            None,
+            {"decay_enabled": False, "relevance_gate": 0.0, "query_expansion": False},
+        ),
+        (
+            RecallConfig(decay_enabled=True, decay_half_life_days=7.0, relevance_gate=0.25),
+            None,
+            {"decay_enabled": True, "decay_half_life_days": 7.0, "relevance_gate": 0.25},
+        ),
+        (
+            RecallConfig(query_expansion=True, recency_bias="auto", temporal_weight=0.2),
+            ConstantReranker(),
+            {
+                "query_expansion": True,
+                "recency_bias_default": "auto",
+                "temporal_weight": 0.2,
+                "reranker": "constant",
+            },
+        ),
+    ],
+)
+def test_impression_records_the_deployment_settings_that_rank(
+    setup: Setup, config: RecallConfig, reranker: Reranker | None, expected: dict[str, object]
+) -> None:
+    stage = None if reranker is None else RerankStage(reranker, 1000, 60)
+    service = RecallService(Recall(setup.store, EMB, config, stage), setup.store, setup.log, 1e6)
+    service.recall("b1", RecallRequest(query=QUERY, limit=2))
+    assert service.flush(10)
+    settings = json.loads(setup.log.impressions(1)[0]["settings"])
+    assert {k: settings[k] for k in expected} == expected
+    assert settings["reranker"] == expected.get("reranker", "off")
+    assert settings["limit"] == 2 and settings["fusion"] == "weighted"
+    service.close()

@@ -1,5 +1,8 @@
-"""The whole pipeline on the real embedded engine: state modes, filters, explain, decay."""
+"""The whole pipeline on the real embedded engine: state modes, explain, decay, the
+reranker, prefer-observations."""
 
+import time
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -10,6 +13,7 @@ from contracts.recall import RecallRequest
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.recall.config import RecallConfig
 from readmodel.recall.pipeline import Recall
+from readmodel.recall.rerank import Reranker, RerankStage
 from readmodel.stores.edge import EdgeStore
 from tests.fakes import NoLocks
 from tests.helpers import T0, event
@@ -54,10 +58,19 @@ def test_history_returns_every_state(model: Consolidator) -> None:
     )
 
 
-def test_as_of_returns_what_was_current_then(model: Consolidator) -> None:
-    texts = ask(model, limit=5, as_of=T0 + timedelta(days=12))
+def test_as_of_returns_what_was_current_then_as_current(model: Consolidator) -> None:
+    recall = Recall(model.store, EMB)
+    as_of = T0 + timedelta(days=12)
+    response = recall.recall("b1", RecallRequest(query="Where does Alice live?", as_of=as_of))
+    texts = [r.text for r in response.results]
     assert texts[0] == "Alice lives in Denver."
     assert "Alice lives in Seattle." not in texts and "Alice lives in Boston." not in texts
+    top = response.results[0]
+    assert (top.state, top.superseded_by, top.relation) == ("current", None, None)
+    assert "superseded" not in top.labels
+    today = recall.recall("b1", RecallRequest(query="Where does Alice live?", state_mode="history"))
+    denver = next(r for r in today.results if r.text == "Alice lives in Denver.")
+    assert denver.state == "superseded" and "superseded" in denver.labels
 
 
 def test_a_head_outside_the_tag_scope_is_not_returned(model: Consolidator) -> None:
@@ -73,15 +86,88 @@ def test_a_head_outside_the_tag_scope_is_not_returned(model: Consolidator) -> No
     assert anywhere.results[0].text == "Alice's desk moved to floor 5."
 
 
-def test_explain_lists_stages_and_components(model: Consolidator) -> None:
+def explained(
+    cons: Consolidator, config: RecallConfig | None = None, **kw: object
+) -> dict[str, str]:
+    recall = Recall(cons.store, EMB, config or RecallConfig())
+    request = RecallRequest(query="Where does Alice live?", explain=True, **kw)  # type: ignore[arg-type]
+    response = recall.recall("b1", request)
+    assert response.explain is not None and set(response.timings) == {
+        s.stage for s in response.explain
+    }
+    assert response.timings == response.timings_ms
+    return {s.stage: s.note for s in response.explain}
+
+
+DEFAULT_STAGES = [
+    "embed",
+    "fetch",
+    "fuse",
+    "gate",
+    "current_state",
+    "feedback",
+    "sort",
+    "prefer_observations",
+    "truncate",
+]
+
+
+@pytest.mark.parametrize(
+    ("config", "options", "stage", "note"),
+    [
+        (RecallConfig(), {}, "embed", "1 query"),
+        (RecallConfig(), {}, "sort", "score, then newest first, then id"),
+        (
+            RecallConfig(),
+            {},
+            "current_state",
+            "heads in place of superseded states: 1; carrying a replaced state's score: 1",
+        ),
+        (RecallConfig(), {}, "truncate", "limit 10; no min_score; no max_tokens"),
+        (RecallConfig(), {"min_score": 0.3}, "truncate", "limit 10; min_score 0.3 cut 1;"),
+        (RecallConfig(), {"max_tokens": 5}, "truncate", "max_tokens 5 cut the rest"),
+        (RecallConfig(), {"max_tokens": 500}, "truncate", "max_tokens 500 cut nothing"),
+        (RecallConfig(), {}, "prefer_observations", "dropped 0 raw memories"),
+        (
+            RecallConfig(query_expansion=True),
+            {},
+            "embed",
+            "3 queries: the query, then sub-queries 'alice', 'live'",
+        ),
+        (RecallConfig(decay_enabled=True), {}, "decay", "half-life 14 d"),
+        (RecallConfig(), {"recency_bias": "on"}, "recency_bias", "on, weight 0.1"),
+    ],
+)
+def test_explain_says_what_each_stage_did(
+    model: Consolidator,
+    config: RecallConfig,
+    options: dict[str, object],
+    stage: str,
+    note: str,
+) -> None:
+    notes = explained(model, config, **options)
+    assert note in notes[stage] or notes[stage].startswith(note), notes[stage]
+
+
+def test_explain_lists_every_default_stage_in_order(model: Consolidator) -> None:
+    assert list(explained(model)) == DEFAULT_STAGES
+    assert "prefer_observations" not in explained(model, prefer_observations=False)
+
+
+def test_components_describe_the_shown_text_or_say_whose_they_are(model: Consolidator) -> None:
     recall = Recall(model.store, EMB)
-    response = recall.recall("b1", RecallRequest(query="Alice Seattle", explain=True))
-    stages = [s.stage for s in response.explain or []]
-    assert stages[:4] == ["embed", "fetch", "fuse", "gate"]
-    assert "decay" not in stages and "recency_bias" not in stages
-    top = response.results[0]
-    assert top.components is not None and 0 < top.components.vector <= 1
-    assert top.components.decay == 1.0
+    boston = recall.recall("b1", RecallRequest(query="Alice Boston", explain=True, limit=3))
+    top = boston.results[0]
+    assert top.text == "Alice lives in Seattle." and top.state_replaces is not None
+    assert top.components is not None and top.components.score_from == top.state_replaces
+    seattle = recall.recall("b1", RecallRequest(query="Alice Seattle", explain=True, limit=3))
+    top = seattle.results[0]
+    assert top.text == "Alice lives in Seattle." and top.components is not None
+    assert top.components.score_from is None and top.components.exact > 0
+    for r in boston.results + seattle.results:
+        c = r.components
+        assert c is not None
+        assert all(0.0 <= v <= 1.0 for v in (c.vector, c.keyword, c.exact, c.importance, c.recency))
 
 
 def test_decay_off_is_bit_for_bit_and_floor_one_is_identity(model: Consolidator) -> None:
@@ -112,3 +198,100 @@ def test_expansion_merges_without_duplicates(model: Consolidator) -> None:
     response = recall.recall("b1", RecallRequest(query="Alice harbour work", limit=10))
     ids = [r.id for r in response.results]
     assert len(ids) == len(set(ids)) and response.results
+
+
+class SleepyReranker:
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        time.sleep(0.3)
+        return [1.0] * len(texts)
+
+
+class ReverseReranker:
+    """Scores the texts it is given in rising order: the order comes out reversed."""
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        return [(i + 1) / len(texts) for i in range(len(texts))]
+
+
+@pytest.mark.parametrize(
+    ("reranker", "timeout_ms", "keeps_order", "note"),
+    [
+        pytest.param(SleepyReranker(), 20, True, "timeout after 20 ms: order kept", id="timeout"),
+        pytest.param(ReverseReranker(), 2000, False, "reranked, weight 1", id="reranked"),
+    ],
+)
+def test_reranker_inside_the_pipeline(
+    model: Consolidator, reranker: Reranker, timeout_ms: float, keeps_order: bool, note: str
+) -> None:
+    request = RecallRequest(query="Alice", explain=True, limit=3)
+    plain = Recall(model.store, EMB).recall("b1", request)
+    stage = RerankStage(reranker, timeout_ms=timeout_ms, cache_ttl_s=60, weight=1.0)
+    reranked = Recall(model.store, EMB, reranker=stage).recall("b1", request)
+    ids = [r.id for r in plain.results]
+    assert len(ids) > 1
+    assert [r.id for r in reranked.results] == (ids if keeps_order else ids[::-1])
+    notes = {s.stage: s.note for s in reranked.explain or []}
+    assert notes["rerank"].startswith(note)
+    assert all(
+        (r.components and r.components.rerank is None) is keeps_order for r in reranked.results
+    )
+    stage.close()
+
+
+def test_prefer_observations_keeps_the_count_at_the_limit(tmp_path: Path) -> None:
+    store = EdgeStore(tmp_path)
+    store.ensure_schema(EMB.dimension)
+    cons = Consolidator(store, EMB, NoLocks())
+    same = "Bob plays the cello in an orchestra."
+    others = [event(f"Bob plays {x} on weekends.", 3 + i) for i, x in enumerate(["chess", "golf"])]
+    consolidate([event(same, 1), event(same, 2), *others], cons)
+    recall = Recall(store, EMB)
+    for limit in (1, 2, 3):
+        response = recall.recall("b1", RecallRequest(query="Bob cello orchestra", limit=limit))
+        assert len(response.results) == limit
+        shown = {r.id for r in response.results}
+        covered = {m for r in response.results for m in r.source_memory_ids}
+        assert not shown & covered
+    assert response.results[0].kind == "observation" and response.dropped_by_prefer_observations
+
+
+class Axes:
+    """Each known text on its own axis; `near:` queries on the axis of the text they
+    name, any other query on an axis of its own. Dense search still returns every
+    memory of a small bank, whatever its similarity."""
+
+    name, dimension = "axes", 4
+    TEXTS = ("The parcel left Lisbon.", "Maya drinks green tea.", "Alice lives in Seattle.")
+
+    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        return [self._axis(t) for t in texts]
+
+    def _axis(self, text: str) -> tuple[float, ...]:
+        named = text.removeprefix("near:")
+        axis = self.TEXTS.index(named) + 1 if named in self.TEXTS else 0
+        return tuple(1.0 if i == axis else 0.0 for i in range(self.dimension))
+
+
+@pytest.mark.parametrize(
+    ("query", "labels", "low"),
+    [
+        pytest.param(
+            "parcel", ["keyword-only"], True, id="words only, every memory in the dense list"
+        ),
+        pytest.param("near:The parcel left Lisbon.", [], False, id="found by meaning"),
+    ],
+)
+def test_keyword_only_needs_a_vector_floor_not_dense_list_membership(
+    tmp_path: Path, query: str, labels: list[str], low: bool
+) -> None:
+    emb = Axes()
+    store = EdgeStore(tmp_path)
+    store.ensure_schema(emb.dimension)
+    consolidate(
+        [event(t, i) for i, t in enumerate(Axes.TEXTS)], Consolidator(store, emb, NoLocks())
+    )
+    response = Recall(store, emb).recall("b1", RecallRequest(query=query, explain=True))
+    assert len(response.results) == 3
+    top = response.results[0]
+    assert top.text == "The parcel left Lisbon." and top.labels == labels
+    assert response.low_confidence is low

@@ -1,4 +1,5 @@
-"""Recall skeleton stages, each alone, table-driven."""
+"""Recall stages, each alone, table-driven: fetch merge, fusion, current state, prefer
+observations at the window, deterministic order."""
 
 import uuid
 from collections.abc import Sequence
@@ -10,8 +11,7 @@ from contracts.memory import Observation, Relation, State
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.fetch import merge_hits
 from readmodel.recall.fusion import rrf
-from readmodel.recall.observations import prefer_observations
-from readmodel.recall.order import rank
+from readmodel.recall.order import fill_window, rank
 from readmodel.recall.state import chain_heads, resolve_current
 from readmodel.store import Hit, Record
 from tests.helpers import T0, memory
@@ -37,83 +37,197 @@ class CountingFetch:
         return [self.records[i] for i in ids if i in self.records]
 
 
-def chain(n: int) -> list[Record]:
-    """n states of one fact, each superseded by the next."""
-    states: list[Record] = [memory(f"state {i}", i) for i in range(n)]
+def chain(n: int, days: Sequence[int] | None = None) -> list[Record]:
+    """n states of one fact, each superseded by the next (state i occurred on days[i])."""
+    at = list(days) if days is not None else list(range(n))
+    states: list[Record] = [memory(f"state {i}", at[i]) for i in range(n)]
     for i in range(n - 2, -1, -1):
         states[i] = superseded(states[i], states[i + 1])
     return states
 
 
-def test_chain_a_b_c_returns_c_replacing_a() -> None:
-    a, b, c = chain(3)
-    fetch = CountingFetch([a, b, c])
-    out = resolve_current([Candidate(a, score=0.9)], fetch)
-    assert [x.id for x in out] == [c.id]
-    assert out[0].state_replaces == a.id
-    assert len(fetch.calls) == 2
-
-
-def test_cycle_terminates() -> None:
+def cycle() -> list[Record]:
     a, b = memory("a", 0), memory("b", 1)
-    a2, b2 = superseded(a, b), superseded(b, a)
-    heads = chain_heads([a2], CountingFetch([a2, b2]))
-    assert heads[a.id].id in {a.id, b.id}
+    return [superseded(a, b), superseded(b, a)]
 
 
-def test_depth_six_stops_after_five_hops() -> None:
-    states = chain(7)
-    heads = chain_heads([states[0]], CountingFetch(states))
-    assert heads[states[0].id].id == states[5].id
+@pytest.mark.parametrize(
+    ("states", "start", "head_in", "fetches"),
+    [
+        pytest.param(chain(3), 0, {2}, 2, id="A->B->C gives C in two batched hops"),
+        pytest.param(chain(7), 0, {5}, 5, id="depth 6 stops after 5 hops"),
+        pytest.param(chain(2), 1, None, 0, id="a current record needs no store round"),
+        pytest.param(cycle(), 0, {0, 1}, 1, id="cycle A->B->A terminates"),
+    ],
+)
+def test_chain_heads(
+    states: list[Record], start: int, head_in: set[int] | None, fetches: int
+) -> None:
+    fetch = CountingFetch(states)
+    heads = chain_heads([states[start]], fetch)
+    if head_in is None:
+        assert heads == {}
+    else:
+        assert heads[states[start].id].id in {states[i].id for i in head_in}
+    assert len(fetch.calls) == fetches
 
 
-def test_no_superseded_candidates_means_no_store_round() -> None:
-    fetch = CountingFetch([])
-    resolve_current([Candidate(memory("x", 0), score=1.0)], fetch)
-    assert fetch.calls == []
+@pytest.mark.parametrize(
+    ("scores", "shown", "replaces", "score", "inherited_from"),
+    [
+        pytest.param([0.9], 2, 0, 0.9, 0, id="head not found by the query: score inherited"),
+        pytest.param([0.5, None, 0.9], 2, 0, 0.9, None, id="head found and scored higher"),
+        pytest.param([0.9, None, 0.4], 2, 0, 0.9, 0, id="head found but scored lower"),
+        pytest.param([None, 0.7, 0.2], 2, 1, 0.7, 1, id="B replaced; C inherits B's score"),
+    ],
+)
+def test_resolve_current_reports_whose_score_a_head_carries(
+    scores: list[float | None],
+    shown: int,
+    replaces: int,
+    score: float,
+    inherited_from: int | None,
+) -> None:
+    states = chain(3)
+    cands = [Candidate(s, score=x) for s, x in zip(states, scores, strict=False) if x is not None]
+    resolved = resolve_current(cands, CountingFetch(states))
+    [head] = resolved.candidates
+    assert head.id == states[shown].id and head.state_replaces == states[replaces].id
+    assert head.score == score
+    expected = {} if inherited_from is None else {head.id: states[inherited_from].id}
+    assert dict(resolved.inherited) == expected
 
 
-def test_head_already_present_is_not_duplicated() -> None:
-    a, b = chain(2)
-    out = resolve_current([Candidate(a, score=0.5), Candidate(b, score=0.9)], CountingFetch([a, b]))
-    assert [x.id for x in out] == [b.id]
+@pytest.mark.parametrize(
+    ("as_of_day", "expected", "state"),
+    [
+        pytest.param(None, 2, State.CURRENT, id="no as_of: the head"),
+        pytest.param(15, 1, State.CURRENT, id="between B and C: B, current then"),
+        pytest.param(5, 0, State.CURRENT, id="before B: A, current then"),
+    ],
+)
+def test_as_of_reports_the_state_as_it_stood(
+    as_of_day: int | None, expected: int, state: State
+) -> None:
+    states = chain(3, days=[0, 10, 20])
+    as_of = None if as_of_day is None else T0 + timedelta(days=as_of_day)
+    resolved = resolve_current(
+        [Candidate(states[0], score=0.5)], CountingFetch(states), as_of=as_of
+    )
+    [c] = resolved.candidates
+    assert c.id == states[expected].id
+    assert (c.record.state, c.record.superseded_by, c.record.relation) == (state, None, None)
 
 
-def observation_of(*members: Record) -> Observation:
-    latest = members[-1]
+def test_a_head_the_filters_do_not_admit_hides_the_candidate_too() -> None:
+    states = chain(2)
+    resolved = resolve_current(
+        [Candidate(states[0], score=0.9)], CountingFetch(states), admit=lambda r: False
+    )
+    assert resolved.candidates == []
+
+
+def observation_of(*members: Record, day: int = 0) -> Observation:
     return Observation(
-        id=uuid.uuid4(),
+        id=uuid.uuid5(uuid.NAMESPACE_URL, "obs/" + "/".join(str(m.id) for m in members)),
         bank_id="b1",
-        text=latest.text,
-        occurred_at=latest.occurred_at,
+        text="observed " + " ".join(m.text for m in members),
+        occurred_at=T0 + timedelta(days=day),
         created_at=T0,
         source_memory_ids=[m.id for m in members],
         proof_count=len(members),
         first_occurred_at=members[0].occurred_at,
-        last_occurred_at=latest.occurred_at,
+        last_occurred_at=members[-1].occurred_at,
     )
 
 
-def test_prefer_observations_drops_members_and_backfills_to_the_limit() -> None:
-    m1, m2 = memory("Alice hikes", 0), memory("Alice hikes a lot", 1)
-    others = [memory(f"other {i}", i) for i in range(5)]
-    obs = observation_of(m1, m2)
-    cands = [Candidate(m1, score=0.99), Candidate(obs, score=0.98), Candidate(m2, score=0.97)]
-    cands += [Candidate(o, score=0.5 - i / 100) for i, o in enumerate(others)]
-    kept, dropped = prefer_observations(cands)
-    assert dropped == 2
-    shown = rank(kept, 3)
-    assert len(shown) == 3 and shown[0].id == obs.id and m1.id not in [c.id for c in shown]
+M = [memory(f"raw {i}", i) for i in range(8)]
+OBS_01 = observation_of(M[0], M[1])
+OBS_07 = observation_of(M[0], M[7])
+NAMES: dict[uuid.UUID, str] = {
+    **{m.id: f"m{i}" for i, m in enumerate(M)},
+    OBS_01.id: "obs01",
+    OBS_07.id: "obs07",
+}
+RECORDS: dict[str, Record] = {v: r for r in [*M, OBS_01, OBS_07] if (v := NAMES[r.id])}
 
 
-@pytest.mark.parametrize("days", [1, 30])
-def test_exact_ties_order_newest_first_then_id(days: int) -> None:
-    old, new = memory("old", 0), memory("new", days)
-    shown = rank([Candidate(old, score=0.5), Candidate(new, score=0.5)], 10)
-    assert [c.id for c in shown] == [new.id, old.id]
-    same = [memory(f"t{i}", 0) for i in range(3)]
-    shown = rank([Candidate(m, score=0.5) for m in same], 10)
-    assert [str(c.id) for c in shown] == sorted(str(m.id) for m in same)
+@pytest.mark.parametrize(
+    ("order", "limit", "shown", "dropped"),
+    [
+        pytest.param(
+            ["m0", "obs01", "m1", "m2", "m3", "m4"],
+            3,
+            ["obs01", "m2", "m3"],
+            2,
+            id="members above and below a shown observation leave; slots backfill",
+        ),
+        pytest.param(
+            ["m0", "m2", "m3", "m4", "obs01", "m5"],
+            3,
+            ["m0", "m2", "m3"],
+            0,
+            id="an observation below the window removes nothing inside it",
+        ),
+        pytest.param(
+            ["m0", "m2", "obs07", "m3", "m7", "m4"],
+            3,
+            ["m2", "obs07", "m3"],
+            1,
+            id="a member already shown leaves and the window refills",
+        ),
+        pytest.param(
+            ["obs07", "m2", "m7", "m3", "m4"],
+            3,
+            ["obs07", "m2", "m3"],
+            1,
+            id="a member after the observation is skipped and backfilled",
+        ),
+        pytest.param(
+            ["obs01", "m0", "m1"],
+            3,
+            ["obs01"],
+            2,
+            id="too few candidates: the count falls short, never duplicates",
+        ),
+        pytest.param(
+            ["m0", "m1", "obs01", "obs07", "m7", "m2"],
+            3,
+            ["obs01", "obs07", "m2"],
+            3,
+            id="two observations sharing a member",
+        ),
+    ],
+)
+def test_prefer_observations_at_the_window(
+    order: list[str], limit: int, shown: list[str], dropped: int
+) -> None:
+    cands = [Candidate(RECORDS[n], score=1.0 - i / 100) for i, n in enumerate(order)]
+    window = fill_window(cands, limit, prefer_observations=True)
+    assert [NAMES[c.id] for c in window.shown] == shown
+    assert window.dropped == dropped
+    plain = fill_window(cands, limit)
+    assert [NAMES[c.id] for c in plain.shown] == order[:limit] and plain.dropped == 0
+
+
+@pytest.mark.parametrize(
+    ("days_and_scores", "expected"),
+    [
+        pytest.param([(0, 0.5), (1, 0.5)], [1, 0], id="tie: newest first (1 day)"),
+        pytest.param([(0, 0.5), (30, 0.5)], [1, 0], id="tie: newest first (30 days)"),
+        pytest.param([(0, 0.6), (9, 0.5)], [0, 1], id="timestamps only break ties"),
+        pytest.param([(3, 0.5), (3, 0.5), (3, 0.5)], "by id", id="exact tie: by id"),
+    ],
+)
+def test_sort_order(days_and_scores: list[tuple[int, float]], expected: object) -> None:
+    records = [memory(f"t{i}", d) for i, (d, _) in enumerate(days_and_scores)]
+    cands = [Candidate(r, score=s) for r, (_, s) in zip(records, days_and_scores, strict=True)]
+    for arrival in (cands, cands[::-1]):
+        ids = [c.id for c in rank(arrival, 10)]
+        if expected == "by id":
+            assert [str(i) for i in ids] == sorted(str(r.id) for r in records)
+        else:
+            assert ids == [records[i].id for i in expected]  # type: ignore[attr-defined]
 
 
 def test_rrf_rewards_agreement_and_stays_in_unit_range() -> None:
@@ -131,10 +245,3 @@ def test_merge_hits_normalises_keyword_scores_to_at_most_one() -> None:
     assert out[a.id].keyword == 1.0 and out[b.id].keyword == pytest.approx(0.5)
     assert out[a.id].vector == pytest.approx(0.2)
     assert out[b.id].vector_rank is None and out[a.id].keyword_rank == 1
-
-
-def test_timestamps_only_break_ties() -> None:
-    old, new = memory("old", 0), memory("new", 9)
-    shown = rank([Candidate(old, score=0.6), Candidate(new, score=0.5)], 10)
-    assert shown[0].id == old.id
-    assert new.occurred_at - old.occurred_at == timedelta(days=9)

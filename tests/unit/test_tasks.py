@@ -1,21 +1,26 @@
 """Failure sorting in one place: poison to dead letters at once, transient retried with a cap."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import fakeredis
 import pytest
+from celery.exceptions import SoftTimeLimitExceeded
+from httpx import Headers
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from contracts.events import RetainEvent
 from readmodel.embedders.hashing import HashEmbedder
-from readmodel.store import Filter
+from readmodel.store import Filter, MemoryStore
 from readmodel.stores.edge import EdgeStore
 from tests.fakes import NoLocks
 from worker.consolidation.service import Consolidator
 from worker.deadletters import FileDeadLetters
-from worker.errors import TransientError, is_transient
-from worker.tasks import WorkerDeps, handle
+from worker.errors import PoisonEvent, TransientError, is_transient
+from worker.ledger import INDEX_KEY, Entry, Kind, Ledger
+from worker.tasks import WorkerDeps, handle, one_argument
 
 GOOD = {
     "event_id": "00000000-0000-0000-0000-000000000001",
@@ -41,7 +46,9 @@ class TaskDouble:
     request: Request = field(default_factory=Request)
     countdowns: list[float] = field(default_factory=list)
 
-    def retry(self, exc: BaseException, countdown: float, max_retries: int) -> Retry:
+    def retry(
+        self, exc: BaseException, countdown: float, max_retries: int, **options: Any
+    ) -> Retry:
         self.countdowns.append(countdown)
         return Retry()
 
@@ -51,11 +58,18 @@ class DownEmbedder(HashEmbedder):
         raise ConnectionError("embedding service unreachable")
 
 
-def deps(tmp_path: Path, embedder: HashEmbedder | None = None) -> WorkerDeps:
+def deps(
+    tmp_path: Path,
+    embedder: HashEmbedder | None = None,
+    retry_max: int = 3,
+    backoff_max: int = 60,
+    ledger: Ledger | None = None,
+) -> WorkerDeps:
     store = EdgeStore(tmp_path / "store")
     store.ensure_schema(64)
     consolidator = Consolidator(store, embedder or HashEmbedder(64), NoLocks())
-    return WorkerDeps(consolidator, FileDeadLetters(tmp_path / "dlq.jsonl", 100), 16384, 3, 60)
+    letters = FileDeadLetters(tmp_path / "dlq.jsonl", 100)
+    return WorkerDeps(consolidator, letters, 16384, retry_max, backoff_max, ledger=ledger)
 
 
 def test_poison_goes_to_dead_letters_and_the_rest_is_stored(tmp_path: Path) -> None:
@@ -97,7 +111,91 @@ def test_exhausted_retries_dead_letter_with_attempts(tmp_path: Path) -> None:
         (TransientError("x"), True),
         (ValueError("x"), False),
         (KeyError("x"), False),
+        (UnexpectedResponse(503, "Service Unavailable", b"", Headers()), True),
+        (UnexpectedResponse(500, "Internal Server Error", b"", Headers()), True),
+        (UnexpectedResponse(429, "Too Many Requests", b"", Headers()), True),
+        (UnexpectedResponse(400, "Bad Request", b"", Headers()), False),
+        (UnexpectedResponse(404, "Not Found", b"", Headers()), False),
+        (ResponseHandlingException(OSError("reset")), True),
+        (SoftTimeLimitExceeded(), True),
     ],
 )
 def test_is_transient(exc: BaseException, transient: bool) -> None:
     assert is_transient(exc) is transient
+
+
+class Unavailable:
+    """A Qdrant server answering 503 to every write (delegates reads to a real store)."""
+
+    def __init__(self, inner: MemoryStore) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def upsert(self, points: object) -> None:
+        raise UnexpectedResponse(503, "Service Unavailable", b"overloaded", Headers())
+
+
+def test_server_errors_retry_until_the_cap_then_dead_letter(tmp_path: Path) -> None:
+    d = deps(tmp_path, retry_max=6, backoff_max=10)
+    store = Unavailable(d.consolidator.store)
+    d = replace(d, consolidator=replace(d.consolidator, store=store))
+    waits: list[float] = []
+    for retries in range(6):
+        task = TaskDouble(Request(retries))
+        with pytest.raises(Retry):
+            handle(task, "sediment.retain.v1", [GOOD], d)  # type: ignore[arg-type]
+        waits += task.countdowns
+    assert waits == [2, 4, 8, 10, 10, 10]
+    assert d.dead_letters.length() == 0
+    handle(TaskDouble(Request(retries=6)), "sediment.retain.v1", [GOOD], d)  # type: ignore[arg-type]
+    (letter,) = d.dead_letters.list()
+    assert letter.error_class == "UnexpectedResponse" and letter.attempts == 7
+
+
+def test_a_batch_dead_letters_its_poison_once_across_retries(tmp_path: Path) -> None:
+    d = deps(tmp_path, DownEmbedder(64), retry_max=2)
+    naive = {**GOOD, "event_id": "00000000-0000-0000-0000-000000000002"}
+    naive["occurred_at"] = "2024-01-01T00:00:00"
+    payloads: list[Any] = [GOOD, naive]
+    for retries in range(2):
+        with pytest.raises(Retry):
+            handle(TaskDouble(Request(retries)), "sediment.retain_batch.v1", payloads, d)  # type: ignore[arg-type]
+    assert [le.error_class for le in d.dead_letters.list()] == ["PoisonEvent"]
+    handle(TaskDouble(Request(2)), "sediment.retain_batch.v1", payloads, d)  # type: ignore[arg-type]
+    assert [le.error_class for le in d.dead_letters.list()] == ["PoisonEvent", "ConnectionError"]
+
+
+def test_the_ledger_is_settled_when_handled_and_redated_on_retry(tmp_path: Path) -> None:
+    ledger = Ledger(fakeredis.FakeRedis())
+    good = Entry(Kind.RETAIN, GOOD["event_id"], "q", dict(GOOD))
+    bad = Entry(Kind.RETAIN, "00000000-0000-0000-0000-000000000009", "q", {})
+    ledger.record([good, bad], 100.0)
+    down = deps(tmp_path / "down", DownEmbedder(64), ledger=ledger)
+    poison = {**GOOD, "event_id": bad.event_id, "text": ""}
+    with pytest.raises(Retry):
+        handle(TaskDouble(), "sediment.retain_batch.v1", [GOOD, poison], down)  # type: ignore[arg-type]
+    assert ledger.size() == 1
+    assert (ledger.client.zscore(INDEX_KEY, good.member) or 0) > 100.0
+    up = deps(tmp_path / "up", ledger=ledger)
+    handle(TaskDouble(Request(1)), "sediment.retain.v1", [GOOD], up)  # type: ignore[arg-type]
+    assert ledger.size() == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "ok"),
+    [
+        ((GOOD,), {}, True),
+        ((), {"payload": GOOD}, True),
+        ((GOOD, GOOD), {}, False),
+        ((), {}, False),
+        ((GOOD,), {"extra": 1}, False),
+    ],
+)
+def test_one_argument(args: tuple[Any, ...], kwargs: dict[str, Any], ok: bool) -> None:
+    if ok:
+        assert one_argument("t", "payload", args, kwargs) == GOOD
+    else:
+        with pytest.raises(PoisonEvent, match="exactly one argument"):
+            one_argument("t", "payload", args, kwargs)

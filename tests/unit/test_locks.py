@@ -1,0 +1,28 @@
+"""Bank locks: exclusive for as long as the work takes, lapsing when the holder dies."""
+
+import time
+
+import fakeredis
+import pytest
+
+from worker.errors import TransientError
+from worker.locks import RedisLocks
+
+
+def test_a_lock_outlives_its_expiry_while_held() -> None:
+    client = fakeredis.FakeRedis()
+    holder = RedisLocks(client, timeout_s=0.6, wait_s=0.1)
+    rival = RedisLocks(client, timeout_s=0.6, wait_s=0.1)
+    with holder.hold("bank:b"):
+        time.sleep(1.5)
+        with pytest.raises(TransientError), rival.hold("bank:b"):
+            pass
+    with rival.hold("bank:b"):
+        pass
+
+
+def test_an_abandoned_lock_lapses() -> None:
+    client = fakeredis.FakeRedis()
+    client.lock("sediment:lock:bank:b", timeout=0.5).acquire()
+    with RedisLocks(client, timeout_s=5, wait_s=2).hold("bank:b"):
+        pass

@@ -1,0 +1,42 @@
+"""The README's recall example has the shape of today's response: the same fields, the
+same components, and the stages a default recall reports, in order."""
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from contracts.recall import Components, RecallResponse, RecallResult, StageTrace
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+DEFAULT_STAGES = [
+    "embed",
+    "fetch",
+    "fuse",
+    "gate",
+    "current_state",
+    "feedback",
+    "sort",
+    "prefer_observations",
+    "truncate",
+]
+
+
+def example() -> Any:
+    text = README.read_text(encoding="utf-8")
+    start = text.index("A recall with `explain`")
+    block = re.search(r"```json\n(.*?)```", text[start:], re.DOTALL)
+    assert block is not None
+    return json.loads(block.group(1))
+
+
+def test_readme_recall_example_matches_the_response_contract() -> None:
+    body = example()
+    assert set(body) == set(RecallResponse.model_fields)
+    [result] = body["results"]
+    assert set(result) == set(RecallResult.model_fields)
+    assert set(result["components"]) == set(Components.model_fields)
+    stages = [StageTrace.model_validate(s) for s in body["explain"]]
+    assert [s.stage for s in stages] == DEFAULT_STAGES
+    assert set(body["timings"]) == set(DEFAULT_STAGES)
+    assert all(s.note for s in stages if s.stage != "feedback")

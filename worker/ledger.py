@@ -1,0 +1,154 @@
+"""The redelivery ledger: every event published through `worker.publish`, kept until a
+worker has durably handled it (consolidated, counted, or dead-lettered).
+
+Why it exists: kombu's Redis transport delivers in two steps, BRPOP off the queue list
+and then a write to the `unacked` hash. A worker killed between the two loses the
+message: it is in neither place, so neither the visibility timeout nor a restart brings
+it back. The ledger is Sediment's own record of what is owed; the sweeper
+(worker/sweeper.py) publishes again what is provably neither queued nor in flight.
+
+Layout, in the broker's Redis database:
+
+    sediment:ledger        hash  "<kind>:<event_id>" -> {"queue", "payload", "republished"}
+    sediment:ledger:index  zset  the same member -> Unix seconds of its latest publish
+"""
+
+import json
+import weakref
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from urllib.parse import urlsplit
+
+import redis
+from celery import Celery
+
+LEDGER_KEY = "sediment:ledger"
+INDEX_KEY = "sediment:ledger:index"
+
+_CLAIM = """
+local score = redis.call('ZSCORE', KEYS[2], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[4] == '' then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  redis.call('ZREM', KEYS[2], ARGV[1])
+else
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
+  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+end
+return 1
+"""
+_DROP_ORPHANS = """
+for _, name in ipairs(ARGV) do
+  if redis.call('HEXISTS', KEYS[1], name) == 0 then redis.call('ZREM', KEYS[2], name) end
+end
+return 0
+"""
+
+
+class Kind(StrEnum):
+    RETAIN = "retain"
+    FEEDBACK = "feedback"
+
+
+def member(kind: Kind, event_id: object) -> str:
+    return f"{kind.value}:{event_id}"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What a worker still owes for one event, enough to publish it again."""
+
+    kind: Kind
+    event_id: str
+    queue: str
+    payload: dict[str, object]
+    republished: int = 0
+
+    @property
+    def member(self) -> str:
+        return member(self.kind, self.event_id)
+
+    def dumps(self) -> str:
+        body = {"queue": self.queue, "payload": self.payload, "republished": self.republished}
+        return json.dumps(body, sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def loads(cls, name: str, raw: bytes | str) -> "Entry":
+        kind, _, event_id = name.partition(":")
+        body = json.loads(raw)
+        return cls(Kind(kind), event_id, body["queue"], body["payload"], int(body["republished"]))
+
+
+class Ledger:
+    """The ledger's writes; every one is a single MULTI so the hash and index agree."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.client = client
+        self._claim = client.register_script(_CLAIM)
+        self._drop_orphans = client.register_script(_DROP_ORPHANS)
+
+    def record(self, entries: Sequence[Entry], at: float) -> None:
+        """Before the messages are sent: an entry whose send fails is settled again."""
+        if not entries:
+            return
+        with self.client.pipeline(transaction=True) as pipe:
+            pipe.hset(LEDGER_KEY, mapping={e.member: e.dumps() for e in entries})
+            pipe.zadd(INDEX_KEY, {e.member: at for e in entries})
+            pipe.execute()
+
+    def settle(self, kind: Kind, event_ids: Iterable[object]) -> None:
+        """The events are handled for good: nothing is owed any more."""
+        names = [member(kind, e) for e in event_ids]
+        if not names:
+            return
+        with self.client.pipeline(transaction=True) as pipe:
+            pipe.hdel(LEDGER_KEY, *names)
+            pipe.zrem(INDEX_KEY, *names)
+            pipe.execute()
+
+    def touch(self, kind: Kind, event_ids: Iterable[object], at: float) -> None:
+        """A retry message was published at `at`: the events are queued again from then."""
+        names = [member(kind, e) for e in event_ids]
+        if names:
+            self.client.zadd(INDEX_KEY, dict.fromkeys(names, at), xx=True)
+
+    def claim(self, entry: Entry, seen_score: float, at: float, replacement: Entry | None) -> bool:
+        """Replace (or, with None, drop) an entry only if its index score is still the one
+        the sweeper judged: a publish, retry or settle since then wins."""
+        value = replacement.dumps() if replacement is not None else ""
+        done = self._claim(
+            keys=[LEDGER_KEY, INDEX_KEY], args=[entry.member, repr(seen_score), repr(at), value]
+        )
+        return bool(done)
+
+    def older_than(self, before: float, limit: int) -> list[str]:
+        """Members last published before `before`, oldest first."""
+        names = self.client.zrangebyscore(INDEX_KEY, "-inf", before, start=0, num=limit)
+        return [n.decode() if isinstance(n, bytes) else str(n) for n in names]
+
+    def entries(self, names: Sequence[str]) -> dict[str, Entry]:
+        if not names:
+            return {}
+        values = self.client.hmget(LEDGER_KEY, list(names))
+        found = {n: Entry.loads(n, v) for n, v in zip(names, values, strict=True) if v is not None}
+        orphans = [n for n in names if n not in found]
+        if orphans:
+            self._drop_orphans(keys=[LEDGER_KEY, INDEX_KEY], args=orphans)
+        return found
+
+    def size(self) -> int:
+        return int(self.client.hlen(LEDGER_KEY))
+
+
+_BY_APP: "weakref.WeakKeyDictionary[Celery, Ledger | None]" = weakref.WeakKeyDictionary()
+
+
+def ledger_for(app: Celery) -> Ledger | None:
+    """The ledger in the app's broker database, or None when the broker is not Redis
+    (Celery's in-memory transport dies with its process; nothing could be redelivered)."""
+    if app not in _BY_APP:
+        url = str(app.conf.broker_url or "").split(";")[0].strip()
+        scheme = urlsplit(url).scheme
+        _BY_APP[app] = Ledger(redis.Redis.from_url(url)) if scheme in ("redis", "rediss") else None
+    return _BY_APP[app]
