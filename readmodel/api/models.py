@@ -40,6 +40,7 @@ class RetainItem(Body):
     event_id: uuid.UUID | None = None
     kind: EventKind = "world"
     text: str = Field(min_length=1)
+    context: str | None = None
     occurred_at: AwareDatetime
     mentioned_at: AwareDatetime | None = None
     entities: list[Label] = Field(default_factory=list, max_length=MAX_ENTITIES)

@@ -32,7 +32,7 @@ TEMPLATES = [
     ("{s} no longer drinks {d} every morning.", "drink"),
     ("Every morning {s} drinks {d}.", "drink"),
 ]
-POLICY = ConsolidationPolicy(merge_threshold=0.7, topic_threshold=0.3)
+POLICY = ConsolidationPolicy(merge_threshold=0.7, topic_threshold=0.3, subject_threshold=0.3)
 EMBEDDER = HashEmbedder(64)
 
 
