@@ -49,6 +49,7 @@ class Components(Frozen):
     vector: float = 0.0
     keyword: float = 0.0
     exact: float = 0.0
+    date: float = 0.0
     importance: float = 0.0
     recency: float = 0.0
     feedback: float = 0.0

@@ -21,6 +21,7 @@ class Candidate:
     vector_rank: int | None = None
     keyword_rank: int | None = None
     exact: float = 0.0
+    date: float = 0.0
     importance: float = 0.0
     recency: float = 0.0
     feedback: float = 0.0

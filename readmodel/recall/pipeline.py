@@ -13,6 +13,7 @@ from readmodel.keywords import query_vector
 from readmodel.recall import adjust
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.config import RecallConfig
+from readmodel.recall.dates import DateWindow, date_match, date_note, query_window, within
 from readmodel.recall.evidence import with_evidence
 from readmodel.recall.fetch import fetch_candidates, merge_candidates
 from readmodel.recall.fusion import weighted
@@ -31,7 +32,7 @@ from readmodel.recall.rerank import RerankStage
 from readmodel.recall.results import to_result
 from readmodel.recall.scope import admits, store_filter
 from readmodel.recall.state import Resolution, resolve_current
-from readmodel.store import MemoryStore, Record
+from readmodel.store import Filter, MemoryStore, Record
 
 
 class Trace:
@@ -78,16 +79,13 @@ class Recall:
         vectors = self.embedder.embed(queries)
         trace.lap("embed", [], queries_note(queries))
         flt = store_filter(bank_id, request)
-        depth = max(cfg.depth, request.limit * 3)
-        cands = merge_candidates(
-            [
-                fetch_candidates(self.store, v, query_vector(q), flt, depth)
-                for q, v in zip(queries, vectors, strict=True)
-            ]
-        )
-        trace.lap("fetch", cands, f"depth {depth}")
+        when = query_window(request.query) if cfg.date_weight > 0 else None
+        cands = self._fetch_candidates(queries, vectors, flt, when, request.limit, trace)
         cands = weighted(with_evidence(cands, analysis, cfg.exact_bonus))
         trace.lap("fuse", cands, "weighted: vector, keyword, exact, importance")
+        if when is not None:
+            cands = date_match(cands, when, cfg.date_weight)
+            trace.lap("date", cands, date_note(when, cfg.date_weight))
         cands = relevance_gate(cands, cfg.relevance_gate)
         trace.lap("gate", cands, f"gate {cfg.relevance_gate:g}")
         resolved = Resolution(cands)
@@ -101,6 +99,31 @@ class Recall:
         trace.lap("sort", ordered, "score, then newest first, then id")
         window = self._window(ordered, request, trace)
         return self._response(bank_id, request, analysis, window, resolved, bias_on, trace)
+
+    def _fetch_candidates(
+        self,
+        queries: list[str],
+        vectors: Sequence[Sequence[float]],
+        flt: Filter,
+        when: DateWindow | None,
+        limit: int,
+        trace: Trace,
+    ) -> list[Candidate]:
+        """Dense and keyword candidates of every query; with a named date, also those of
+        the query within that date, which a busy bank would otherwise push out."""
+        depth = max(self.config.depth, limit * 3)
+        lists = [
+            fetch_candidates(self.store, v, query_vector(q), flt, depth)
+            for q, v in zip(queries, vectors, strict=True)
+        ]
+        dated = within(flt, when) if when is not None else None
+        if dated is not None:
+            lists.append(
+                fetch_candidates(self.store, vectors[0], query_vector(queries[0]), dated, depth)
+            )
+        cands = merge_candidates(lists)
+        trace.lap("fetch", cands, f"depth {depth}" + (", and within the date" if dated else ""))
+        return cands
 
     def _window(self, ordered: list[Candidate], request: RecallRequest, trace: Trace) -> Window:
         """Rerank the head of the order, then fill the shown window. Prefer-observations

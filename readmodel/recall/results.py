@@ -13,6 +13,7 @@ def components_of(c: Candidate, score_from: uuid.UUID | None = None) -> Componen
         vector=round(c.vector, 6),
         keyword=round(c.keyword, 6),
         exact=round(c.exact, 6),
+        date=c.date,
         importance=c.importance,
         recency=round(c.recency, 6),
         feedback=round(c.feedback, 6),
