@@ -47,7 +47,7 @@ class Settings(BaseSettings):
 
     recall_depth: int = Field(default=50, ge=1, le=1000)
     recall_exact_bonus: float = Field(default=4.0, ge=1.0, le=100.0)
-    recall_date_weight: float = Field(default=0.15, ge=0.0, le=1.0)
+    recall_date_weight: float = Field(default=0.25, ge=0.0, le=1.0)
     recall_relevance_gate: float = Field(default=0.0, ge=0.0, le=1.0)
     recall_decay_enabled: bool = False
     recall_decay_half_life_days: float = Field(default=14.0, gt=0.0)

@@ -8,7 +8,7 @@ from typing import Literal
 class RecallConfig:
     depth: int = 50
     exact_bonus: float = 4.0
-    date_weight: float = 0.15
+    date_weight: float = 0.25
     relevance_gate: float = 0.0
     decay_enabled: bool = False
     decay_half_life_days: float = 14.0

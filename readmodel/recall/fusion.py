@@ -1,13 +1,20 @@
 """Fusion of the evidence into one score.
 
 Two fusions are implemented; `weighted` is the default. Measured on LoCoMo dev
-(`sediment bench locomo`, categories 1-4, recall@10, same ingest): weighted 0.597
-against rank fusion of the same two lists 0.600 at the old weights (vector 0.55,
-keyword 0.2, exact 0.25), and weighted 0.630 at the current ones. Rank fusion throws
-away how far apart two candidates are and cannot use the exact-match strength; the
-weighted sum can, and keyword evidence deserves more weight than the dense vector of a
-small static embedder (0.3/0.4/0.3 beat 0.55/0.2/0.25 by 3.3 points, 0.4/0.4/0.2 by
-2.9; with context indexing 0.687 against 0.675).
+(`sediment bench locomo`, categories 1-4, recall@10, one ingest per row):
+
+| read model, weights (vector/keyword/exact)       | weighted | rank fusion |
+| ------------------------------------------------ | -------: | ----------: |
+| turns alone, 0.55/0.2/0.25                        |    0.597 |       0.600 |
+| turns alone, 0.3/0.4/0.3                          |    0.630 |             |
+| one turn of context, 0.3/0.4/0.3                  |    0.683 |             |
+| two turns of context and dates, 0.3/0.4/0.3       |    0.734 |             |
+| two turns of context and dates, 0.25/0.45/0.3     |    0.737 |             |
+
+Rank fusion throws away how far apart two candidates are and cannot use the
+exact-match strength; the weighted sum can. Keyword evidence earns more weight than the
+dense vector of a small static embedder, the more so once the keyword vector also
+holds a memory's context.
 """
 
 from dataclasses import dataclass, replace
@@ -19,8 +26,8 @@ RRF_K = 60
 
 @dataclass(frozen=True)
 class Weights:
-    vector: float = 0.3
-    keyword: float = 0.4
+    vector: float = 0.25
+    keyword: float = 0.45
     exact: float = 0.3
     importance: float = 0.02
     recency: float = 0.0
