@@ -41,6 +41,8 @@ class BenchSet:
     adversarial: list[BenchQuery] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     category_order: tuple[str, ...] = ()
+    mapping: dict[str, str] = field(default_factory=dict)
+    """How the file became events, where the harness chose (reported with the settings)."""
 
     @property
     def banks(self) -> list[str]:

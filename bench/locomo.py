@@ -138,6 +138,7 @@ def load_locomo(path: Path, conversations: Sequence[str] | None = None) -> Bench
         queries=[q for q in queries if q.category != ADVERSARIAL],
         adversarial=[q for q in queries if q.category == ADVERSARIAL],
         category_order=tuple(CATEGORIES.values()),
+        mapping={"context": f"the {CONTEXT_TURNS} turns before each turn in its session"},
         counts={
             "conversations": len(samples),
             "skipped_no_evidence": skipped,

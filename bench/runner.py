@@ -6,7 +6,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -20,6 +20,7 @@ from bench.record import Figures, RetrievalReport, SystemFigures, machine, now_i
 from contracts.events import RetainEvent
 from contracts.memory import State
 from contracts.recall import RecallRequest, RecallResult
+from readmodel.recall.fusion import DEFAULT_WEIGHTS
 from readmodel.store import Filter
 from sediment.bootstrap import Runtime, bootstrap
 from sediment.settings import Settings
@@ -221,6 +222,12 @@ def run_retrieval(
             "embedder": settings.embedder,
             "merge_threshold": settings.merge_threshold,
             "topic_threshold": settings.topic_threshold,
+            "subject_threshold": settings.subject_threshold,
+            "fusion": "weighted " + "/".join(f"{w:g}" for w in astuple(DEFAULT_WEIGHTS)[:3]),
+            "recall_depth": settings.recall_depth,
+            "exact_bonus": settings.recall_exact_bonus,
+            "date_weight": settings.recall_date_weight,
+            **bs.mapping,
             "neighbour_limit": settings.neighbour_limit,
             "ingest_batch": BATCH,
             "limit": LIMIT,

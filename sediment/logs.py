@@ -73,6 +73,7 @@ def _route_stdlib(renderer: structlog.typing.Processor, level: str) -> None:
         processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
     )
     handler = SedimentHandler(sys.stderr)
+    handler.setLevel(getattr(logging, level))  # libraries that lower their own level (bm25s)
     handler.setFormatter(formatter)
     handler.addFilter(WithholdBodies())
     root = logging.getLogger()
