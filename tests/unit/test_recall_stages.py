@@ -10,7 +10,7 @@ import pytest
 from contracts.memory import Observation, Relation, State
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.fetch import merge_hits
-from readmodel.recall.fusion import rrf
+from readmodel.recall.fusion import Weights, rrf, weighted
 from readmodel.recall.order import fill_window, rank
 from readmodel.recall.state import chain_heads, resolve_current
 from readmodel.store import Hit, Record
@@ -237,6 +237,32 @@ def test_rrf_rewards_agreement_and_stays_in_unit_range() -> None:
     )
     assert fused[0].score == pytest.approx(1.0)
     assert 0 < fused[1].score < fused[0].score
+
+
+@pytest.mark.parametrize(
+    ("evidence", "expected"),
+    [
+        ({"vector": 1.0}, 0.25),
+        ({"keyword": 1.0}, 0.45),
+        ({"exact": 1.0}, 0.3),
+        ({"keyword": 3.0}, 0.45),
+        (
+            {"vector": 0.8, "keyword": 0.5, "exact": 0.2, "importance": 0.5},
+            0.2 + 0.225 + 0.06 + 0.01,
+        ),
+    ],
+)
+def test_weighted_fusion_sums_bounded_evidence(evidence: dict[str, float], expected: float) -> None:
+    """Keyword evidence is clamped to 1 where it is consumed, whatever produced it."""
+    (fused,) = weighted([Candidate(memory("m", 0), **evidence)])  # type: ignore[arg-type]
+    assert fused.score == fused.fused == pytest.approx(expected)
+
+
+def test_weighted_fusion_lets_a_distinctive_word_beat_a_vague_neighbour() -> None:
+    vague = Candidate(memory("vague", 0), vector=0.7, keyword=0.2)
+    exact = Candidate(memory("exact", 0), vector=0.4, keyword=1.0, exact=1.0)
+    ranked = sorted(weighted([vague, exact], Weights()), key=lambda c: -c.score)
+    assert [c.record.text for c in ranked] == ["exact", "vague"]
 
 
 def test_merge_hits_normalises_keyword_scores_to_at_most_one() -> None:
