@@ -189,6 +189,7 @@ POLICY_NOW = ConsolidationPolicy()
         ("Zoe's sister Amy works at Petal.", "Zoe started as head of sales at Bloom.", "subject"),
         ("The Zephyr deadline is December 1.", "The Atlas deadline was pushed back.", "subject"),
         ("Alice lives in Boston.", "Alice switched to decaf coffee.", "only the subject"),
+        ("On weekends Maya loves hiking.", "Maya lives in Seattle now.", "a weak cue"),
         (
             "Caroline: I went to the LGBTQ support group yesterday and it was so powerful, "
             "the stories people shared there were inspiring and I want to help others the same "
@@ -202,6 +203,6 @@ def test_no_implicit_update_without_statement_shape_subject_and_topic(
     old_text: str, new_text: str, why: str
 ) -> None:
     old, new = memory(old_text, 0), memory(new_text, 30)
-    similarity = 0.45 if why == "only the subject" else 0.7
+    similarity = {"only the subject": 0.45, "a weak cue": 0.6}.get(why, 0.7)
     plan = decide(hood(point(new, angle_for(similarity)), point(old, 0)), POLICY_NOW)
     assert [p.id for p in plan.patches] == [new.id], why

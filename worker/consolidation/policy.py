@@ -105,7 +105,56 @@ def _cue_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"(?<![\w'])(?:" + "|".join(reversed(alternatives)) + r")(?![\w'])", re.I)
 
 
-CHANGE_PATTERN = _cue_pattern(CHANGE_CUES)
+STRONG_CHANGE_CUES = (
+    "moved",
+    "moving",
+    "moves",
+    "relocated",
+    "relocating",
+    "switched",
+    "switches",
+    "switching",
+    "changed",
+    "changes",
+    "no longer",
+    "anymore",
+    "any more",
+    "quit",
+    "instead",
+    "correction",
+    "rescheduled",
+    "postponed",
+    "cancelled",
+    "canceled",
+    "replaced",
+    "sold",
+    "closed",
+    "stopped",
+    "retired",
+    "resigned",
+    "transferred",
+    "renamed",
+    "promoted",
+    "pushed back",
+    "brought forward",
+    "rebooked",
+    "upgraded",
+    "downgraded",
+    "engaged",
+    "married",
+    "divorced",
+    "broke up",
+    "separated",
+    "became",
+    "joined",
+    "hired",
+    "graduated",
+)
+"""Cues that announce a change by themselves; "now", "new" or "got" also open sentences
+that change nothing, so they count only when the two texts share a topic word."""
+
+CHANGE_PATTERN = _cue_pattern((*CHANGE_CUES, *STRONG_CHANGE_CUES))
+STRONG_CHANGE_PATTERN = _cue_pattern(STRONG_CHANGE_CUES)
 NEGATION_PATTERN = _cue_pattern(NEGATION_CUES)
 
 
@@ -132,6 +181,10 @@ class ConsolidationPolicy:
     def search_threshold(self) -> float:
         """Engines score approximately; search a little wider than any decision needs."""
         return max(0.0, min(self.merge_threshold, self.topic_threshold) - 0.02)
+
+
+def has_strong_change_cue(text: str) -> bool:
+    return STRONG_CHANGE_PATTERN.search(text) is not None
 
 
 def has_change_cue(text: str) -> bool:

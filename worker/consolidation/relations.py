@@ -20,6 +20,7 @@ from worker.consolidation.policy import (
     ConsolidationPolicy,
     has_change_cue,
     has_negation_cue,
+    has_strong_change_cue,
 )
 
 MEMORY_NAMESPACE = uuid.UUID("0b5e3c1a-96c4-5d5e-8f4e-3d9a1c7e2b10")
@@ -161,7 +162,10 @@ def implicit_update(
     shared = shared_topic(older, newer)
     if shared is None:
         return False
-    return bool(shared) or similarity >= policy.subject_threshold
+    if shared:
+        return True
+    strong = has_strong_change_cue(newer.text) or negation_flip
+    return strong and similarity >= policy.subject_threshold
 
 
 def is_statement(text: str, policy: ConsolidationPolicy) -> bool:
