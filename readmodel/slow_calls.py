@@ -1,25 +1,19 @@
 """The slow-call log's writer: operations slower than `SEDIMENT_RECALL_SLOW_MS` (store
 calls, retain handling, API calls) are appended to `sediment:slow`, metadata only.
 
-The entry is written by one background thread, so timing a call never adds a Redis
-round trip to it, and a failure there is logged by class and never reaches the caller.
-The backlog is bounded: past it, entries are dropped with a warning.
+The entry is written by one background thread (`readmodel.background`), so timing a
+call never adds a Redis round trip to it and a failure there never reaches the caller.
 """
 
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import partial
 from typing import Final, Protocol
 
-import structlog
-
+from readmodel.background import Background
 from readmodel.recall_logs import SlowCall
-
-log = structlog.get_logger("sediment.slow")
 
 MAX_PENDING: Final = 1_000
 
@@ -37,6 +31,7 @@ class SlowObserver(Protocol):
         duration_ms: float,
         bank_id: str | None = None,
         sizes: Mapping[str, int] | None = None,
+        timings_ms: Mapping[str, float] | None = None,
     ) -> None: ...
 
 
@@ -50,8 +45,7 @@ class SlowCalls:
         self.threshold_ms = threshold_ms
         self._log = log_
         self._clock = clock or partial(datetime.now, UTC)
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slow-calls")
-        self._room = threading.BoundedSemaphore(MAX_PENDING)
+        self._background = Background("slow-calls", MAX_PENDING)
 
     def observe(
         self,
@@ -59,19 +53,20 @@ class SlowCalls:
         duration_ms: float,
         bank_id: str | None = None,
         sizes: Mapping[str, int] | None = None,
+        timings_ms: Mapping[str, float] | None = None,
     ) -> None:
         """Queue an entry when `duration_ms` is over the threshold; else nothing."""
         if duration_ms <= self.threshold_ms:
             return
-        call = SlowCall(self._clock(), operation, duration_ms, bank_id, {}, dict(sizes or {}))
-        if not self._room.acquire(blocking=False):
-            log.warning("slow_call_dropped", operation=operation, reason="backlog")
-            return
-        try:
-            self._executor.submit(self._write, call)
-        except RuntimeError:
-            self._room.release()
-            log.warning("slow_call_dropped", operation=operation, reason="closed")
+        call = SlowCall(
+            self._clock(),
+            operation,
+            duration_ms,
+            bank_id,
+            dict(timings_ms or {}),
+            dict(sizes or {}),
+        )
+        self._background.submit("slow", bank_id, partial(self._log.add_slow, call))
 
     @contextmanager
     def timed(
@@ -85,25 +80,7 @@ class SlowCalls:
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait for every entry queued so far; False on timeout."""
-        try:
-            marker: Future[None] = self._executor.submit(lambda: None)
-        except RuntimeError:
-            return True
-        try:
-            marker.result(timeout)
-        except TimeoutError:
-            return False
-        return True
+        return self._background.flush(timeout)
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True)
-
-    def _write(self, call: SlowCall) -> None:
-        try:
-            self._log.add_slow(call)
-        except Exception as exc:
-            log.warning(
-                "slow_call_failed", operation=call.operation, error_class=type(exc).__name__
-            )
-        finally:
-            self._room.release()
+        self._background.close()

@@ -8,21 +8,17 @@ only) and never reaches the caller: logs must not make recall less available tha
 store.
 """
 
-import contextvars
-import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from functools import partial
 from typing import Final, Protocol
 
-import structlog
-
 from contracts.feedback import FeedbackEvent
 from contracts.recall import RecallRequest, RecallResponse
+from readmodel.background import Background, guarded
 from readmodel.metrics import Metrics, NoopMetrics, record_recall
 from readmodel.recall_logs import (
     Impression,
@@ -33,9 +29,8 @@ from readmodel.recall_logs import (
     impression_of,
     last_recall_of,
 )
+from readmodel.slow_calls import SlowCalls
 from readmodel.store import MemoryStore
-
-log = structlog.get_logger("sediment.recall")
 
 FEEDBACK_NAMESPACE: Final = uuid.UUID("2b0e6f55-7d1c-5f3a-8f0e-4d5c1e9a7b21")
 MAX_PENDING: Final = 10_000
@@ -75,8 +70,8 @@ class RecallService:
         self._log = recall_log
         self._slow_ms = slow_ms
         self._clock = clock or partial(datetime.now, UTC)
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-effects")
-        self._room = threading.BoundedSemaphore(MAX_PENDING)
+        self._background = Background("recall-effects", MAX_PENDING)
+        self._slow = SlowCalls(recall_log, slow_ms, self._clock)
         self._deployment = dict(recaller.ranking_settings())
 
     def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse:
@@ -97,7 +92,7 @@ class RecallService:
                 bank_id, request, response, duration_ms, self._clock(), self._deployment
             )
             effects = partial(self._after_recall, request, impression, response)
-            self._submit("recall", bank_id, effects)
+            self._background.submit("recall", bank_id, effects)
         return response
 
     def observe(
@@ -109,23 +104,13 @@ class RecallService:
         timings_ms: Mapping[str, float] | None = None,
     ) -> None:
         """Record `operation` in the slow-call log if it took longer than the threshold."""
-        if duration_ms <= self._slow_ms:
-            return
-        call = SlowCall(
-            self._clock(), operation, duration_ms, bank_id, timings_ms or {}, sizes or {}
-        )
-        self._submit("slow", bank_id, partial(self._log.add_slow, call))
+        self._slow.observe(operation, duration_ms, bank_id, sizes, timings_ms)
 
-    @contextmanager
     def timed(
         self, operation: str, bank_id: str | None = None, sizes: Mapping[str, int] | None = None
-    ) -> Iterator[None]:
+    ) -> AbstractContextManager[None]:
         """Time a block (a store call, a publish) for the slow-call log."""
-        start = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.observe(operation, (time.perf_counter() - start) * 1000, bank_id, sizes)
+        return self._slow.timed(operation, bank_id, sizes)
 
     def last_recall(self, bank_id: str, session_key: str) -> LastRecall | None:
         """The session's last recall; waits briefly for this process's pending writes."""
@@ -163,29 +148,22 @@ class RecallService:
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every side effect scheduled so far is done; False on timeout."""
-        try:
-            marker: Future[None] = self._executor.submit(lambda: None)
-        except RuntimeError:
-            return True
-        try:
-            marker.result(timeout)
-        except TimeoutError:
-            return False
-        return True
+        return self._background.flush(timeout) and self._slow.flush(timeout)
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True)
+        self._background.close()
+        self._slow.close()
 
     def _after_recall(
         self, request: RecallRequest, impression: Impression, response: RecallResponse
     ) -> None:
         bank = impression.bank_id
         ids = [r.id for r in response.results]
-        _guarded("touch", bank, partial(self._store.touch, bank, ids, impression.at))
-        _guarded("impression", bank, partial(self._log.add_impression, impression))
+        guarded("touch", bank, partial(self._store.touch, bank, ids, impression.at))
+        guarded("impression", bank, partial(self._log.add_impression, impression))
         snapshot = last_recall_of(impression)
         if snapshot is not None:
-            _guarded("last_recall", bank, partial(self._log.save_last, snapshot))
+            guarded("last_recall", bank, partial(self._log.save_last, snapshot))
         if impression.duration_ms > self._slow_ms:
             sizes = {"results": len(ids), "limit": request.limit}
             if response.explain:
@@ -193,36 +171,7 @@ class RecallService:
             call = SlowCall(
                 impression.at, "recall", impression.duration_ms, bank, impression.timings_ms, sizes
             )
-            _guarded("slow", bank, partial(self._log.add_slow, call))
+            guarded("slow", bank, partial(self._log.add_slow, call))
 
     def _defer_metrics(self, flush: Callable[[], None]) -> None:
-        self._submit("metrics", None, flush)
-
-    def _submit(self, effect: str, bank_id: str | None, job: Callable[[], None]) -> None:
-        """Schedule `job` (with the caller's log context, e.g. its request id); when the
-        backlog is full or the executor closed, drop it and say so."""
-        if not self._room.acquire(blocking=False):
-            log.warning("recall_effect_dropped", effect=effect, bank_id=bank_id, reason="backlog")
-            return
-        try:
-            context = contextvars.copy_context()
-            self._executor.submit(context.run, self._run, effect, bank_id, job)
-        except RuntimeError:
-            self._room.release()
-            log.warning("recall_effect_dropped", effect=effect, bank_id=bank_id, reason="closed")
-
-    def _run(self, effect: str, bank_id: str | None, job: Callable[[], None]) -> None:
-        try:
-            _guarded(effect, bank_id, job)
-        finally:
-            self._room.release()
-
-
-def _guarded(effect: str, bank_id: str | None, job: Callable[[], object]) -> None:
-    """Run one side effect; log its failure by class only (messages may quote content)."""
-    try:
-        job()
-    except Exception as exc:
-        log.warning(
-            "recall_effect_failed", effect=effect, bank_id=bank_id, error_class=type(exc).__name__
-        )
+        self._background.submit("metrics", None, flush)
