@@ -1,12 +1,11 @@
 """The CLI as a user runs it: embedded mode, one data directory, separate processes."""
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.e2e.cli import sediment
 
 LINES = [
     {
@@ -37,29 +36,6 @@ LINES = [
     },
     {"bank_id": "u2", "text": "Tomas lives in Lisbon.", "occurred_at": "2024-01-01T10:00:00Z"},
 ]
-
-
-def sediment(
-    tmp: Path, *args: str, env: dict[str, str] | None = None, check: bool = True
-) -> subprocess.CompletedProcess[str]:
-    full_env = {
-        **os.environ,
-        "SEDIMENT_DATA_DIR": str(tmp / "data"),
-        "SEDIMENT_MODE": "embedded",
-        "SEDIMENT_LOG_FORMAT": "json",
-        **(env or {}),
-    }
-    proc = subprocess.run(
-        [sys.executable, "-m", "sediment.cli", *args],
-        cwd=tmp,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(f"sediment {args} failed:\n{proc.stdout}\n{proc.stderr}")
-    return proc
 
 
 @pytest.fixture

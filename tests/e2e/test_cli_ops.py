@@ -3,9 +3,7 @@ replay that succeeds, ingest's duplicate count and ids, inspect without a bank, 
 in the configured store, twice."""
 
 import json
-import os
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -13,33 +11,20 @@ from contracts.deadletter import DeadLetter
 from contracts.events import derive_event_id
 from sediment.ingest import complete
 from sediment.ops import _events_of
+from tests.e2e.cli import sediment as run_cli
 from worker.celery_app import FEEDBACK_TASK, RETAIN_BATCH_TASK
 
 LONG_TEXT = "Ines keeps a detailed logbook of every glacier crossing she guides. " * 3
 
 
+HASH = {"SEDIMENT_EMBEDDER": "hash"}
+
+
 def sediment(
     tmp: Path, *args: str, env: dict[str, str] | None = None, check: bool = True
 ) -> subprocess.CompletedProcess[str]:
-    full_env = {
-        **os.environ,
-        "SEDIMENT_DATA_DIR": str(tmp / "data"),
-        "SEDIMENT_MODE": "embedded",
-        "SEDIMENT_EMBEDDER": "hash",
-        "SEDIMENT_LOG_FORMAT": "json",
-        **(env or {}),
-    }
-    proc = subprocess.run(
-        [sys.executable, "-m", "sediment.cli", *args],
-        cwd=tmp,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(f"sediment {args} failed:\n{proc.stdout}\n{proc.stderr}")
-    return proc
+    """The CLI with the hash embedder: these tests are about operations, not meaning."""
+    return run_cli(tmp, *args, env={**HASH, **(env or {})}, check=check)
 
 
 def write_lines(path: Path, rows: list[dict[str, object]]) -> Path:

@@ -7,19 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from contracts.recall import Components, RecallResponse, RecallResult, StageTrace
+from tests.unit.test_recall_pipeline import DEFAULT_STAGES
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-DEFAULT_STAGES = [
-    "embed",
-    "fetch",
-    "fuse",
-    "gate",
-    "current_state",
-    "feedback",
-    "sort",
-    "prefer_observations",
-    "truncate",
-]
 
 
 def example() -> Any:
