@@ -1,1 +1,1 @@
-"""Benchmarks, run as `sediment bench ...` (see docs/benchmarks.md for the latest figures)."""
+"""Benchmarks, run as `sediment-bench ...` (see docs/benchmarks.md for the latest figures)."""

@@ -69,6 +69,15 @@ def sessions(conversation: Mapping[str, Any]) -> list[tuple[int, datetime, list[
     return sorted(found, key=lambda s: s[0])
 
 
+def last_turn_time(sessions_: Sequence[tuple[int, datetime, list[Any]]]) -> datetime | None:
+    """Questions are asked after the whole conversation: at its last turn's time, so a
+    query time that is honoured (`as_of`) hides none of the conversation."""
+    if not sessions_:
+        return None
+    _, start, turns = sessions_[-1]
+    return start + timedelta(seconds=len(turns) - 1)
+
+
 def conversation_events(sample: Mapping[str, Any]) -> list[RetainEvent]:
     bank = str(sample["sample_id"])
     events = []
@@ -95,8 +104,7 @@ def conversation_queries(
     """Queries with at least one valid evidence id that names a turn of the conversation;
     also how many were skipped and how many evidence ids were dropped."""
     bank = str(sample["sample_id"])
-    sessions_ = sessions(sample["conversation"])
-    query_time = sessions_[-1][1] if sessions_ else None
+    query_time = last_turn_time(sessions(sample["conversation"]))
     queries: list[BenchQuery] = []
     skipped = dropped = 0
     for i, qa in enumerate(sample.get("qa", [])):

@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from contracts.recall import RecallRequest
-from readmodel.metrics import Defer, record_recall
 from sediment.bootstrap import Runtime, bootstrap
 from sediment.logs import configure
 from sediment.settings import Settings
+from telemetry.metrics import Defer, record_recall
 from worker.celery_app import RETAIN_TASK
 from worker.tasks import handle
 
@@ -98,7 +98,7 @@ def recall_once(rt: Runtime, bank: str, query: str, defer: Defer | None = None) 
     pipeline is sent here or, with `defer`, by a background thread."""
     start = time.perf_counter()
     with rt.metrics.batch(defer):
-        response = rt.recall.recall(bank, RecallRequest(query=query, limit=10))
+        response = rt.recall_pipeline.recall(bank, RecallRequest(query=query, limit=10))
         total_ms = (time.perf_counter() - start) * 1000
         record_recall(rt.metrics, bank, response.timings_ms, total_ms, error=False)
 

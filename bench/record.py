@@ -19,6 +19,8 @@ PACKAGES = (
     "numpy",
     "pydantic",
 )
+SERVICE_PACKAGES = ("celery", "redis", "fastapi", "uvicorn")
+"""Also recorded by the speed and scale benchmarks, which run the services."""
 
 
 class SystemFigures(TypedDict):
@@ -27,7 +29,7 @@ class SystemFigures(TypedDict):
 
 
 class RetrievalReport(TypedDict):
-    """`sediment bench locomo|retrieval --json`: systems are sediment, dense, bm25, rrf."""
+    """`sediment-bench locomo|retrieval --json`: systems are sediment, dense, bm25, rrf."""
 
     benchmark: str
     dataset: str
@@ -54,7 +56,7 @@ class UpdateFailure(TypedDict):
 
 
 class UpdatesReport(TypedDict):
-    """`sediment bench updates --json`."""
+    """`sediment-bench updates --json`."""
 
     benchmark: str
     dataset: str
@@ -75,6 +77,82 @@ class UpdatesReport(TypedDict):
     wall_time_s: Figures
 
 
+class SupersessionFigures(TypedDict):
+    """Shares are None when their denominator is zero."""
+
+    precision: float | None
+    recall: float | None
+    false_supersession_rate: float | None
+    should_supersede: int
+    superseded: int
+    found: int
+    wrong_superseder: int
+    missed: int
+    false: int
+    should_stay: int
+
+
+class SupersessionSplit(TypedDict):
+    dataset: str
+    banks: int
+    statements: int
+    overall: SupersessionFigures
+    by_attribute: dict[str, SupersessionFigures]
+    by_role: dict[str, SupersessionFigures]
+    cueless_updates: SupersessionFigures
+    held_out_phrasings: SupersessionFigures
+
+
+class SupersessionError(TypedDict):
+    split: str
+    verdict: str
+    statement: str
+    text: str
+    attribute: str | None
+    role: str
+    superseded_by: str | None
+    superseder_text: str | None
+    expected: str | None
+    reason: str | None
+
+
+class SupersessionReport(TypedDict):
+    """`sediment-bench supersession --json`."""
+
+    benchmark: str
+    rule: str
+    splits: dict[str, SupersessionSplit]
+    errors: list[SupersessionError]
+    machine: dict[str, str | int]
+    versions: dict[str, str]
+    settings: dict[str, Setting]
+    date: str
+    wall_time_s: Figures
+
+
+class ScaleCase(TypedDict):
+    """One configuration (a size, a mode): every run's figures and their medians."""
+
+    name: str
+    params: dict[str, Setting]
+    runs: list[Figures]
+    median: Figures
+
+
+class ScaleReport(TypedDict):
+    """`sediment-bench ingest|scale|lag|memory --json`: speed, cost and scale."""
+
+    benchmark: str
+    machine: dict[str, str | int]
+    versions: dict[str, str]
+    settings: dict[str, Setting]
+    date: str
+    load_average: dict[str, list[float]]
+    notes: list[str]
+    cases: list[ScaleCase]
+    wall_time_s: Figures
+
+
 def machine() -> dict[str, str | int]:
     return {
         "cpu_count": os.cpu_count() or 0,
@@ -85,9 +163,9 @@ def machine() -> dict[str, str | int]:
     }
 
 
-def versions() -> dict[str, str]:
+def versions(names: tuple[str, ...] = PACKAGES) -> dict[str, str]:
     found = {}
-    for name in PACKAGES:
+    for name in names:
         try:
             found[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -99,7 +177,9 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def write_json(path: Path, report: RetrievalReport | UpdatesReport) -> None:
+def write_json(
+    path: Path, report: RetrievalReport | UpdatesReport | SupersessionReport | ScaleReport
+) -> None:
     """Written to a temporary file first: an interrupted run leaves the old results intact."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")

@@ -15,21 +15,27 @@ from rich.progress import Progress
 
 from bench.baselines import BM25_SETTINGS, RRF_K, BM25Baseline, DenseBaseline, Doc, rrf
 from bench.dataset import BenchQuery, BenchSet
-from bench.metrics import RankedItem, aggregate, item, ratio_to_best, score_query
 from bench.record import Figures, RetrievalReport, SystemFigures, machine, now_iso, versions
+from bench.scoring import RankedItem, aggregate, item, ratio_to_best, score_query
 from contracts.events import RetainEvent
 from contracts.memory import State
 from contracts.recall import RecallRequest, RecallResult
+from readmodel.embedders import Embedder
 from readmodel.recall.fusion import DEFAULT_WEIGHTS
-from readmodel.store import Filter
-from sediment.bootstrap import Runtime, bootstrap
+from readmodel.recall.pipeline import RecallPipeline
+from readmodel.store import Filter, MemoryStore
+from sediment.bootstrap import bootstrap
+from sediment.retain import Publisher
 from sediment.settings import Settings
-from worker.consolidation.service import consolidate
 
 T = TypeVar("T")
 SYSTEMS = ("sediment", "dense", "bm25", "rrf")
 LIMIT = 20
 BATCH = 64
+QUERY_TIME = (
+    "honoured for every system: Sediment gets it as as_of, the baselines see only "
+    "memories with occurred_at <= query_time (BM25 indexes only those)"
+)
 
 
 @dataclass
@@ -49,34 +55,36 @@ class Outcomes:
         self.returned.setdefault(system, []).extend(items)
 
 
-def ingest(rt: Runtime, events: Sequence[RetainEvent], progress: Progress, batch: int) -> float:
+def ingest(
+    publisher: Publisher, events: Sequence[RetainEvent], progress: Progress, batch: int
+) -> float:
     task = progress.add_task("ingest (consolidation)", total=len(events))
     start = time.perf_counter()
     for i in range(0, len(events), batch):
         chunk = events[i : i + batch]
-        consolidate(chunk, rt.consolidator)
+        publisher.publish_retain(chunk)
         progress.advance(task, len(chunk))
     return time.perf_counter() - start
 
 
-def store_counts(rt: Runtime, banks: Sequence[str]) -> dict[str, int]:
+def store_counts(store: MemoryStore, banks: Sequence[str]) -> dict[str, int]:
     raw = ("world", "experience")
     return {
-        "raw_memories": sum(rt.store.count(Filter(b, kinds=raw)) for b in banks),
-        "observations": sum(rt.store.count(Filter(b, kinds=("observation",))) for b in banks),
+        "raw_memories": sum(store.count(Filter(b, kinds=raw)) for b in banks),
+        "observations": sum(store.count(Filter(b, kinds=("observation",))) for b in banks),
         "superseded_raw": sum(
-            rt.store.count(Filter(b, kinds=raw, state=State.SUPERSEDED)) for b in banks
+            store.count(Filter(b, kinds=raw, state=State.SUPERSEDED)) for b in banks
         ),
     }
 
 
-def evidence_state(rt: Runtime, bs: BenchSet) -> dict[str, int]:
+def evidence_state(store: MemoryStore, bs: BenchSet) -> dict[str, int]:
     """How the gold turns fared in consolidation: superseded ones are replaced by their
     chain head in current-state recall; merged ones are shown as an observation."""
     records = {
         p.record.id: p.record
         for b in bs.banks
-        for p in rt.store.scroll(Filter(b, kinds=("world", "experience")))
+        for p in store.scroll(Filter(b, kinds=("world", "experience")))
     }
     by_label = {(r.bank_id, bs.labels[i]): r for i, r in records.items() if i in bs.labels}
     gold = [
@@ -108,24 +116,29 @@ def _timed(call: Callable[[], T]) -> tuple[T, float]:
 class Systems:
     """Sediment's recall and the baselines over the same store, one query at a time."""
 
-    def __init__(self, rt: Runtime, bs: BenchSet) -> None:
-        self.rt = rt
+    def __init__(
+        self, pipeline: RecallPipeline, store: MemoryStore, embedder: Embedder, bs: BenchSet
+    ) -> None:
+        self.pipeline = pipeline
         self.labels = bs.labels
-        self.dense = DenseBaseline(rt.store, rt.embedder)
-        self.bm25 = BM25Baseline(rt.store, bs.banks)
+        self.dense = DenseBaseline(store, embedder)
+        self.bm25 = BM25Baseline(store, bs.banks)
 
     def _docs(self, docs: list[Doc]) -> list[RankedItem]:
         return [item(result_labels_raw(d.id, self.labels), d.text) for d in docs]
 
     def run(self, q: BenchQuery, out: Outcomes) -> None:
-        request = RecallRequest(query=q.query, limit=LIMIT, prefer_observations=True)
-        response, ms = _timed(lambda: self.rt.recall.recall(q.bank_id, request))
+        request = RecallRequest(
+            query=q.query, limit=LIMIT, prefer_observations=True, as_of=q.query_time
+        )
+        response, ms = _timed(lambda: self.pipeline.recall(q.bank_id, request))
         out.observations += sum(1 for r in response.results if r.kind == "observation")
         items = [item(result_labels(r, self.labels), r.text) for r in response.results]
         out.add("sediment", q.id, items, q.gold, ms)
-        dense, dense_ms = _timed(lambda: self.dense.search(q.bank_id, q.query, LIMIT))
+        until = q.query_time
+        dense, dense_ms = _timed(lambda: self.dense.search(q.bank_id, q.query, LIMIT, until))
         out.add("dense", q.id, self._docs(dense), q.gold, dense_ms)
-        bm25, bm25_ms = _timed(lambda: self.bm25.search(q.bank_id, q.query, LIMIT))
+        bm25, bm25_ms = _timed(lambda: self.bm25.search(q.bank_id, q.query, LIMIT, until))
         out.add("bm25", q.id, self._docs(bm25), q.gold, bm25_ms)
         fused, fuse_ms = _timed(lambda: rrf([dense, bm25], LIMIT))
         out.add("rrf", q.id, self._docs(fused), q.gold, dense_ms + bm25_ms + fuse_ms)
@@ -189,11 +202,11 @@ def run_retrieval(
         rt = bootstrap(settings.model_copy(update={"mode": "embedded", "data_dir": Path(tmp)}))
         try:
             with Progress(console=progress_console, transient=False) as progress:
-                wall["ingest"] = round(ingest(rt, bs.events, progress, BATCH), 2)
-                counts = {**bs.counts, "events": len(bs.events), **store_counts(rt, bs.banks)}
-                counts.update(evidence_state(rt, bs))
+                wall["ingest"] = round(ingest(rt.publisher, bs.events, progress, BATCH), 2)
+                counts = {**bs.counts, "events": len(bs.events), **store_counts(rt.store, bs.banks)}
+                counts.update(evidence_state(rt.store, bs))
                 start = time.perf_counter()
-                systems_ = Systems(rt, bs)
+                systems_ = Systems(rt.recall_pipeline, rt.store, rt.embedder, bs)
                 wall["bm25_index"] = round(time.perf_counter() - start, 2)
                 out = Outcomes()
                 everything = [*bs.queries, *bs.adversarial]
@@ -221,8 +234,6 @@ def run_retrieval(
             "mode": "embedded",
             "embedder": settings.embedder,
             "merge_threshold": settings.merge_threshold,
-            "topic_threshold": settings.topic_threshold,
-            "subject_threshold": settings.subject_threshold,
             "fusion": "weighted " + "/".join(f"{w:g}" for w in astuple(DEFAULT_WEIGHTS)[:3]),
             "recall_depth": settings.recall_depth,
             "exact_bonus": settings.recall_exact_bonus,
@@ -235,7 +246,7 @@ def run_retrieval(
             "rrf_k": RRF_K,
             **{f"bm25_{k}": v for k, v in BM25_SETTINGS.items()},
             "latency": "wall time of one call, in-process, after one warm-up query",
-            "query_time": "not sent: RecallRequest has no query time",
+            "query_time": QUERY_TIME,
         },
         "date": now_iso(),
         "systems": systems,

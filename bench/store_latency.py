@@ -43,7 +43,7 @@ def synthetic_points(n: int, dim: int, seed: int = 0) -> list[StoredPoint]:
             state=State.SUPERSEDED if i % 7 == 0 else State.CURRENT,
         )
         sparse = SparseVector((i % 1000, 1000 + i % 37), (1.0, 0.5))
-        points.append(StoredPoint(record, tuple(float(x) for x in vectors[i]), sparse))
+        points.append(StoredPoint(record, np.asarray(vectors[i], dtype=np.float32), sparse))
     return points
 
 

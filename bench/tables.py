@@ -2,8 +2,8 @@
 
 from rich.table import Table
 
-from bench.metrics import LATENCY_METRICS, METRICS
-from bench.record import Figures, RetrievalReport, UpdatesReport
+from bench.record import Figures, RetrievalReport, ScaleReport, UpdatesReport
+from bench.scoring import LATENCY_METRICS, METRICS
 
 SHORT = {
     "recall@5": "R@5",
@@ -114,4 +114,20 @@ def failures_table(report: UpdatesReport) -> Table:
             ", ".join(f["expected"]),
             ", ".join(f["superseded_in_top5"]),
         )
+    return table
+
+
+def scale_table(report: ScaleReport) -> Table:
+    """Medians of each case's runs: a row per figure, a column per case."""
+    table = Table(
+        title=f"{report['benchmark']}: medians (load average {report['load_average']})",
+        title_justify="left",
+    )
+    cases = report["cases"]
+    keys = list(dict.fromkeys(k for c in cases for k in c["median"]))
+    table.add_column("figure")
+    for c in cases:
+        table.add_column(f"{c['name']} ({len(c['runs'])} runs)", justify="right")
+    for k in keys:
+        table.add_row(k, *(f"{c['median'][k]:g}" if k in c["median"] else "-" for c in cases))
     return table

@@ -1,9 +1,9 @@
 """Knowledge updates: does current-state recall answer with the newest fact, and is the
 answer the same whatever order (and however often) the events arrive?
 
-Each scenario is its own bank. Events are delivered one per `consolidate` call, like
-`sediment.retain.v1` tasks: first in the file's order, then, in a fresh store,
-shuffled with 30% of them delivered twice (fixed seed).
+Each scenario is its own bank. Events are delivered one per retain call (the
+in-process publisher), like `sediment.retain.v1` tasks: first in the file's order,
+then, in a fresh store, shuffled with 30% of them delivered twice (fixed seed).
 """
 
 import json
@@ -28,7 +28,6 @@ from contracts.events import EventKind, RetainEvent
 from contracts.recall import RecallRequest
 from sediment.bootstrap import bootstrap
 from sediment.settings import Settings
-from worker.consolidation.service import consolidate
 
 SEED = 20240601
 DUPLICATE_SHARE = 0.3
@@ -141,10 +140,10 @@ def run_once(
             for scenario in data.scenarios:
                 events = scenario_events(scenario)
                 for event in shuffled_with_duplicates(events, rng) if shuffle else events:
-                    consolidate([event], rt.consolidator)
+                    rt.publisher.publish_retain([event])
                 for i, q in enumerate(scenario.queries):
                     request = RecallRequest(query=q.query, limit=TOP, prefer_observations=True)
-                    results = rt.recall.recall(bank_of(scenario), request).results
+                    results = rt.recall_pipeline.recall(bank_of(scenario), request).results
                     verdicts[(scenario.id, i)] = judge(
                         [r.text for r in results], [r.id for r in results], q
                     )
@@ -219,7 +218,6 @@ def run_updates(
         "settings": {
             "embedder": settings.embedder,
             "merge_threshold": settings.merge_threshold,
-            "topic_threshold": settings.topic_threshold,
             "seed": SEED,
             "duplicate_share": DUPLICATE_SHARE,
             "delivery": "one event per consolidate call",

@@ -3,6 +3,7 @@
 from contracts.deadletter import DeadLetter
 from contracts.events import SCHEMA_VERSION, EventKind, RetainEvent, derive_event_id
 from contracts.feedback import FeedbackEvent, Vote
+from contracts.forget import ForgetEvent, ForgetFilter, Tombstone
 from contracts.memory import Memory, MemoryKind, Observation, Relation, State, SupersessionEdge
 from contracts.recall import (
     Components,
@@ -19,6 +20,8 @@ __all__ = [
     "DeadLetter",
     "EventKind",
     "FeedbackEvent",
+    "ForgetEvent",
+    "ForgetFilter",
     "Memory",
     "MemoryKind",
     "Observation",
@@ -31,6 +34,7 @@ __all__ = [
     "State",
     "StateMode",
     "SupersessionEdge",
+    "Tombstone",
     "Vote",
     "derive_event_id",
 ]

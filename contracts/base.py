@@ -1,11 +1,51 @@
-"""Shared model configuration and field types."""
+"""Shared model configuration and field types.
 
-from datetime import datetime
-from typing import Annotated
+Input types are strict where JSON has a type of its own, so the HTTP API (JSON) and
+the Celery path (Python objects from JSON) accept the same things:
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+* a number is a JSON number: a whole one where an integer is meant (`WholeNumber`: 3 or
+  3.0, as JSON Schema has it), any where a float is (`Number`); never `true`/`false`
+  nor a string;
+* a flag is `true` or `false` (`StrictBool`), never 0/1 nor "true";
+* a timestamp is an RFC 3339 string with a zone (`2024-05-01T09:00:00Z`,
+  `2024-05-01T11:00:00+02:00`), or an aware `datetime` from Python callers; never a
+  number (Unix seconds are ambiguous: seconds or milliseconds, which zone) nor a
+  date alone or a time without a zone;
+* text carries no control characters other than tab, newline and carriage return,
+  and no unpaired surrogates (they cannot be stored as UTF-8); the message names the
+  character and where it is.
+"""
+
+import re
+from datetime import UTC, datetime
+from typing import Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    WithJsonSchema,
+)
 
 BANK_ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,128}$"
+_YEAR = r"(000[2-9]|00[1-9]\d|0[1-9]\d{2}|[1-8]\d{3}|9[0-8]\d{2}|99[0-8]\d)"
+"""0002 to 9998: in years 1 and 9999 a time may leave the range of dates once in UTC."""
+_DATE = _YEAR + r"-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])"
+_TIME = r"([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?"
+_ZONE = r"([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)"
+RFC3339_PATTERN = f"^{_DATE}[Tt]{_TIME}{_ZONE}$"
+_TIMESTAMP = re.compile(f"^{_DATE}[Tt]{_TIME}(?P<zone>{_ZONE})?$")
+"""The same with the zone optional, so a missing zone gets a message of its own."""
+_CONTROLS = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+_CONTROL = re.compile(f"[{_CONTROLS}\ud800-\udfff]")
+PRINTABLE_PATTERN = f"^[^{_CONTROLS}]*$"
+"""What the JSON Schema says of text fields: no control characters..."""
+NOT_BLANK_PATTERN = f"^[^{_CONTROLS}]*[^\\s{_CONTROLS}][^{_CONTROLS}]*$"
+"""...and, for an event's text, one character at least that is not whitespace."""
+TIMESTAMP_EXAMPLE = "2024-05-01T09:00:00Z"
 
 
 class Frozen(BaseModel):
@@ -14,13 +54,102 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-def _require_timezone(value: datetime) -> datetime:
-    if value.tzinfo is None or value.utcoffset() is None:
+def _rfc3339_only(value: object) -> object:
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, bool | int | float):
         raise ValueError(
-            "timestamp has no timezone; send ISO 8601 with an offset, e.g. 2024-05-01T09:00:00Z"
+            f"timestamp must be an RFC 3339 string with a zone, e.g. {TIMESTAMP_EXAMPLE}; "
+            f"got the number {value!r} (Unix times are not accepted)"
+        )
+    if not isinstance(value, str):
+        raise ValueError(
+            f"timestamp must be an RFC 3339 string with a zone, e.g. {TIMESTAMP_EXAMPLE}"
+        )
+    match = _TIMESTAMP.fullmatch(value)
+    if match is None:
+        raise ValueError(
+            f"timestamp {value[:64]!r} is not RFC 3339: send date, time and zone, "
+            f"e.g. {TIMESTAMP_EXAMPLE} (years 0002 to 9998, no leap second)"
+        )
+    if match.group("zone") is None:
+        raise ValueError(
+            f"timestamp has no timezone; send ISO 8601 with an offset, e.g. {TIMESTAMP_EXAMPLE}"
         )
     return value
 
 
-AwareDatetime = Annotated[datetime, AfterValidator(_require_timezone)]
+def _require_timezone(value: datetime) -> datetime:
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(
+            f"timestamp has no timezone; send ISO 8601 with an offset, e.g. {TIMESTAMP_EXAMPLE}"
+        )
+    try:
+        value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("timestamp is out of range once converted to UTC") from None
+    return value
+
+
+AwareDatetime = Annotated[
+    datetime,
+    BeforeValidator(_rfc3339_only),
+    AfterValidator(_require_timezone),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": "date-time",
+            "pattern": RFC3339_PATTERN,
+            "description": f"RFC 3339 date and time with a zone, e.g. {TIMESTAMP_EXAMPLE}",
+        }
+    ),
+]
 BankId = Annotated[str, Field(pattern=BANK_ID_PATTERN, description="bank identifier")]
+Number = Annotated[float, Strict()]
+"""A JSON number, integer or not; never a boolean or a numeric string."""
+
+
+def _not_flag_or_text(value: object) -> object:
+    if isinstance(value, bool | str | bytes):
+        raise ValueError("Input should be a valid integer, not true/false or a string")
+    return value
+
+
+WholeNumber = BeforeValidator(_not_flag_or_text)
+"""For `Annotated[int, Field(ge=.., le=..), WholeNumber]`: JSON Schema's integer, 3 or
+3.0, never 3.5, true or "3". The bounds go first, or the schema shows them as `ge`/`le`."""
+
+
+def _not_a_flag(value: object) -> object:
+    """`true` is not the version 1 (Literal would take it); 1.0 is, as in JSON Schema."""
+    if isinstance(value, bool):
+        raise ValueError("schema_version must be the number 1, not true or false")
+    return 1 if isinstance(value, float) and value == 1 else value
+
+
+SchemaVersion = Annotated[Literal[1], BeforeValidator(_not_a_flag)]
+
+
+def control_character(text: str) -> str | None:
+    """Why `text` cannot be stored as it is (a control character or an unpaired
+    surrogate, named with its position), or None."""
+    found = _CONTROL.search(text)
+    if found is None:
+        return None
+    code = ord(found.group())
+    what = "an unpaired surrogate" if 0xD800 <= code <= 0xDFFF else "control character"
+    return f"contains {what} U+{code:04X} at position {found.start()}"
+
+
+def require_printable(value: str, what: str = "text") -> str:
+    """`value`, or a ValueError that names the offending character and its position."""
+    problem = control_character(value)
+    if problem is not None:
+        raise ValueError(f"{what} {problem}; remove it (tab, newline and carriage return are fine)")
+    return value
+
+
+Printable = Annotated[
+    str, AfterValidator(require_printable), Field(json_schema_extra={"pattern": PRINTABLE_PATTERN})
+]
+"""Text without control characters (tab, newline, carriage return allowed)."""

@@ -2,11 +2,21 @@
 
 import math
 import uuid
-from typing import Annotated, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from contracts.base import AwareDatetime, BankId, Frozen
+from contracts.base import (
+    NOT_BLANK_PATTERN,
+    PRINTABLE_PATTERN,
+    AwareDatetime,
+    BankId,
+    Frozen,
+    Number,
+    Printable,
+    SchemaVersion,
+    require_printable,
+)
 
 SCHEMA_VERSION: Final = 1
 DEFAULT_MAX_TEXT_BYTES = 16 * 1024
@@ -19,7 +29,15 @@ MAX_METADATA_VALUE_CHARS = 1024
 EVENT_NAMESPACE = uuid.UUID("6f2b6a47-4f4c-5a0e-9a3e-5ed1e1e7c0de")
 
 EventKind = Literal["world", "experience"]
-Label = Annotated[str, Field(min_length=1, max_length=MAX_LABEL_CHARS)]
+Label = Annotated[Printable, Field(min_length=1, max_length=MAX_LABEL_CHARS)]
+
+
+def _names_and_values(schema: dict[str, Any]) -> None:
+    """A map's key rule as `propertyNames` and its value rule for every key: pydantic
+    writes a key pattern as `patternProperties`, which leaves other keys unconstrained."""
+    for value_schema in schema.pop("patternProperties", {}).values():
+        schema["additionalProperties"] = value_schema
+        schema.setdefault("propertyNames", {})["pattern"] = PRINTABLE_PATTERN
 
 
 def derive_event_id(bank_id: str, text: str, occurred_at: str) -> uuid.UUID:
@@ -27,18 +45,20 @@ def derive_event_id(bank_id: str, text: str, occurred_at: str) -> uuid.UUID:
     return uuid.uuid5(EVENT_NAMESPACE, f"{bank_id}\x1f{occurred_at}\x1f{text}")
 
 
-class RetainEvent(Frozen):
-    """One fact to remember. `event_id` is the idempotency key.
+class RetainFields(Frozen):
+    """What a producer says about one fact. `RetainEvent` adds its bank and id;
+    `RetainItem` is what the HTTP API and MCP take, in a bank named elsewhere."""
 
-    The text cap comes from settings through the validation context
-    (`{"max_text_bytes": n}`); without one the default of 16 KiB applies.
-    """
-
-    schema_version: Literal[1] = SCHEMA_VERSION
-    event_id: uuid.UUID
-    bank_id: BankId
+    schema_version: SchemaVersion = SCHEMA_VERSION
     kind: EventKind = "world"
-    text: str = Field(min_length=1)
+    text: str = Field(
+        min_length=1,
+        description=(
+            "The fact, not blank; no control characters but tab, newline and carriage "
+            "return; at most SEDIMENT_MAX_TEXT_BYTES bytes of UTF-8 (16 KiB by default)."
+        ),
+        json_schema_extra={"pattern": NOT_BLANK_PATTERN},
+    )
     context: str | None = Field(
         default=None,
         description=(
@@ -47,6 +67,7 @@ class RetainEvent(Frozen):
             "answers, but never shown as the memory's text and never used to decide merges "
             "or updates. Counts towards the same size cap as the text."
         ),
+        json_schema_extra={"pattern": PRINTABLE_PATTERN},
     )
     occurred_at: AwareDatetime
     mentioned_at: AwareDatetime | None = None
@@ -54,16 +75,36 @@ class RetainEvent(Frozen):
     tags: list[Label] = Field(default_factory=list, max_length=MAX_TAGS)
     key: Label | None = None
     supersedes: list[uuid.UUID] = Field(default_factory=list, max_length=MAX_SUPERSEDES)
-    importance: float = Field(default=0.5, ge=0.0, le=1.0)
-    metadata: dict[Label, Annotated[str, Field(max_length=MAX_METADATA_VALUE_CHARS)]] = Field(
-        default_factory=dict, max_length=MAX_METADATA_ITEMS
+    importance: Number = Field(default=0.5, ge=0.0, le=1.0)
+    metadata: dict[Label, Annotated[Printable, Field(max_length=MAX_METADATA_VALUE_CHARS)]] = Field(
+        default_factory=dict, max_length=MAX_METADATA_ITEMS, json_schema_extra=_names_and_values
     )
+
+
+class RetainItem(RetainFields):
+    """One fact to remember in a bank the request names (URL or tool argument);
+    `event_id` defaults to one derived from bank, text and `occurred_at`, so resending
+    the same item is one event. Validated again as a `RetainEvent` before it is retained."""
+
+    event_id: uuid.UUID | None = None
+
+
+class RetainEvent(RetainFields):
+    """One fact to remember. `event_id` is the idempotency key.
+
+    The text cap comes from settings through the validation context
+    (`{"max_text_bytes": n}`); without one the default of 16 KiB applies.
+    """
+
+    event_id: uuid.UUID
+    bank_id: BankId
 
     @field_validator("text")
     @classmethod
     def _text_fits(cls, value: str, info: ValidationInfo) -> str:
+        require_printable(value, "text")
         if not value.strip():
-            raise ValueError("text is blank")
+            raise ValueError("text is blank: it holds only whitespace")
         context = info.context if isinstance(info.context, dict) else {}
         cap = int(context.get("max_text_bytes", DEFAULT_MAX_TEXT_BYTES))
         size = len(value.encode("utf-8"))
@@ -74,6 +115,8 @@ class RetainEvent(Frozen):
     @field_validator("context")
     @classmethod
     def _context_fits(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None:
+            require_printable(value, "context")
         if value is None or not value.strip():
             return None
         context = info.context if isinstance(info.context, dict) else {}

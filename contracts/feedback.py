@@ -5,7 +5,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from contracts.base import AwareDatetime, BankId, Frozen
+from contracts.base import AwareDatetime, BankId, Frozen, SchemaVersion
 from contracts.events import SCHEMA_VERSION
 
 Vote = Literal["up", "down", "not_useful"]
@@ -14,7 +14,7 @@ Vote = Literal["up", "down", "not_useful"]
 class FeedbackEvent(Frozen):
     """One vote on one memory. `event_id` is the idempotency key: a vote counts once."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: SchemaVersion = SCHEMA_VERSION
     event_id: uuid.UUID
     bank_id: BankId
     memory_id: uuid.UUID

@@ -27,9 +27,10 @@ class Relation(StrEnum):
 class Memory(Frozen):
     """A raw fact as stored: one per retain event, id = uuid5(event_id).
 
-    `declared_supersedes` keeps what the producer said this replaces; `superseded_by`
-    and `relation` are derived by consolidation; `observation_id` names the
-    observation this memory belongs to, if any; `consolidated` is the done-marker.
+    `declared_supersedes` keeps what the producer said this replaces; `superseded_by`,
+    `relation` and `supersession_reason` (why: subject, attribute, old value -> new
+    value) are derived by consolidation; `observation_id` names the observation this
+    memory belongs to, if any; `consolidated` is the done-marker.
     """
 
     schema_version: Literal[1] = SCHEMA_VERSION
@@ -52,6 +53,7 @@ class Memory(Frozen):
     state: State = State.CURRENT
     superseded_by: uuid.UUID | None = None
     relation: Relation | None = None
+    supersession_reason: str | None = None
     observation_id: uuid.UUID | None = None
     consolidated: bool = False
     votes_up: int = Field(default=0, ge=0)

@@ -1,11 +1,11 @@
 """Recall request and response as callers see them."""
 
 import uuid
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, StrictBool, model_validator
 
-from contracts.base import AwareDatetime, Frozen
+from contracts.base import AwareDatetime, Frozen, Number, SchemaVersion, WholeNumber
 from contracts.events import SCHEMA_VERSION
 from contracts.memory import MemoryKind, Relation, State
 
@@ -13,6 +13,8 @@ StateMode = Literal["current", "history"]
 RecencyBias = Literal["off", "on", "auto"]
 Label = Literal["keyword-only", "relevance_gated", "superseded"]
 MAX_LIMIT = 100
+Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT), WholeNumber]
+MaxTokens = Annotated[int, Field(ge=1, le=100_000), WholeNumber]
 
 
 class RecallRequest(Frozen):
@@ -20,9 +22,9 @@ class RecallRequest(Frozen):
     callers (consolidation's neighbour search) pass false. `recency_bias` None means
     the deployment's default (`SEDIMENT_RECALL_RECENCY_BIAS`)."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: SchemaVersion = SCHEMA_VERSION
     query: str = Field(min_length=1, max_length=4096)
-    limit: int = Field(default=10, ge=1, le=MAX_LIMIT)
+    limit: Limit = 10
     kinds: list[MemoryKind] = Field(default_factory=list, max_length=3)
     tags: list[str] = Field(default_factory=list, max_length=32)
     tags_match: Literal["any", "all"] = "any"
@@ -30,12 +32,12 @@ class RecallRequest(Frozen):
     end: AwareDatetime | None = None
     state_mode: StateMode = "current"
     as_of: AwareDatetime | None = None
-    prefer_observations: bool = True
+    prefer_observations: StrictBool = True
     recency_bias: RecencyBias | None = None
-    max_tokens: int | None = Field(default=None, ge=1, le=100_000)
-    min_score: float = Field(default=0.0, ge=0.0, le=10.0)
+    max_tokens: MaxTokens | None = None
+    min_score: Number = Field(default=0.0, ge=0.0, le=10.0)
     session_key: str | None = Field(default=None, max_length=256)
-    explain: bool = False
+    explain: StrictBool = False
 
 
 class Components(Frozen):

@@ -10,12 +10,20 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
+import numpy as np
+import numpy.typing as npt
+
 from contracts.memory import Memory, Observation, Relation, State
 
 Record = Memory | Observation
 
 DENSE_VECTOR = "dense"
 KEYWORD_VECTOR = "keywords"
+
+
+Vector = npt.NDArray[np.float32]
+"""A dense vector, float32, as the engines store it; never a Python tuple (a hot path)."""
+EMPTY_VECTOR: Vector = np.zeros(0, dtype=np.float32)
 
 
 @dataclass(frozen=True)
@@ -31,7 +39,7 @@ class StoredPoint:
     """A record with its vectors, as written to and read from the store."""
 
     record: Record
-    dense: tuple[float, ...]
+    dense: Vector
     sparse: SparseVector = SparseVector()
 
 
@@ -41,7 +49,7 @@ class Hit:
 
     record: Record
     score: float
-    dense: tuple[float, ...] | None = None
+    dense: Vector | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,7 @@ class DerivedPatch:
     relation: Relation | None
     observation_id: uuid.UUID | None
     consolidated: bool
+    supersession_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +105,29 @@ def tagset_of(tags: Sequence[str]) -> str:
     return "\x1f".join(sorted(set(tags)))
 
 
+def matches(flt: Filter, r: Record) -> bool:
+    """`flt`'s meaning in plain Python: what every adapter's engine filter must select
+    (the contract suite checks each against this), and how a batch's own, not yet
+    written records are filtered."""
+    checks = (
+        r.bank_id == flt.bank_id,
+        not flt.ids or r.id in flt.ids,
+        not flt.kinds or r.kind in flt.kinds,
+        not flt.tags_any or bool(set(flt.tags_any) & set(r.tags)),
+        set(flt.tags_all) <= set(r.tags),
+        flt.tagset is None or tagset_of(r.tags) == flt.tagset,
+        flt.state is None or r.state == flt.state,
+        flt.key is None or r.key == flt.key,
+        flt.occurred_from is None or r.occurred_at >= flt.occurred_from,
+        flt.occurred_to is None or r.occurred_at <= flt.occurred_to,
+        not flt.declared_supersedes_any
+        or bool(set(flt.declared_supersedes_any) & set(r.declared_supersedes)),
+        flt.superseded_by is None or r.superseded_by == flt.superseded_by,
+        not flt.observation_ids or r.observation_id in flt.observation_ids,
+    )
+    return all(checks)
+
+
 class MemoryStore(Protocol):
     """Port implemented by `EdgeStore` (embedded) and `QdrantStore` (server or local mode)."""
 
@@ -111,13 +143,23 @@ class MemoryStore(Protocol):
 
     def search_dense(
         self,
-        vector: Sequence[float],
+        vector: Vector | Sequence[float],
         flt: Filter,
         limit: int,
         score_threshold: float | None = None,
         with_vectors: bool = False,
     ) -> list[Hit]:
         """Nearest by cosine, best first; `score` is the cosine similarity."""
+
+    def search_dense_batch(
+        self,
+        vectors: Sequence[Vector],
+        flt: Filter,
+        limit: int,
+        score_threshold: float | None = None,
+        with_vectors: bool = False,
+    ) -> list[list[Hit]]:
+        """`search_dense` for each vector, under one filter, in one engine call."""
 
     def search_keyword(self, vector: SparseVector, flt: Filter, limit: int) -> list[Hit]:
         """Best sparse (IDF-weighted dot product) matches first."""
@@ -142,5 +184,9 @@ class MemoryStore(Protocol):
         """Every bank holding at least one record (operators' view, e.g. rebuild --all)."""
 
     def info(self) -> StoreInfo: ...
+
+    def purge(self) -> None:
+        """Forgotten data must leave the engine's files, not only its index: drop deleted
+        records physically. An adapter may defer it to `close` (see each adapter)."""
 
     def close(self) -> None: ...

@@ -9,40 +9,48 @@ import fakeredis
 import redis
 from celery import Celery
 
-from contracts.events import RetainEvent
-from contracts.feedback import FeedbackEvent
-from readmodel.api.deps import ApiDeps, PublishError
-from readmodel.embedders import Embedder
+from readmodel.embedders import Embedder, Vectors
 from readmodel.embedders.factory import make_embedder
-from readmodel.metrics import Metrics, NoopMetrics
-from readmodel.metrics_redis import RedisMetrics
-from readmodel.recall.pipeline import Recall
+from readmodel.recall.pipeline import RecallPipeline
+from readmodel.recall.recaller import Recaller
 from readmodel.recall.rerank import EmbeddingReranker, RerankStage
-from readmodel.recall.service import RecallService
-from readmodel.recall_logs import RecallLog, RedisRecallLog
-from readmodel.slow_calls import SlowCalls
 from readmodel.store import MemoryStore
 from readmodel.stores.metered import MeteredStore
+from sediment.api.auth import load_keys
+from sediment.api.deps import ApiDeps
+from sediment.retain import InlinePublisher, Publisher, QueuePublisher
 from sediment.settings import Settings
 from sediment.slow_tasks import watch_slow_tasks
+from sediment.stats import Gauges
+from sediment.topology import MEMORY_BROKER, Topology
+from telemetry.metrics import Metrics, NoopMetrics
+from telemetry.recall_logs import RecallLog, RedisRecallLog
+from telemetry.redis_series import RedisMetrics
+from telemetry.slow_calls import SlowCalls
 from worker.celery_app import CeleryConfig, make_app
-from worker.consolidation.service import Consolidator
+from worker.consolidation.consolidator import Consolidator
 from worker.deadletters import DeadLetters, FileDeadLetters, RedisDeadLetters
-from worker.feedback import FeedbackDeps
+from worker.feedback_handler import FeedbackDeps
+from worker.holders import Heartbeat
 from worker.ledger import Ledger
-from worker.locks import RedisLocks
-from worker.publish import publish, publish_feedback
-from worker.sweeper import Sweeper, make_sweeper
+from worker.locks import Locks, ProcessLocks, RedisLocks
+from worker.sweeper import Sweeper, SweepLoop, make_sweeper
 from worker.tasks import WorkerDeps, register_tasks
+from worker.tombstones import FileTombstones, RedisTombstones, Tombstones
 
-RETAIN_BATCH_SIZE = 64
+IN_PROCESS_LOG_MAXLEN = 10_000
+"""Where Redis is the in-process stand-in (embedded mode), the recall logs live in the
+process's own memory, about 2 KB per impression: they are capped at this many entries
+(or `SEDIMENT_IMPRESSIONS_MAXLEN` / `SEDIMENT_SLOW_MAXLEN` when smaller), so a long
+embedded `sediment serve` stays flat instead of growing by ~200 MB to the default cap."""
+
 MEMORY_POLL_S = 0.05
 """Celery's in-memory transport polls; `sediment serve` in embedded mode should not wait
 a second (the default) for each event it published itself."""
 
 
 def make_store(settings: Settings) -> MemoryStore:
-    if settings.mode == "distributed" or settings.qdrant_url:
+    if not Topology.of(settings).local_store:
         from readmodel.stores.qdrant import QdrantStore
 
         if not settings.qdrant_url:
@@ -76,44 +84,27 @@ class SerialEmbedder:
     def dimension(self) -> int:
         return self._inner.dimension
 
-    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+    def embed(self, texts: Sequence[str]) -> Vectors:
         with self._lock:
             return self._inner.embed(texts)
 
 
-class CeleryPublisher:
-    """The API's `Publisher`: the same task messages any Celery producer sends, each
-    event recorded in the redelivery ledger first."""
-
-    def __init__(self, app: Celery, queue: str, ledger: Ledger | None = None) -> None:
-        self._app = app
-        self._queue = queue
-        self._ledger = ledger
-
-    def publish_retain(self, events: Sequence[RetainEvent]) -> None:
-        try:
-            publish(self._app, events, self._queue, RETAIN_BATCH_SIZE, self._ledger)
-        except Exception as exc:
-            raise PublishError(type(exc).__name__) from exc
-
-    def publish_feedback(self, events: Sequence[FeedbackEvent]) -> None:
-        try:
-            publish_feedback(self._app, events, self._queue, self._ledger)
-        except Exception as exc:
-            raise PublishError(type(exc).__name__) from exc
-
-    def broker_ok(self) -> bool:
-        with self._app.connection_for_write() as conn:
-            conn.connect()
-        return True
-
-
 @dataclass
 class Runtime:
-    """The process's dependencies; heavy ones are built on first use."""
+    """The process's dependencies, wired once; heavy ones are built on first use.
+
+    This is the composition root only: entry points (CLI commands, `serve`, the worker)
+    take from it what a function uses and pass that, never the runtime itself.
+    `hosts_worker`: this process consumes the queue itself (`sediment serve` where the
+    store is local), so its retains go through the queue even in embedded mode."""
 
     settings: Settings
+    hosts_worker: bool = False
     _closed: bool = field(default=False, init=False)
+
+    @cached_property
+    def topology(self) -> Topology:
+        return Topology.of(self.settings)
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -136,7 +127,7 @@ class Runtime:
 
     @cached_property
     def redis(self) -> redis.Redis:
-        if self.settings.mode == "embedded":
+        if not self.topology.shared_redis:
             return fakeredis.FakeRedis()
         return redis.Redis.from_url(
             self.settings.redis_url,
@@ -147,20 +138,44 @@ class Runtime:
 
     @cached_property
     def dead_letters(self) -> DeadLetters:
-        if self.settings.mode == "embedded":
-            return FileDeadLetters(self.settings.data_dir / "dlq.jsonl", self.settings.dlq_maxlen)
-        return RedisDeadLetters(self.redis, self.settings.dlq_maxlen)
+        s = self.settings
+        if not self.topology.shared_redis:
+            path = s.data_dir / "dlq.jsonl"
+            return FileDeadLetters(path, s.dlq_maxlen, max_payload_bytes=s.dlq_max_payload_bytes)
+        return RedisDeadLetters(self.redis, s.dlq_maxlen, max_payload_bytes=s.dlq_max_payload_bytes)
+
+    @cached_property
+    def locks(self) -> Locks:
+        """Shared through Redis where several processes may consume; in-process otherwise."""
+        s = self.settings
+        if self.topology.shared_redis:
+            return RedisLocks(self.redis, s.lock_timeout_s, s.lock_wait_s)
+        return ProcessLocks(s.lock_wait_s)
 
     @cached_property
     def consolidator(self) -> Consolidator:
-        locks = RedisLocks(self.redis, self.settings.lock_timeout_s, self.settings.lock_wait_s)
         return Consolidator(
-            self.store, self.embedder, locks, self.settings.policy(), metrics=self.metrics
+            self.store,
+            self.embedder,
+            self.locks,
+            self.settings.policy(),
+            metrics=self.metrics,
+            tombstones=self.tombstones,
         )
 
     @cached_property
-    def recall(self) -> Recall:
-        return Recall(self.store, self.embedder, self.settings.recall_config(), self.reranker)
+    def tombstones(self) -> Tombstones:
+        """Beside the shared Redis where several processes consume; a file in the data
+        directory otherwise, so a later embedded command sees an earlier forget."""
+        if self.topology.shared_redis:
+            return RedisTombstones(self.redis)
+        return FileTombstones(self.settings.data_dir / "tombstones.jsonl")
+
+    @cached_property
+    def recall_pipeline(self) -> RecallPipeline:
+        return RecallPipeline(
+            self.store, self.embedder, self.settings.recall_config(), self.reranker
+        )
 
     @cached_property
     def reranker(self) -> RerankStage | None:
@@ -183,16 +198,19 @@ class Runtime:
         return SlowCalls(self.recall_log, self.settings.recall_slow_ms)
 
     @cached_property
+    def feedback(self) -> FeedbackDeps:
+        return FeedbackDeps(self.store, self.locks, self.redis)
+
+    @cached_property
     def worker_deps(self) -> WorkerDeps:
         s = self.settings
-        feedback = FeedbackDeps(self.store, self.consolidator.locks, self.redis)
         return WorkerDeps(
             self.consolidator,
             self.dead_letters,
             s.max_text_bytes,
             s.retry_max,
             s.retry_backoff_max_s,
-            feedback,
+            self.feedback,
             metrics=self.metrics,
             ledger=self.ledger,
         )
@@ -201,7 +219,7 @@ class Runtime:
     def ledger(self) -> Ledger | None:
         """Beside the broker's queues; none in embedded mode (the in-memory queue dies
         with its process, so nothing could be redelivered)."""
-        return None if self.settings.mode == "embedded" else Ledger(self.redis)
+        return Ledger(self.redis) if self.topology.shared_redis else None
 
     @cached_property
     def sweeper(self) -> Sweeper | None:
@@ -215,12 +233,21 @@ class Runtime:
             s.ledger_grace_s,
             s.ledger_max_republish,
             queues=[s.queue],
+            holder_ttl_s=s.holder_ttl_s,
         )
+
+    @cached_property
+    def heartbeat(self) -> Heartbeat | None:
+        """What a consuming process holds, renewed while it lives (worker/holders.py);
+        none without a shared broker or with SEDIMENT_HOLDER_TTL_S=0."""
+        if self.ledger is None or self.settings.holder_ttl_s <= 0:
+            return None
+        return Heartbeat(self.redis, self.settings.holder_ttl_s)
 
     @cached_property
     def celery(self) -> Celery:
         s = self.settings
-        broker = "memory://" if s.mode == "embedded" else s.redis_url
+        broker = self.topology.broker_url
         app = make_app(
             CeleryConfig(
                 broker,
@@ -231,7 +258,7 @@ class Runtime:
                 s.worker_concurrency,
             )
         )
-        if s.mode == "embedded":
+        if broker == MEMORY_BROKER:
             options = dict(app.conf.broker_transport_options or {})
             app.conf.broker_transport_options = {**options, "polling_interval": MEMORY_POLL_S}
         register_tasks(app, lambda: self.worker_deps)
@@ -241,12 +268,16 @@ class Runtime:
     @cached_property
     def recall_log(self) -> RecallLog:
         s = self.settings
-        return RedisRecallLog(self.redis, s.impressions_maxlen, s.slow_maxlen, s.last_recall_ttl_s)
+        impressions, slow = s.impressions_maxlen, s.slow_maxlen
+        if not self.topology.shared_redis:
+            impressions = min(impressions, IN_PROCESS_LOG_MAXLEN)
+            slow = min(slow, IN_PROCESS_LOG_MAXLEN)
+        return RedisRecallLog(self.redis, impressions, slow, s.last_recall_ttl_s)
 
     @cached_property
-    def recall_service(self) -> RecallService:
-        return RecallService(
-            self.recall,
+    def recaller(self) -> Recaller:
+        return Recaller(
+            self.recall_pipeline,
             self.store,
             self.recall_log,
             self.settings.recall_slow_ms,
@@ -254,14 +285,26 @@ class Runtime:
         )
 
     @cached_property
-    def publisher(self) -> CeleryPublisher:
-        return CeleryPublisher(self.celery, self.settings.queue, self.ledger)
+    def publisher(self) -> Publisher:
+        """The one retain path's destination: the queue where one is consumed (a shared
+        broker, or this process's own worker), else consolidation right here."""
+        if self.topology.shared_redis or self.hosts_worker:
+            return QueuePublisher(self.celery, self.settings.queue, self.ledger)
+        return InlinePublisher(self.consolidator, self.feedback, dead_letters=self.dead_letters)
+
+    @cached_property
+    def sweep_loop(self) -> SweepLoop | None:
+        """The periodic ledger sweep a consuming process runs (SEDIMENT_LEDGER_SWEEP_S)."""
+        interval = self.settings.ledger_sweep_s
+        if self.sweeper is None or interval <= 0:
+            return None
+        return SweepLoop(self.sweeper, interval)
 
     @cached_property
     def api_deps(self) -> ApiDeps:
         s = self.settings
         return ApiDeps(
-            service=self.recall_service,
+            service=self.recaller,
             store=self.store,
             publisher=self.publisher,
             max_text_bytes=s.max_text_bytes,
@@ -275,12 +318,19 @@ class Runtime:
             metrics=self.metrics,
             recall_log=self.recall_log,
             metrics_public=s.metrics_public,
+            api_keys=load_keys(s.api_keys_file) if s.api_keys_file else (),
         )
+
+    def gauges(self, *, store: bool) -> Gauges:
+        """What gauge sampling reads; `store` only in the process that owns the store."""
+        broker = self.redis if self.topology.shared_redis else None
+        counted = self.store if store else None
+        return Gauges(self.metrics, self.dead_letters, broker, self.settings.queue, counted)
 
     def close(self) -> None:
         """Pending recall side effects are written before the store closes."""
-        if not self._closed and "recall_service" in self.__dict__:
-            self.recall_service.close()
+        if not self._closed and "recaller" in self.__dict__:
+            self.recaller.close()
         if not self._closed and self.__dict__.get("reranker") is not None:
             self.__dict__["reranker"].close()
         if not self._closed and "slow_calls" in self.__dict__:
@@ -290,5 +340,5 @@ class Runtime:
         self._closed = True
 
 
-def bootstrap(settings: Settings | None = None) -> Runtime:
-    return Runtime(settings or Settings())
+def bootstrap(settings: Settings | None = None, *, hosts_worker: bool = False) -> Runtime:
+    return Runtime(settings or Settings(), hosts_worker)

@@ -1,50 +1,33 @@
 """`sediment`: the command line."""
 
+import re
 import sys
 import uuid
 from pathlib import Path
 from typing import Annotated
 
-import pydantic
 import typer
 from celery.signals import worker_process_shutdown, worker_shutdown
 from rich.console import Console
-from rich.markup import escape
 
+from contracts.base import BANK_ID_PATTERN
 from contracts.recall import RecallRequest
 from readmodel.store import Filter
-from sediment import ops
-from sediment.bench_cli import bench_app
-from sediment.bootstrap import Runtime, bootstrap
-from sediment.ingest import run_ingest
-from sediment.logs import configure
+from sediment import data_commands, maintenance
+from sediment.ingest import IngestDeps, run_ingest
 from sediment.render import last_recall_table, print_record, recall_table
 from sediment.sampler import attach_to_worker
-from sediment.settings import Settings
-from sediment.settings_errors import problems
+from sediment.startup import require_durable_redis, runtime, settings_or_exit
 
 app = typer.Typer(no_args_is_help=True, help="Sediment: agent memory as an event-driven system.")
-app.add_typer(ops.dlq_app, name="dlq")
-app.command()(ops.reconcile)
-app.add_typer(bench_app, name="bench")
+app.add_typer(maintenance.dlq_app, name="dlq")
+app.command()(maintenance.reconcile)
+app.command()(data_commands.forget)
+app.add_typer(data_commands.keys_app, name="keys")
+app.command()(data_commands.export)
+app.command("import")(data_commands.import_)
 console = Console()
 err = Console(stderr=True)
-
-
-def settings_or_exit() -> Settings:
-    """Invalid settings stop the process with the variable named and what it accepts."""
-    try:
-        settings = Settings()
-    except pydantic.ValidationError as exc:
-        for line in problems(exc):
-            err.print(f"[red]invalid setting[/red] {escape(line)}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
-    configure(settings.log_format, settings.log_level)
-    return settings
-
-
-def runtime() -> Runtime:
-    return bootstrap(settings_or_exit())
 
 
 @app.command()
@@ -55,7 +38,8 @@ def ingest(
 ) -> None:
     """Retain every event of a JSON-lines file (embedded: consolidate here; else publish)."""
     rt = runtime()
-    summary = run_ingest(rt, path, bank, batch, err)
+    deps = IngestDeps(rt.publisher, rt.dead_letters, rt.metrics, rt.settings.max_text_bytes)
+    summary = run_ingest(deps, path, bank, batch, err)
     console.print(summary.line())
     rt.close()
     if summary.dead_lettered and not summary.done + summary.duplicates:
@@ -79,7 +63,7 @@ def recall(
         prefer_observations=prefer_observations,
         state_mode="history" if history else "current",
     )
-    response = rt.recall_service.recall(bank, request)
+    response = rt.recaller.recall(bank, request)
     if as_json:
         sys.stdout.write(response.model_dump_json(indent=2) + "\n")
     else:
@@ -119,15 +103,16 @@ def worker(
 ) -> None:
     """Run a Celery worker consuming retain events."""
     rt = runtime()
-    local_store = rt.settings.mode != "distributed" and not rt.settings.qdrant_url
-    if local_store and pool == "prefork" and rt.settings.worker_concurrency > 1:
+    require_durable_redis(rt)
+    if rt.topology.local_store and pool == "prefork" and rt.settings.worker_concurrency > 1:
         err.print(
             "a local store admits one process: use --pool solo or threads, or "
             "SEDIMENT_MODE=distributed with SEDIMENT_QDRANT_URL"
         )
         raise typer.Exit(2)
-    attach_to_worker(rt)
-    ops.sweep_in_worker(rt)
+    if rt.settings.metrics_enabled:
+        attach_to_worker(rt.gauges(store=False), rt.redis, rt.settings.metrics_sample_s)
+    maintenance.sweep_in_worker(rt.sweep_loop, rt.heartbeat)
     worker_shutdown.connect(lambda **_: rt.close(), weak=False)
     worker_process_shutdown.connect(lambda **_: rt.close(), weak=False)
     argv = [
@@ -160,7 +145,7 @@ def ping(
     from sediment.ping import ping as ping_workers
 
     rt = runtime()
-    if rt.settings.mode == "embedded":
+    if not rt.topology.shared_redis:
         err.print("embedded mode has no broker to ping through: set SEDIMENT_MODE")
         raise typer.Exit(2)
     destination = [local_worker()] if local else worker_name
@@ -180,7 +165,25 @@ def serve(
     """Serve the HTTP API; in embedded and standalone modes, consume events here too."""
     from sediment.serve import serve as run_server
 
-    run_server(runtime(), host, port)
+    rt = runtime(hosts_worker=True)
+    require_durable_redis(rt)
+    run_server(rt, host, port)
+
+
+@app.command()
+def mcp(
+    bank: Annotated[
+        str | None,
+        typer.Option(help="default bank for calls that name none (else SEDIMENT_MCP_BANK)"),
+    ] = None,
+) -> None:
+    """Serve the MCP tools over stdio, for desktop agents and IDEs."""
+    from sediment.mcp_server import run_stdio
+
+    if bank is not None and not re.fullmatch(BANK_ID_PATTERN, bank):
+        err.print(f"--bank {bank!r} is not a bank id: letters, digits, '_', '.', ':' or '-'")
+        raise typer.Exit(2)
+    run_stdio(runtime(), bank)
 
 
 @app.command("last-recall")
@@ -227,9 +230,9 @@ def stats(
     if not rt.settings.metrics_enabled:
         err.print("metrics are disabled (SEDIMENT_METRICS_ENABLED=false)")
         raise typer.Exit(1)
-    store_counts = rt.settings.mode == "distributed" if counts is None else counts
+    store_counts = not rt.topology.local_store if counts is None else counts
     try:
-        run(rt, bank, minutes, watch, as_json, store_counts, console)
+        run(rt.gauges(store=store_counts), bank, minutes, watch, as_json, store_counts, console)
     finally:
         rt.close()
 
@@ -244,7 +247,7 @@ def rebuild(
         err.print("give exactly one of --bank B or --all")
         raise typer.Exit(2)
     rt = runtime()
-    total = ops.rebuild(rt, [bank] if bank else None, err)
+    total = maintenance.rebuild(rt.store, rt.consolidator, [bank] if bank else None, err)
     console.print(f"rebuilt {total} raw memories")
     rt.close()
 

@@ -14,12 +14,13 @@ from rich.console import Console
 from contracts.events import RetainEvent
 from contracts.memory import Observation, State
 from contracts.recall import RecallRequest
-from readmodel.store import Filter, Record
-from sediment.bootstrap import Runtime, bootstrap
+from readmodel.recall.pipeline import RecallPipeline
+from readmodel.store import Filter, MemoryStore, Record
+from sediment.bootstrap import bootstrap
 from sediment.ingest import read_events
 from sediment.render import recall_table
+from sediment.retain import Publisher
 from sediment.settings import Settings
-from worker.consolidation.service import Status, consolidate
 
 BANK = "demo"
 QUESTIONS = (
@@ -47,17 +48,18 @@ def run_demo(settings: Settings, data_dir: Path | None, console: Console) -> Non
     target = data_dir or settings.data_dir
     rt = bootstrap(settings.model_copy(update={"mode": "embedded", "data_dir": target}))
     try:
-        _show(rt, target, settings.max_text_bytes, console)
+        _ingest(rt.publisher, target, settings.max_text_bytes, console)
+        _explain(rt.store, console)
+        _recalls(rt.recall_pipeline, console)
     finally:
         rt.close()
 
 
-def _show(rt: Runtime, target: Path, max_text_bytes: int, console: Console) -> None:
+def _ingest(publisher: Publisher, target: Path, max_text_bytes: int, console: Console) -> None:
     source = resources.files("sediment").joinpath("data/demo.jsonl")
     with resources.as_file(source) as path:
         events = [e for e in read_events(path, BANK, max_text_bytes) if isinstance(e, RetainEvent)]
-    outcomes = consolidate(events, rt.consolidator)
-    stored = sum(1 for o in outcomes if o.status is Status.STORED)
+    stored = publisher.publish_retain(events)
     repeats = len(events) - len({e.event_id for e in events})
     console.rule("[bold]ingest")
     console.print(
@@ -71,11 +73,10 @@ def _show(rt: Runtime, target: Path, max_text_bytes: int, console: Console) -> N
         f"{stored} stored now",
         soft_wrap=True,
     )
-    _explain(rt, console)
 
 
-def _explain(rt: Runtime, console: Console) -> None:
-    records = {p.record.id: p.record for p in rt.store.scroll(Filter(BANK))}
+def _explain(store: MemoryStore, console: Console) -> None:
+    records = {p.record.id: p.record for p in store.scroll(Filter(BANK))}
     console.rule("[bold]observations (restatements merged, with provenance)")
     for obs in (r for r in records.values() if isinstance(r, Observation)):
         console.print(
@@ -94,17 +95,16 @@ def _explain(rt: Runtime, console: Console) -> None:
         for rel, part in zip(rels, parts[1:], strict=False):
             line += f"\n    --{rel}--> {part}"
         console.print(line)
-    _recalls(rt, console)
 
 
-def _recalls(rt: Runtime, console: Console) -> None:
+def _recalls(pipeline: RecallPipeline, console: Console) -> None:
     console.rule("[bold]recall (current state, prefer observations)")
     for q in QUESTIONS:
-        response = rt.recall.recall(BANK, RecallRequest(query=q, limit=3))
+        response = pipeline.recall(BANK, RecallRequest(query=q, limit=3))
         console.print(recall_table(response))
         console.print(f"dropped by prefer-observations: {response.dropped_by_prefer_observations}")
     console.rule("[bold]recall with state_mode=history")
-    history = rt.recall.recall(
+    history = pipeline.recall(
         BANK, RecallRequest(query=QUESTIONS[0], limit=4, state_mode="history")
     )
     console.print(recall_table(history))

@@ -11,11 +11,10 @@ from rich.console import Console
 from rich.progress import Progress
 
 from contracts.events import RetainEvent, derive_event_id
-from readmodel.metrics import count_events
-from sediment.bootstrap import Runtime
-from worker.consolidation.service import Status, consolidate
+from sediment.retain import Publisher
+from telemetry.metrics import Metrics, count_events
+from worker.deadletters import DeadLetters
 from worker.errors import PoisonEvent
-from worker.publish import publish
 from worker.tasks import bank_of, letter
 
 INGEST_TASK = "ingest"
@@ -89,31 +88,35 @@ def read_events(
                 yield BadLine(line_no, raw.rstrip("\n"), str(exc))
 
 
+@dataclass(frozen=True)
+class IngestDeps:
+    publisher: Publisher
+    dead_letters: DeadLetters
+    metrics: Metrics
+    max_text_bytes: int
+
+
 def run_ingest(
-    rt: Runtime, path: Path, bank: str | None, batch: int, err: Console
+    deps: IngestDeps, path: Path, bank: str | None, batch: int, err: Console
 ) -> IngestSummary:
-    """Embedded: consolidate here. Otherwise publish (through the redelivery ledger) and
-    leave the work to the workers. Bad lines go to the dead-letter stream either way."""
-    items = list(read_events(path, bank, rt.settings.max_text_bytes))
+    """Every valid line through the one retain path (consolidated here or published, as
+    the bootstrap chose); bad lines go to the dead-letter stream."""
+    items = list(read_events(path, bank, deps.max_text_bytes))
     bad = [i for i in items if isinstance(i, BadLine)]
     for b in bad:
         reason = PoisonEvent(f"line {b.line_no}: {b.error}")
-        count_events(rt.metrics, "dead_lettered", [bank_of(b.raw)])
-        rt.dead_letters.add(letter(INGEST_TASK, b.raw, reason, 1))
+        count_events(deps.metrics, "dead_lettered", [bank_of(b.raw)])
+        deps.dead_letters.add(letter(INGEST_TASK, b.raw, reason, 1))
         err.print(f"[yellow]line {b.line_no} dead-lettered[/yellow]: {b.error.splitlines()[0]}")
     unique = list({e.event_id: e for e in items if isinstance(e, RetainEvent)}.values())
     repeated = sum(1 for i in items if isinstance(i, RetainEvent)) - len(unique)
-    embedded = rt.settings.mode == "embedded"
+    queued = deps.publisher.queued
     done = 0
     with Progress(console=err, transient=True) as progress:
         task = progress.add_task("ingest", total=len(unique))
         for start in range(0, len(unique), batch):
             chunk = unique[start : start + batch]
-            if embedded:
-                outcomes = consolidate(chunk, rt.consolidator)
-                done += sum(1 for o in outcomes if o.status is Status.STORED)
-            else:
-                done += publish(rt.celery, chunk, rt.settings.queue, batch, rt.ledger)
+            done += deps.publisher.publish_retain(chunk)
             progress.advance(task, len(chunk))
-    duplicates = repeated + (len(unique) - done if embedded else 0)
-    return IngestSummary(done, duplicates, len(bad), published=not embedded)
+    duplicates = repeated + (0 if queued else len(unique) - done)
+    return IngestSummary(done, duplicates, len(bad), published=queued)

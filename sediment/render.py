@@ -1,12 +1,13 @@
 """Terminal rendering of recall responses and records."""
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from contracts.memory import Observation
 from contracts.recall import RecallResponse
-from readmodel.recall_logs import LastRecall
 from readmodel.store import Record
+from telemetry.recall_logs import LastRecall
 
 
 def recall_table(response: RecallResponse) -> Table:
@@ -40,8 +41,12 @@ def print_record(console: Console, record: Record, supersedes: list[Record]) -> 
         console.print(f"  observation: {record.observation_id}")
     if record.superseded_by:
         console.print(f"  --{record.relation}--> {record.superseded_by}")
+        if record.supersession_reason:
+            console.print(f"  why: {escape(record.supersession_reason)}")
     for older in supersedes:
         console.print(f"  <--{older.relation}-- {older.id}: {older.text}")
+        if older.supersession_reason:
+            console.print(f"      why: {escape(older.supersession_reason)}")
 
 
 def last_recall_table(snapshot: LastRecall) -> Table:

@@ -23,9 +23,8 @@ from typing import Final
 import redis
 import structlog
 
-from readmodel.metrics_redis import PREFIX
-from sediment.bootstrap import Runtime
-from sediment.stats import sample_backlog, sample_sizes
+from sediment.stats import Gauges, sample_backlog, sample_sizes
+from telemetry.redis_series import PREFIX
 
 LEASE_PREFIX: Final = PREFIX + "sampler:"
 LEASE_SHARE: Final = 0.8
@@ -38,18 +37,18 @@ log = structlog.get_logger("sediment.sampler")
 class GaugeSampler:
     """A daemon thread sampling every `interval_s` (the first sample at start).
 
-    The runtime's dependencies are built in the constructor, on the caller's thread:
-    cached properties are not thread-safe, and a local store admits one opener.
+    Its dependencies are built before it, on the caller's thread: cached properties
+    are not thread-safe, and a local store admits one opener. `leases` is the Redis
+    that holds the per-part leases (shared by every sampling process).
     """
 
-    def __init__(self, rt: Runtime, interval_s: float, sizes: bool) -> None:
-        self._rt = rt
+    def __init__(self, gauges: Gauges, leases: redis.Redis, interval_s: float) -> None:
+        self._gauges = gauges
+        self._leases = leases
         self._interval_s = interval_s
-        self._parts: dict[str, Callable[[Runtime], None]] = {"backlog": sample_backlog}
-        if sizes:
+        self._parts: dict[str, Callable[[Gauges], None]] = {"backlog": sample_backlog}
+        if gauges.store is not None:
             self._parts["sizes"] = sample_sizes
-            _ = rt.store
-        _ = (rt.metrics, rt.redis, rt.dead_letters)
         self._holder = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="sediment-sampler", daemon=True)
@@ -74,8 +73,8 @@ class GaugeSampler:
             if not self._lease(part):
                 continue
             try:
-                with self._rt.metrics.batch():
-                    sample(self._rt)
+                with self._gauges.metrics.batch():
+                    sample(self._gauges)
             except Exception as exc:
                 log.warning("gauge_sample_failed", part=part, error_class=type(exc).__name__)
                 continue
@@ -85,7 +84,7 @@ class GaugeSampler:
     def _lease(self, part: str) -> bool:
         ttl_ms = max(1, int(self._interval_s * 1000 * LEASE_SHARE))
         try:
-            won = self._rt.redis.set(LEASE_PREFIX + part, self._holder, nx=True, px=ttl_ms)
+            won = self._leases.set(LEASE_PREFIX + part, self._holder, nx=True, px=ttl_ms)
         except (redis.RedisError, OSError) as exc:
             log.warning("gauge_lease_failed", part=part, error_class=type(exc).__name__)
             return False
@@ -97,16 +96,15 @@ class GaugeSampler:
             self._stop.wait(self._interval_s)
 
 
-def attach_to_worker(rt: Runtime) -> GaugeSampler | None:
+def attach_to_worker(gauges: Gauges, leases: redis.Redis, interval_s: float) -> GaugeSampler | None:
     """Sample the backlog from a `sediment worker` process: started once the worker is
-    ready (after its pool has forked), stopped when it shuts down. None in embedded
-    mode (the in-memory broker has no depth to read) or with sampling off."""
+    ready (after its pool has forked), stopped when it shuts down. None without a
+    broker to read (Celery's in-memory transport) or with sampling off (interval 0)."""
     from celery.signals import worker_ready, worker_shutdown
 
-    s = rt.settings
-    if s.mode == "embedded" or not s.metrics_enabled or s.metrics_sample_s <= 0:
+    if gauges.broker is None or interval_s <= 0:
         return None
-    sampler = GaugeSampler(rt, s.metrics_sample_s, sizes=False)
+    sampler = GaugeSampler(gauges, leases, interval_s)
     worker_ready.connect(lambda **_: sampler.start(), weak=False)
     worker_shutdown.connect(lambda **_: sampler.stop(), weak=False)
     return sampler

@@ -8,12 +8,14 @@ from pydantic import BaseModel
 from contracts import (
     DeadLetter,
     FeedbackEvent,
+    ForgetEvent,
     Memory,
     Observation,
     RecallRequest,
     RecallResponse,
     RetainEvent,
     SupersessionEdge,
+    Tombstone,
 )
 
 MODELS: tuple[type[BaseModel], ...] = (
@@ -23,6 +25,8 @@ MODELS: tuple[type[BaseModel], ...] = (
     SupersessionEdge,
     DeadLetter,
     FeedbackEvent,
+    ForgetEvent,
+    Tombstone,
     RecallRequest,
     RecallResponse,
 )

@@ -1,11 +1,14 @@
-"""`sediment serve`: the HTTP API, and in embedded and standalone modes the workers too.
+"""`sediment serve`: the HTTP API and the MCP endpoint (/mcp), and in embedded and
+standalone modes the workers too.
 
 A local store admits one process, so where the store is local the API process must
 also be the one that consolidates: it runs a Celery worker (solo pool, or threads
 when SEDIMENT_WORKER_CONCURRENCY > 1) in a daemon thread, consuming the same queue
 and the same versioned tasks as `sediment worker` does (from Redis in standalone
 mode, from Celery's in-memory transport in embedded mode). In distributed mode
-workers are separate processes and `serve` runs the API alone. In every mode a
+workers are separate processes and `serve` runs the API alone. Where serve hosts the
+worker, at most SEDIMENT_SERVE_RECALL_SLOTS recalls run at once (`RecallSlots`), so
+recall load cannot starve consolidation of the interpreter lock. In every mode a
 `GaugeSampler` keeps queue depth, dead letters and store sizes fresh in the metrics.
 
 Logging goes through structlog (sediment/logs.py): uvicorn's own logger is left to
@@ -18,17 +21,21 @@ import os
 import signal
 import socket
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import structlog
 import uvicorn
+from celery import Celery
 from fastapi import FastAPI
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from readmodel.api.app import create_app
+from sediment.api.app import create_app
 from sediment.bootstrap import Runtime
-from sediment.ops import sweep_loop
+from sediment.mcp_server import http_endpoint
 from sediment.sampler import GaugeSampler
+from worker.holders import Heartbeat
+from worker.sweeper import SweepLoop
 
 log = structlog.get_logger("sediment.serve")
 
@@ -40,18 +47,17 @@ class InProcessWorker:
     the server's shutdown stops it (warm: the task in hand finishes and is acknowledged).
     If it dies on its own, the process shuts down rather than serve without consuming."""
 
-    def __init__(self, rt: Runtime) -> None:
-        s = rt.settings
-        self._controller = rt.celery.WorkController(
-            app=rt.celery,
+    def __init__(self, celery: Celery, queue: str, concurrency: int, loglevel: str) -> None:
+        self._controller = celery.WorkController(
+            app=celery,
             hostname=f"serve-{os.getpid()}@{socket.gethostname()}",
-            pool_cls="threads" if s.worker_concurrency > 1 else "solo",
-            concurrency=s.worker_concurrency,
-            queues=[s.queue],
+            pool_cls="threads" if concurrency > 1 else "solo",
+            concurrency=concurrency,
+            queues=[queue],
             without_gossip=True,
             without_mingle=True,
             without_heartbeat=True,
-            loglevel=s.log_level,
+            loglevel=loglevel,
         )
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name="sediment-worker", daemon=True)
@@ -80,31 +86,39 @@ class InProcessWorker:
 
 
 class Hosted:
-    """What runs beside the API and must stop before the store closes."""
+    """What runs beside the API and must stop before the store closes: the in-process
+    worker with its heartbeat, the ledger sweep and the gauge sampler, each optional;
+    `close` writes pending recall logs and closes the store. The sampler is made when
+    serving starts (it opens the store to count it)."""
 
-    def __init__(self, rt: Runtime) -> None:
-        self._rt = rt
-        self._stopped = False
-        self.worker: InProcessWorker | None = None
+    def __init__(
+        self,
+        worker: InProcessWorker | None,
+        sweep: SweepLoop | None,
+        make_sampler: Callable[[], GaugeSampler | None],
+        close: Callable[[], None],
+        heartbeat: Heartbeat | None = None,
+    ) -> None:
+        self.worker = worker
+        self.sweep = sweep
+        self.heartbeat = heartbeat
         self.sampler: GaugeSampler | None = None
-        self.sweep = None
-        if rt.settings.mode != "distributed":
-            _ = rt.worker_deps
-            self.worker = InProcessWorker(rt)
-            self.sweep = sweep_loop(rt)
+        self._make_sampler = make_sampler
+        self._close = close
+        self._stopped = False
 
     @asynccontextmanager
     async def lifespan(self, _: FastAPI) -> AsyncIterator[None]:
-        s = self._rt.settings
-        if s.metrics_enabled and s.metrics_sample_s > 0:
-            self.sampler = GaugeSampler(self._rt, s.metrics_sample_s, sizes=True)
+        self.sampler = self._make_sampler()
         if self.worker is not None:
             self.worker.start()
+        if self.heartbeat is not None:
+            self.heartbeat.start()
         if self.sampler is not None:
             self.sampler.start()
         if self.sweep is not None:
             self.sweep.start()
-        log.info("serving", mode=self._rt.settings.mode, workers=self.worker is not None)
+        log.info("serving", workers=self.worker is not None)
         try:
             yield
         finally:
@@ -122,8 +136,59 @@ class Hosted:
             self.sweep.stop()
         if self.worker is not None:
             self.worker.stop()
-        self._rt.close()
+        if self.heartbeat is not None:
+            self.heartbeat.stop()
+        self._close()
         log.info("stopped")
+
+
+class RecallSlots:
+    """At most `slots` recalls at once; the others wait their turn in the event loop,
+    holding no thread.
+
+    Why: where serve hosts the worker, its consolidation thread competes with the API's
+    threads for one interpreter lock. With 20 recalls running at once it got about a
+    twentieth of it, and retains became visible after seconds to tens of seconds under
+    recall load. Recall is CPU-bound, so more slots than cores add queueing inside the
+    interpreter, not throughput; with few slots the worker keeps a fair share.
+    """
+
+    def __init__(self, app: ASGIApp, slots: int) -> None:
+        self._app = app
+        self._slots = asyncio.Semaphore(slots)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if is_recall(scope):
+            async with self._slots:
+                await self._app(scope, receive, send)
+        else:
+            await self._app(scope, receive, send)
+
+
+def is_recall(scope: Scope) -> bool:
+    return (
+        scope["type"] == "http"
+        and scope.get("method") == "POST"
+        and str(scope.get("path", "")).endswith("/recall")
+    )
+
+
+def hosted_beside_api(rt: Runtime) -> Hosted:
+    """Built here, on the main thread, before any of them starts."""
+    s = rt.settings
+    worker = None
+    if rt.topology.serve_consumes:
+        _ = rt.worker_deps
+        worker = InProcessWorker(rt.celery, s.queue, s.worker_concurrency, s.log_level)
+
+    def make_sampler() -> GaugeSampler | None:
+        if not s.metrics_enabled or s.metrics_sample_s <= 0:
+            return None
+        return GaugeSampler(rt.gauges(store=True), rt.redis, s.metrics_sample_s)
+
+    if worker is None:
+        return Hosted(None, None, make_sampler, rt.close)
+    return Hosted(worker, rt.sweep_loop, make_sampler, rt.close, rt.heartbeat)
 
 
 def serve(rt: Runtime, host: str, port: int) -> None:
@@ -131,8 +196,11 @@ def serve(rt: Runtime, host: str, port: int) -> None:
     uvicorn re-raises the signal once it is done. Dependencies are built before any
     thread starts: cached properties are not thread-safe, and two threads opening the
     local store at once would fail."""
-    hosted = Hosted(rt)
-    app = create_app(rt.api_deps, lifespan=hosted.lifespan)
+    hosted = hosted_beside_api(rt)
+    app = create_app(rt.api_deps, lifespan=hosted.lifespan, mcp=http_endpoint(rt, host))
+    slots = rt.settings.serve_recall_slots
+    if hosted.worker is not None and slots > 0:
+        app.add_middleware(RecallSlots, slots=slots)
     try:
         config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False)
         uvicorn.Server(config).run()

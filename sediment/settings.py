@@ -1,13 +1,42 @@
 """Process settings: one `Settings` per process, read once at start by the bootstrap."""
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from contracts.base import BANK_ID_PATTERN
 from readmodel.recall.config import RecallConfig
 from worker.consolidation.policy import ConsolidationPolicy
+
+_RECALL = RecallConfig()
+_POLICY = ConsolidationPolicy()
+"""Defaults are defined once, on the values the settings build: recall's and
+consolidation's own dataclasses. A setting only names which of their fields a
+deployment may change."""
+_RECALL_SETTINGS = (
+    "depth",
+    "exact_bonus",
+    "date_weight",
+    "relevance_gate",
+    "decay_enabled",
+    "decay_half_life_days",
+    "decay_floor",
+    "decay_recency_weight",
+    "decay_importance_weight",
+    "recency_bias",
+    "temporal_weight",
+    "rerank_timeout_ms",
+    "rerank_cache_ttl_s",
+    "rerank_cache_size",
+    "semantic_floor",
+    "query_expansion",
+    "expansion_max_queries",
+    "expansion_min_token",
+)
+_POLICY_SETTINGS = ("merge_threshold", "neighbour_limit")
 
 
 class Settings(BaseSettings):
@@ -18,6 +47,7 @@ class Settings(BaseSettings):
     mode: Literal["embedded", "standalone", "distributed"] = "embedded"
     data_dir: Path = Path(".sediment")
     redis_url: str = "redis://127.0.0.1:6379/0"
+    allow_volatile_redis: bool = False
     qdrant_url: str | None = None
     qdrant_api_key: SecretStr | None = None
     collection: str = Field(default="sediment_memories", pattern=r"^[A-Za-z0-9_-]{1,64}$")
@@ -32,81 +62,62 @@ class Settings(BaseSettings):
     visibility_timeout_s: int = Field(default=300, ge=3)
     retry_max: int = Field(default=8, ge=0, le=100)
     retry_backoff_max_s: int = Field(default=120, ge=1)
-    lock_timeout_s: int = Field(default=60, ge=1)
+    lock_timeout_s: int = Field(default=10, ge=1)
     lock_wait_s: int = Field(default=120, ge=1)
     worker_concurrency: int = Field(default=1, ge=1, le=64)
+    serve_recall_slots: int = Field(default=2, ge=0, le=1024)
     dlq_maxlen: int = Field(default=100_000, ge=10)
-    ledger_sweep_s: int = Field(default=30, ge=0, le=3600)
-    ledger_grace_s: int = Field(default=60, ge=1)
+    dlq_max_payload_bytes: int = Field(default=64 * 1024, ge=4096, le=64 * 1024 * 1024)
+    ledger_sweep_s: int = Field(default=5, ge=0, le=3600)
+    ledger_grace_s: int = Field(default=20, ge=1)
+    holder_ttl_s: int = Field(default=10, ge=0, le=3600)
     ledger_max_republish: int = Field(default=5, ge=1, le=100)
 
-    merge_threshold: float = Field(default=0.84, gt=0.0, le=1.0)
-    topic_threshold: float = Field(default=0.35, gt=0.0, le=1.0)
-    subject_threshold: float = Field(default=0.5, gt=0.0, le=1.0)
-    neighbour_limit: int = Field(default=64, ge=1, le=1024)
+    merge_threshold: float = Field(default=_POLICY.merge_threshold, gt=0.0, le=1.0)
+    neighbour_limit: int = Field(default=_POLICY.neighbour_limit, ge=1, le=1024)
 
-    recall_depth: int = Field(default=50, ge=1, le=1000)
-    recall_exact_bonus: float = Field(default=4.0, ge=1.0, le=100.0)
-    recall_date_weight: float = Field(default=0.25, ge=0.0, le=1.0)
-    recall_relevance_gate: float = Field(default=0.0, ge=0.0, le=1.0)
-    recall_decay_enabled: bool = False
-    recall_decay_half_life_days: float = Field(default=14.0, gt=0.0)
-    recall_decay_floor: float = Field(default=0.2, ge=0.0, le=1.0)
-    recall_decay_recency_weight: float = Field(default=0.5, ge=0.0, le=1.0)
-    recall_decay_importance_weight: float = Field(default=0.5, ge=0.0, le=1.0)
-    recall_recency_bias: Literal["off", "on", "auto"] = "off"
-    recall_temporal_weight: float = Field(default=0.1, ge=0.0, le=1.0)
-    recall_rerank_timeout_ms: float = Field(default=200.0, gt=0.0)
-    recall_rerank_cache_ttl_s: float = Field(default=300.0, ge=0.0)
-    recall_rerank_cache_size: int = Field(default=4096, ge=0, le=1_000_000)
+    recall_depth: int = Field(default=_RECALL.depth, ge=1, le=1000)
+    recall_exact_bonus: float = Field(default=_RECALL.exact_bonus, ge=1.0, le=100.0)
+    recall_date_weight: float = Field(default=_RECALL.date_weight, ge=0.0, le=1.0)
+    recall_relevance_gate: float = Field(default=_RECALL.relevance_gate, ge=0.0, le=1.0)
+    recall_decay_enabled: bool = _RECALL.decay_enabled
+    recall_decay_half_life_days: float = Field(default=_RECALL.decay_half_life_days, gt=0.0)
+    recall_decay_floor: float = Field(default=_RECALL.decay_floor, ge=0.0, le=1.0)
+    recall_decay_recency_weight: float = Field(default=_RECALL.decay_recency_weight, ge=0.0, le=1.0)
+    recall_decay_importance_weight: float = Field(
+        default=_RECALL.decay_importance_weight, ge=0.0, le=1.0
+    )
+    recall_recency_bias: Literal["off", "on", "auto"] = _RECALL.recency_bias
+    recall_temporal_weight: float = Field(default=_RECALL.temporal_weight, ge=0.0, le=1.0)
+    recall_rerank_timeout_ms: float = Field(default=_RECALL.rerank_timeout_ms, gt=0.0)
+    recall_rerank_cache_ttl_s: float = Field(default=_RECALL.rerank_cache_ttl_s, ge=0.0)
+    recall_rerank_cache_size: int = Field(default=_RECALL.rerank_cache_size, ge=0, le=1_000_000)
     recall_reranker: Literal["off", "minilm"] = "off"
-    recall_semantic_floor: float = Field(default=0.3, ge=0.0, le=1.0)
-    recall_query_expansion: bool = False
-    recall_expansion_max_queries: int = Field(default=4, ge=1, le=16)
-    recall_expansion_min_token: int = Field(default=3, ge=1, le=32)
+    recall_semantic_floor: float = Field(default=_RECALL.semantic_floor, ge=0.0, le=1.0)
+    recall_query_expansion: bool = _RECALL.query_expansion
+    recall_expansion_max_queries: int = Field(default=_RECALL.expansion_max_queries, ge=1, le=16)
+    recall_expansion_min_token: int = Field(default=_RECALL.expansion_min_token, ge=1, le=32)
     recall_slow_ms: float = Field(default=250.0, gt=0.0)
     impressions_maxlen: int = Field(default=100_000, ge=10)
     slow_maxlen: int = Field(default=10_000, ge=10)
     last_recall_ttl_s: int = Field(default=86_400, ge=1)
     api_token: SecretStr | None = None
+    api_keys_file: Path | None = None
     api_max_body_bytes: int = Field(default=1_048_576, ge=1024)
     metrics_enabled: bool = True
     metrics_retention_s: int = Field(default=86_400, ge=120, le=90 * 86_400)
     metrics_sample_s: float = Field(default=15.0, ge=0.0, le=3600.0)
     metrics_public: bool = True
+    mcp_bank: str | None = Field(default=None, pattern=BANK_ID_PATTERN)
 
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
     def policy(self) -> ConsolidationPolicy:
-        return ConsolidationPolicy(
-            merge_threshold=self.merge_threshold,
-            topic_threshold=self.topic_threshold,
-            subject_threshold=self.subject_threshold,
-            neighbour_limit=self.neighbour_limit,
-        )
+        return replace(_POLICY, **{n: getattr(self, n) for n in _POLICY_SETTINGS})
 
     def recall_config(self) -> RecallConfig:
-        return RecallConfig(
-            depth=self.recall_depth,
-            exact_bonus=self.recall_exact_bonus,
-            date_weight=self.recall_date_weight,
-            relevance_gate=self.recall_relevance_gate,
-            decay_enabled=self.recall_decay_enabled,
-            decay_half_life_days=self.recall_decay_half_life_days,
-            decay_floor=self.recall_decay_floor,
-            decay_recency_weight=self.recall_decay_recency_weight,
-            decay_importance_weight=self.recall_decay_importance_weight,
-            recency_bias=self.recall_recency_bias,
-            temporal_weight=self.recall_temporal_weight,
-            rerank_timeout_ms=self.recall_rerank_timeout_ms,
-            rerank_cache_ttl_s=self.recall_rerank_cache_ttl_s,
-            rerank_cache_size=self.recall_rerank_cache_size,
-            semantic_floor=self.recall_semantic_floor,
-            query_expansion=self.recall_query_expansion,
-            expansion_max_queries=self.recall_expansion_max_queries,
-            expansion_min_token=self.recall_expansion_min_token,
-        )
+        return replace(_RECALL, **{n: getattr(self, f"recall_{n}") for n in _RECALL_SETTINGS})
 
     @field_validator("api_token")
     @classmethod

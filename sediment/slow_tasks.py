@@ -2,7 +2,7 @@
 versioned retain and feedback tasks, so the task bodies stay thin and unaware of it.
 
 A run slower than `SEDIMENT_RECALL_SLOW_MS` becomes a `sediment:slow` entry named
-`worker.retain`, `worker.retain_batch` or `worker.feedback`, with the bank (when the
+`worker.retain`, `worker.retain_batch` or `worker.feedback_handler`, with the bank (when the
 payload names one valid bank) and the number of events: never the payload itself.
 
 Signals are process-wide and a worker may run a task through another app object than
@@ -19,13 +19,13 @@ from celery import Task
 from celery.signals import task_postrun, task_prerun
 
 from contracts.base import BANK_ID_PATTERN
-from readmodel.slow_calls import SlowObserver
+from telemetry.slow_calls import SlowObserver
 from worker.celery_app import FEEDBACK_TASK, RETAIN_BATCH_TASK, RETAIN_TASK
 
 OPERATIONS: Final = {
     RETAIN_TASK: "worker.retain",
     RETAIN_BATCH_TASK: "worker.retain_batch",
-    FEEDBACK_TASK: "worker.feedback",
+    FEEDBACK_TASK: "worker.feedback_handler",
 }
 
 

@@ -9,6 +9,7 @@ command on every refresh, and the `GaugeSampler` thread (sediment/sampler.py) of
 import sys
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 import redis
 from kombu.transport.redis import PRIORITY_STEPS, Channel
@@ -17,7 +18,9 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from readmodel.metrics import (
+from readmodel.store import Filter, MemoryStore
+from readmodel.stores.metered import MeteredStore
+from telemetry.metrics import (
     BOUNDS_MS,
     CONSOLIDATION_LAG_MS,
     CONSOLIDATION_MS,
@@ -34,12 +37,11 @@ from readmodel.metrics import (
     STORE_CALL_MS,
     STORE_ERRORS,
     LatencyTotal,
+    Metrics,
     MetricsSnapshot,
 )
-from readmodel.store import Filter, MemoryStore
-from readmodel.stores.metered import MeteredStore
-from sediment.bootstrap import Runtime
 from worker.consolidation.neighbourhood import RAW_KINDS
+from worker.deadletters import DeadLetters
 
 MAX_BANKS = 1000
 REFRESH_S = 2.0
@@ -58,36 +60,49 @@ def broker_depth(client: redis.Redis, queue: str) -> tuple[int, int]:
     return sum(int(n) for n in ready), int(unacked)
 
 
-def sample_gauges(rt: Runtime, store: bool = True) -> None:
+@dataclass(frozen=True)
+class Gauges:
+    """What gauge sampling reads: `broker` is the Redis holding the queue (none for
+    Celery's in-memory transport); `store` is counted only by a process that owns it."""
+
+    metrics: Metrics
+    dead_letters: DeadLetters
+    broker: redis.Redis | None
+    queue: str
+    store: MemoryStore | None = None
+
+
+def sample_gauges(g: Gauges, store: bool = True) -> None:
     """Queue depth (Redis broker only), the dead-letter stream length and, with `store`,
     memories and observations per bank, as one batch."""
-    with rt.metrics.batch():
-        sample_backlog(rt)
+    with g.metrics.batch():
+        sample_backlog(g)
         if store:
-            sample_sizes(rt)
+            sample_sizes(g)
 
 
-def sample_backlog(rt: Runtime) -> None:
+def sample_backlog(g: Gauges) -> None:
     """Queue depth (Redis broker only) and the dead-letter stream length: Redis reads."""
-    m = rt.metrics
-    if rt.settings.mode != "embedded":
-        ready, unacked = broker_depth(rt.redis, rt.settings.queue)
-        m.gauge(QUEUE_READY, ready, {"queue": rt.settings.queue})
-        m.gauge(QUEUE_UNACKED, unacked)
-    m.gauge(DEAD_LETTERS, rt.dead_letters.length())
+    if g.broker is not None:
+        ready, unacked = broker_depth(g.broker, g.queue)
+        g.metrics.gauge(QUEUE_READY, ready, {"queue": g.queue})
+        g.metrics.gauge(QUEUE_UNACKED, unacked)
+    g.metrics.gauge(DEAD_LETTERS, g.dead_letters.length())
 
 
-def sample_sizes(rt: Runtime) -> None:
+def sample_sizes(g: Gauges) -> None:
     """Memories and observations per bank (at most MAX_BANKS banks). The counting calls
     go to the unmetered store: sampling is not store traffic."""
-    counted: MemoryStore = rt.store
+    if g.store is None:
+        return
+    counted: MemoryStore = g.store
     if isinstance(counted, MeteredStore):
         counted = counted.inner
     for bank in counted.banks()[:MAX_BANKS]:
         raw = counted.count(Filter(bank, kinds=RAW_KINDS))
         observations = counted.count(Filter(bank, kinds=("observation",)))
-        rt.metrics.gauge(MEMORIES, raw, {"bank": bank})
-        rt.metrics.gauge(OBSERVATIONS, observations, {"bank": bank})
+        g.metrics.gauge(MEMORIES, raw, {"bank": bank})
+        g.metrics.gauge(OBSERVATIONS, observations, {"bank": bank})
 
 
 def fmt_ms(value: float | None) -> str:
@@ -194,7 +209,7 @@ def stats_view(s: MetricsSnapshot) -> RenderableType:
 
 
 def run(
-    rt: Runtime,
+    g: Gauges,
     bank: str | None,
     minutes: int,
     watch: bool,
@@ -205,8 +220,8 @@ def run(
     """Print one snapshot, or refresh every REFRESH_S until interrupted."""
 
     def current() -> MetricsSnapshot:
-        sample_gauges(rt, store=store_counts)
-        return rt.metrics.snapshot(minutes, bank)
+        sample_gauges(g, store=store_counts)
+        return g.metrics.snapshot(minutes, bank)
 
     show: Callable[[MetricsSnapshot], None] = (
         (lambda s: print(s.to_json(), file=sys.stdout, flush=True))

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 from contracts.events import RetainEvent
 from contracts.memory import Memory
 from readmodel.store import StoredPoint
+from worker.consolidation.consolidator import raw_memory
 from worker.consolidation.relations import memory_id
-from worker.consolidation.service import raw_memory
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 

@@ -7,6 +7,7 @@ from celery import Celery
 RETAIN_TASK = "sediment.retain.v1"
 RETAIN_BATCH_TASK = "sediment.retain_batch.v1"
 FEEDBACK_TASK = "sediment.feedback.v1"
+FORGET_TASK = "sediment.forget.v1"
 PUBLISHED_AT_HEADER = "sediment_published_at"
 """Optional message header: Unix seconds at publish, for the publish-to-visible lag."""
 

@@ -49,6 +49,7 @@ return 0
 class Kind(StrEnum):
     RETAIN = "retain"
     FEEDBACK = "feedback"
+    FORGET = "forget"
 
 
 def member(kind: Kind, event_id: object) -> str:

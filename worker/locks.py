@@ -61,3 +61,26 @@ class RedisLocks:
                 return
             except redis.exceptions.RedisError as exc:
                 log.warning("lock_renew_failed", lock=name, error=type(exc).__name__)
+
+
+class ProcessLocks:
+    """Named locks within one process: where a single process consumes (embedded mode),
+    nothing else can hold a bank, so a `threading.Lock` per name is exclusive enough
+    and costs microseconds where a Redis lock costs a round trip and a renewer thread
+    (docs/decisions.md)."""
+
+    def __init__(self, wait_s: float) -> None:
+        self._wait = wait_s
+        self._guard = threading.Lock()
+        self._locks: dict[str, threading.Lock] = {}
+
+    @contextmanager
+    def hold(self, name: str) -> Iterator[None]:
+        with self._guard:
+            lock = self._locks.setdefault(name, threading.Lock())
+        if not lock.acquire(timeout=self._wait):
+            raise TransientError(f"lock {name} still held after {self._wait}s")
+        try:
+            yield
+        finally:
+            lock.release()

@@ -16,7 +16,14 @@ from celery import Celery
 
 from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
-from worker.celery_app import FEEDBACK_TASK, PUBLISHED_AT_HEADER, RETAIN_BATCH_TASK, RETAIN_TASK
+from contracts.forget import ForgetEvent
+from worker.celery_app import (
+    FEEDBACK_TASK,
+    FORGET_TASK,
+    PUBLISHED_AT_HEADER,
+    RETAIN_BATCH_TASK,
+    RETAIN_TASK,
+)
 from worker.ledger import Entry, Kind, Ledger, ledger_for
 
 CHUNK_MESSAGES = 64
@@ -56,6 +63,17 @@ def publish_feedback(
     return _publish(app, messages, queue, ledger)
 
 
+def publish_forget(
+    app: Celery, events: Iterable[ForgetEvent], queue: str, ledger: Ledger | None = None
+) -> int:
+    """Send forget events, one message each (`sediment.forget.v1`), on the retains' queue."""
+    messages = (Message(FORGET_TASK, Kind.FORGET, [e.model_dump(mode="json")]) for e in events)
+    return _publish(app, messages, queue, ledger)
+
+
+_SINGLE_TASKS = {Kind.FEEDBACK: FEEDBACK_TASK, Kind.FORGET: FORGET_TASK}
+
+
 def republish(app: Celery, entries: Sequence[Entry], at: float) -> int:
     """Send ledger entries again (the sweeper has already re-recorded them at `at`)."""
     by_queue: dict[tuple[str, Kind], list[dict[str, object]]] = {}
@@ -66,7 +84,7 @@ def republish(app: Celery, entries: Sequence[Entry], at: float) -> int:
         if kind is Kind.RETAIN:
             messages: Iterable[Message] = _retain_messages(iter(payloads), REPUBLISH_BATCH)
         else:
-            messages = (Message(FEEDBACK_TASK, kind, [p]) for p in payloads)
+            messages = (Message(_SINGLE_TASKS[kind], kind, [p]) for p in payloads)
         for message in messages:
             _send(app, message, queue, at)
             sent += len(message.payloads)

@@ -8,9 +8,11 @@ from collections.abc import Callable
 
 from contracts.memory import State
 from readmodel.store import DerivedPatch, Filter, StoredPoint
+from worker.consolidation.consolidator import Consolidator, consolidate_points
 from worker.consolidation.neighbourhood import RAW_KINDS
 from worker.consolidation.relations import time_key
-from worker.consolidation.service import Consolidator, consolidate_point
+
+REBUILD_BATCH = 256
 
 
 def _reset(point: StoredPoint) -> StoredPoint:
@@ -41,10 +43,10 @@ def rebuild_bank(
             [DerivedPatch(p.record.id, State.CURRENT, None, None, None, False) for p in raw],
         )
     raw.sort(key=lambda p: time_key(p.record))
-    for i, point in enumerate(raw, 1):
-        consolidate_point(point, deps)
+    for start in range(0, len(raw), REBUILD_BATCH):
+        consolidate_points(bank_id, raw[start : start + REBUILD_BATCH], deps)
         if progress is not None:
-            progress(i, len(raw))
+            progress(min(start + REBUILD_BATCH, len(raw)), len(raw))
     return len(raw)
 
 

@@ -16,6 +16,10 @@ An entry is republished only when it is provably neither waiting nor in flight:
 A message requeued at the head after a crash (a rare path) can still make an event look
 lost while it waits: the duplicate is harmless, consolidation is idempotent by event id.
 Each republish is conditional on the entry not having changed since it was judged.
+
+Before judging the ledger, a sweep puts back on their queue the unacknowledged messages
+of consuming processes that died (worker/holders.py): without it they would wait for
+the visibility timeout.
 """
 
 import base64
@@ -36,6 +40,7 @@ from celery import Celery
 from contracts.deadletter import DeadLetter
 from worker.celery_app import FEEDBACK_TASK, PUBLISHED_AT_HEADER, RETAIN_TASK
 from worker.deadletters import DeadLetters
+from worker.holders import Orphans
 from worker.ledger import INDEX_KEY, Entry, Kind, Ledger, member
 from worker.publish import republish
 
@@ -55,6 +60,7 @@ class SweepReport:
     republished: list[str] = field(default_factory=list)
     abandoned: list[str] = field(default_factory=list)
     held_back: int = 0
+    restored: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -121,6 +127,8 @@ class Sweeper:
         limit: int = 10_000,
         clock: Callable[[], float] = time.time,
         pause: Callable[[float], None] = time.sleep,
+        orphans: Orphans | None = None,
+        restore: Callable[[Sequence[str]], None] | None = None,
     ) -> None:
         self._ledger = ledger
         self._client: redis.Redis = ledger.client
@@ -134,16 +142,33 @@ class Sweeper:
         self._limit = limit
         self._clock = clock
         self._pause = pause
+        self._orphans = orphans
+        self._restore = restore
 
     def sweep(self) -> SweepReport:
         lock = self._client.lock(SWEEP_LOCK, timeout=SWEEP_LOCK_TTL_S)
         if not lock.acquire(blocking=False):
             return SweepReport(swept=False)
         try:
-            return self._sweep()
+            restored = self._restore_orphans()
+            report = self._sweep()
+            report.restored = restored
+            return report
         finally:
             with suppress(redis.exceptions.LockError):
                 lock.release()
+
+    def _restore_orphans(self) -> list[str]:
+        """Messages of dead consumers back on their queue (kombu's restore, at the end
+        that is consumed next)."""
+        if self._orphans is None or self._restore is None:
+            return []
+        tags = self._orphans.find()
+        if tags:
+            self._restore(tags)
+            self._orphans.restored(tags)
+            log.warning("restored_unacked", messages=len(tags), tags=tags[:20])
+        return tags
 
     def _sweep(self) -> SweepReport:
         """Only entries older than the known queues' oldest waiting message are read, so a
@@ -281,6 +306,16 @@ class SweepLoop:
                 log.warning("sweep_failed", error=type(exc).__name__, message=str(exc)[:300])
 
 
+def restore_unacked(app: Celery, tags: Sequence[str]) -> None:
+    """kombu's own restore of unacknowledged messages, by delivery tag: atomic (a
+    transaction watching the `unacked` hash), marked redelivered, pushed where the
+    queue is consumed next."""
+    with app.connection_for_write() as conn:
+        qos = conn.default_channel.qos
+        for tag in tags:
+            qos.restore_by_tag(tag, leftmost=False)
+
+
 def make_sweeper(
     app: Celery,
     ledger: Ledger,
@@ -288,9 +323,11 @@ def make_sweeper(
     grace_s: float,
     max_republish: int,
     queues: Sequence[str] = (),
+    holder_ttl_s: float = 0,
 ) -> Sweeper:
     """A sweeper that republishes through `app` and dead-letters what it gives up on;
-    `queues` (the ones this deployment consumes) bound what each sweep reads."""
+    `queues` (the ones this deployment consumes) bound what each sweep reads. With
+    `holder_ttl_s`, it also restores the messages of consumers whose heartbeat lapsed."""
 
     def abandon(entry: Entry) -> None:
         now = datetime.now(UTC)
@@ -313,6 +350,8 @@ def make_sweeper(
 
     options = app.conf.broker_transport_options or {}
     unacked = str(options.get("unacked_key", "unacked"))
+    index = str(options.get("unacked_index_key", "unacked_index"))
+    orphans = Orphans(ledger.client, holder_ttl_s, unacked, index) if holder_ttl_s > 0 else None
     return Sweeper(
         ledger,
         partial(republish, app),
@@ -321,4 +360,6 @@ def make_sweeper(
         max_republish,
         unacked_key=unacked,
         queues=queues,
+        orphans=orphans,
+        restore=partial(restore_unacked, app),
     )

@@ -16,14 +16,23 @@ from contracts.base import BANK_ID_PATTERN
 from contracts.deadletter import DeadLetter
 from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
-from readmodel.metrics import Metrics, NoopMetrics, count_events
-from worker.celery_app import FEEDBACK_TASK, PUBLISHED_AT_HEADER, RETAIN_BATCH_TASK, RETAIN_TASK
-from worker.consolidation.service import Consolidator, consolidate
+from contracts.forget import ForgetEvent
+from telemetry.metrics import Metrics, NoopMetrics, count_events
+from worker.celery_app import (
+    FEEDBACK_TASK,
+    FORGET_TASK,
+    PUBLISHED_AT_HEADER,
+    RETAIN_BATCH_TASK,
+    RETAIN_TASK,
+)
+from worker.consolidation.consolidator import Consolidator, consolidate
 from worker.deadletters import DeadLetters
 from worker.errors import PoisonEvent, is_transient
-from worker.feedback import FeedbackDeps, apply_feedback
+from worker.feedback_handler import FeedbackDeps, apply_feedback
+from worker.forget import forget
 from worker.ledger import Kind, Ledger
 from worker.rejects import route_rejects
+from worker.scrub import scrub
 
 log = structlog.get_logger("sediment.worker")
 
@@ -225,6 +234,31 @@ def handle_feedback(task: Task, payload: Any, deps: WorkerDeps) -> None:
     settle(deps, Kind.FEEDBACK, ids)
 
 
+def handle_forget(task: Task, payload: Any, deps: WorkerDeps) -> None:
+    """Forget what the event selects, then scrub the ledger and dead letters of the
+    forgotten events; transient failures retry (a forget is safe to run again)."""
+    attempt = int(task.request.retries or 0) + 1
+    ids = [i for i in [_event_id(payload)] if i is not None]
+    try:
+        event = ForgetEvent.model_validate(payload)
+        outcome = forget(event, deps.consolidator)
+        scrub(outcome.forgotten_event_ids, deps.ledger, deps.dead_letters)
+        log.info(
+            "forgot",
+            event_id=str(event.event_id),
+            bank_id=event.bank_id,
+            forgotten=outcome.forgotten,
+            recomputed=outcome.recomputed,
+        )
+    except pydantic.ValidationError as exc:
+        dead_letter(deps, FORGET_TASK, payload, PoisonEvent(str(exc)), attempt)
+    except Exception as exc:
+        banks = [bank_of(payload)]
+        if not _retry_or_raise(task, FORGET_TASK, exc, deps, banks, _Retry(Kind.FORGET, ids)):
+            dead_letter(deps, FORGET_TASK, payload, exc, attempt)
+    settle(deps, Kind.FORGET, ids)
+
+
 def one_argument(name: str, keyword: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The task's single argument. Tasks take *args so that a message with the wrong
     arguments reaches this check (and the dead-letter stream) instead of failing in
@@ -263,6 +297,12 @@ def register_tasks(app: Celery, deps: Callable[[], WorkerDeps]) -> None:
         payload = argument(FEEDBACK_TASK, "payload", args, kwargs)
         if payload is not _MISSING:
             handle_feedback(self, payload, deps())
+
+    @app.task(name=FORGET_TASK, **options)  # type: ignore[untyped-decorator]
+    def forget_task(self: Task, *args: Any, **kwargs: Any) -> None:
+        payload = argument(FORGET_TASK, "payload", args, kwargs)
+        if payload is not _MISSING:
+            handle_forget(self, payload, deps())
 
     @app.task(name=RETAIN_BATCH_TASK, **options)  # type: ignore[untyped-decorator]
     def retain_batch(self: Task, *args: Any, **kwargs: Any) -> None:

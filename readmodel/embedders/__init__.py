@@ -3,6 +3,12 @@
 from collections.abc import Sequence
 from typing import Protocol
 
+import numpy as np
+import numpy.typing as npt
+
+Vectors = npt.NDArray[np.float32]
+"""Rows of unit-length float32 vectors, one per text: kept as an array end to end."""
+
 
 class Embedder(Protocol):
     """Text to unit-length dense vectors. `name` identifies the model (stored with the data)."""
@@ -13,4 +19,4 @@ class Embedder(Protocol):
     @property
     def dimension(self) -> int: ...
 
-    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]: ...
+    def embed(self, texts: Sequence[str]) -> Vectors: ...

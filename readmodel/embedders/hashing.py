@@ -9,6 +9,10 @@ import math
 import re
 from collections.abc import Iterator, Sequence
 
+import numpy as np
+
+from readmodel.embedders import Vectors
+
 _WORD = re.compile(r"\w+")
 _TRIGRAM_WEIGHT = 0.5
 _EMPTY_FEATURE = "\x00empty"
@@ -42,8 +46,9 @@ class HashEmbedder:
     def dimension(self) -> int:
         return self._dimension
 
-    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
-        return [self._embed_one(text) for text in texts]
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        rows = [self._embed_one(text) for text in texts]
+        return np.asarray(rows, dtype=np.float32).reshape(len(rows), self._dimension)
 
     def _embed_one(self, text: str) -> tuple[float, ...]:
         vector = [0.0] * self._dimension

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from readmodel.embedders import Vectors
+
 INSTALL_HINT = "the minilm embedder needs torch: install sediment-memory[minilm]"
 
 
@@ -46,10 +48,10 @@ class MiniLMEmbedder:
     def dimension(self) -> int:
         return self._dimension
 
-    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+    def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
-            return []
-        return [tuple(row) for row in self._encode(texts).tolist()]
+            return np.zeros((0, self._dimension), dtype=np.float32)
+        return self._encode(texts).astype(np.float32)
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         """Encode to float64; the dimension probe in `__init__` also warms torch up."""

@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 from model2vec import StaticModel
 
+from readmodel.embedders import Vectors
+
 SHIPPED_MODEL_DIR = Path(__file__).resolve().parent / "static"
 """Distilled model committed with the code, so a fresh machine needs no model download."""
 
@@ -42,7 +44,7 @@ class StaticEmbedder:
     def dimension(self) -> int:
         return self._dimension
 
-    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+    def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed in one batch.
 
         Multiprocessing is off because Celery's prefork children are daemonic and may not
@@ -50,7 +52,7 @@ class StaticEmbedder:
         zero vector, which cosine search cannot use; they get a fixed unit vector instead.
         """
         if not texts:
-            return []
+            return np.zeros((0, self._dimension), dtype=np.float32)
         vectors = self._model.encode(list(texts), normalize=True, use_multiprocessing=False)
         matrix = np.asarray(vectors, dtype=np.float64).reshape(len(texts), self._dimension)
         norms = np.linalg.norm(matrix, axis=1)
@@ -59,4 +61,4 @@ class StaticEmbedder:
         matrix[empty, 0] = 1.0
         norms[empty] = 1.0
         matrix /= norms[:, None]
-        return [tuple(row) for row in matrix.tolist()]
+        return matrix.astype(np.float32)

@@ -5,10 +5,10 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 
-from readmodel.keywords import stem, tokens
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.query import QueryAnalysis
 from readmodel.store import Record
+from readmodel.text import stem, tokens
 
 _SPLIT = re.compile(r"[^\w]+|_")
 

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from readmodel.recall.candidate import Candidate
-from readmodel.store import Filter, Hit, MemoryStore, SparseVector
+from readmodel.store import Filter, Hit, MemoryStore, SparseVector, Vector
 
 
 def _min_rank(a: int | None, b: int | None) -> int | None:
@@ -55,7 +55,7 @@ def merge_candidates(lists: Sequence[list[Candidate]]) -> list[Candidate]:
 
 
 def fetch_candidates(
-    store: MemoryStore, dense: Sequence[float], sparse: SparseVector, flt: Filter, depth: int
+    store: MemoryStore, dense: Vector, sparse: SparseVector, flt: Filter, depth: int
 ) -> list[Candidate]:
     dense_hits = store.search_dense(dense, flt, depth)
     keyword_hits = store.search_keyword(sparse, flt, depth) if sparse.indices else []

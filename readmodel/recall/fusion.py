@@ -1,7 +1,7 @@
 """Fusion of the evidence into one score.
 
 Two fusions are implemented; `weighted` is the default. Measured on LoCoMo dev
-(`sediment bench locomo`, categories 1-4, recall@10, one ingest per row):
+(`sediment-bench locomo`, categories 1-4, recall@10, one ingest per row):
 
 | read model, weights (vector/keyword/exact)       | weighted | rank fusion |
 | ------------------------------------------------ | -------: | ----------: |

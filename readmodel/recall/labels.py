@@ -4,9 +4,9 @@ import uuid
 
 from contracts.memory import State
 from contracts.recall import Label
-from readmodel.keywords import stem, tokens
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.query import QueryAnalysis
+from readmodel.text import stem, tokens
 
 SEMANTIC_FLOOR = 0.3
 """Vector similarity (cosine clipped to 0..1) from which a result counts as found by

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 from functools import partial
 
 from contracts.recall import RecallRequest, RecallResponse, StageTrace
-from readmodel.embedders import Embedder
-from readmodel.keywords import query_vector
+from readmodel.embedders import Embedder, Vectors
 from readmodel.recall import adjust
+from readmodel.recall.as_of import observations_as_of
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.config import RecallConfig
 from readmodel.recall.dates import DateWindow, date_match, date_note, query_window, within
@@ -33,6 +33,7 @@ from readmodel.recall.results import to_result
 from readmodel.recall.scope import admits, store_filter
 from readmodel.recall.state import Resolution, resolve_current
 from readmodel.store import Filter, MemoryStore, Record
+from readmodel.text import query_vector
 
 
 class Trace:
@@ -59,7 +60,7 @@ class Trace:
 
 
 @dataclass(frozen=True)
-class Recall:
+class RecallPipeline:
     """Reads the model. Wired once per process; `recall` is safe to call from many threads."""
 
     store: MemoryStore
@@ -88,9 +89,12 @@ class Recall:
             trace.lap("date", cands, date_note(when, cfg.date_weight))
         cands = relevance_gate(cands, cfg.relevance_gate)
         trace.lap("gate", cands, f"gate {cfg.relevance_gate:g}")
+        fetch = partial(self._fetch, bank_id)
+        if request.as_of is not None:
+            cands = observations_as_of(cands, fetch, request.as_of)
+            trace.lap("as_of", cands, f"observations as of {request.as_of.isoformat()}")
         resolved = Resolution(cands)
         if request.state_mode == "current":
-            fetch = partial(self._fetch, bank_id)
             resolved = resolve_current(cands, fetch, partial(admits, flt), request.as_of)
             cands = resolved.candidates
             trace.lap("current_state", cands, state_note(resolved, request))
@@ -103,7 +107,7 @@ class Recall:
     def _fetch_candidates(
         self,
         queries: list[str],
-        vectors: Sequence[Sequence[float]],
+        vectors: Vectors,
         flt: Filter,
         when: DateWindow | None,
         limit: int,

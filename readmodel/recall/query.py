@@ -3,13 +3,8 @@
 import re
 from dataclasses import dataclass
 
-from readmodel.keywords import STOPWORDS, stem, tokens
+from readmodel.text import FUNCTION_WORDS, STOPWORDS, stem, tokens
 
-FUNCTION_WORDS = frozenset(
-    """when what which where who whom whose why how from into have has had does did do
-    done can could would should will shall may might must also just like get got tell
-    told said say says know knew think thought ever yet still much many any some""".split()
-)
 MIN_TERM_CHARS = 3
 TEMPORAL_INTENT = re.compile(
     r"(?<![\w'])(?:latest|most\s+recent(?:ly)?|recently|currently|current|now|nowadays|today|"

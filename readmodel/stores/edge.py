@@ -7,17 +7,24 @@ claims a size it does not have.
 Durability: Edge writes every update to its write-ahead log before applying it, so an
 update that returned survives the process being killed (the WAL is replayed on load).
 `close()` additionally flushes the segments, which keeps the replay short.
+
+Memory: until a flush, Edge keeps what was written since the last one in memory (a
+few KB per small update). A `sediment serve` touches the returned memories on every
+recall, so without flushes its resident memory grew by about 25 MB per 1,000
+recalls; the store flushes itself every `FLUSH_EVERY_UPDATES` updates.
 """
 
 import contextlib
 import json
 import os
+import shutil
 import uuid
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
+import numpy as np
 import qdrant_edge as qe
 
 from readmodel.store import (
@@ -30,33 +37,32 @@ from readmodel.store import (
     SparseVector,
     StoredPoint,
     StoreInfo,
+    Vector,
 )
+from readmodel.stores.dialect import Dialect, scrolled
 from readmodel.stores.payload import (
     FLOAT_INDEXES,
     KEYWORD_INDEXES,
     TENANT_FIELD,
-    Condition,
     DenseSizeMismatchError,
-    HasIds,
-    MatchAny,
-    MatchValue,
-    Range,
-    conditions_of,
-    derived_payload,
+    HitReader,
     feedback_payload,
     hit,
     point_id,
+    same_values,
     stored_point,
-    to_payload,
     touch_payload,
     vector_names,
 )
 
 ENGINE: Final = "qdrant-edge"
 SHARD_DIR: Final = "shard"
+COMPACT_DIR: Final = "shard.compact"
+OLD_DIR: Final = "shard.old"
 META_FILE: Final = "store.json"
 ENGINE_CONFIG_FILE: Final = "edge_config.json"
 DEFAULT_PAGE_SIZE: Final = 256
+FLUSH_EVERY_UPDATES: Final = 1000
 
 
 class EdgeStore:
@@ -65,13 +71,22 @@ class EdgeStore:
     Only one `EdgeStore` may have a directory open at a time (the shard owns its files).
     """
 
-    def __init__(self, path: str | os.PathLike[str], page_size: int = DEFAULT_PAGE_SIZE) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        page_size: int = DEFAULT_PAGE_SIZE,
+        flush_every: int = FLUSH_EVERY_UPDATES,
+    ) -> None:
         self._root = Path(path)
+        self._flush_every = flush_every
+        self._unflushed = 0
         self._shard_dir = self._root / SHARD_DIR
         self._meta_path = self._root / META_FILE
         self._page_size = page_size
         self._dense_size = self._read_dense_size()
         self._shard: qe.EdgeShard | None = None
+        self._purge_on_close = False
+        self._recover_swap()
         if (self._shard_dir / ENGINE_CONFIG_FILE).exists():
             self._shard = qe.EdgeShard.load(str(self._shard_dir))
 
@@ -98,8 +113,8 @@ class EdgeStore:
 
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         if points:
-            op = qe.UpdateOperation.upsert_points([_point(p) for p in points])
-            self._require().update(op)
+            op = qe.UpdateOperation.upsert_points([DIALECT.point_of(p) for p in points])
+            self._update(op)
 
     def fetch(
         self, bank_id: str, ids: Sequence[uuid.UUID], with_vectors: bool = False
@@ -121,21 +136,32 @@ class EdgeStore:
 
     def search_dense(
         self,
-        vector: Sequence[float],
+        vector: Vector | Sequence[float],
         flt: Filter,
         limit: int,
         score_threshold: float | None = None,
         with_vectors: bool = False,
     ) -> list[Hit]:
-        request = qe.QueryRequest(
-            limit=limit,
-            query=qe.Query.Nearest([float(x) for x in vector], using=DENSE_VECTOR),
-            filter=_filter(flt),
-            with_payload=True,
-            with_vector=vector_names(with_vectors, sparse=False),
-            score_threshold=score_threshold,
-        )
+        request = _dense_request(vector, _filter(flt), limit, score_threshold, with_vectors)
         return [hit(p.payload or {}, p.score, p.vector) for p in self._require().query(request)]
+
+    def search_dense_batch(
+        self,
+        vectors: Sequence[Vector],
+        flt: Filter,
+        limit: int,
+        score_threshold: float | None = None,
+        with_vectors: bool = False,
+    ) -> list[list[Hit]]:
+        if not len(vectors):
+            return []
+        scope = _filter(flt)
+        requests = [_dense_request(v, scope, limit, score_threshold, with_vectors) for v in vectors]
+        answers = self._require().query_batch(qe.QueryBatchRequest(requests))
+        read = HitReader()
+        return [
+            [read(p.id, p.payload or {}, p.score, p.vector) for p in found] for found in answers
+        ]
 
     def search_keyword(self, vector: SparseVector, flt: Filter, limit: int) -> list[Hit]:
         """IDF statistics are taken over the bank alone, so other banks never shift scores."""
@@ -143,19 +169,20 @@ class EdgeStore:
             return []
         request = qe.QueryRequest(
             limit=limit,
-            query=qe.Query.Nearest(_sparse(vector), using=KEYWORD_VECTOR),
+            query=qe.Query.Nearest(DIALECT.sparse_of(vector), using=KEYWORD_VECTOR),
             filter=_filter(flt),
             with_payload=True,
             with_vector=False,
-            params=qe.SearchParams(idf=qe.IdfParams(corpus=_bank_filter(flt.bank_id))),
+            params=qe.SearchParams(idf=qe.IdfParams(corpus=DIALECT.bank(flt.bank_id))),
         )
         return [hit(p.payload or {}, p.score, p.vector) for p in self._require().query(request)]
 
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
-        shard = self._require()
-        for patch in patches:
-            scope = _filter(Filter(bank_id=bank_id, ids=(patch.id,)))
-            shard.update(qe.UpdateOperation.set_payload_by_filter(scope, derived_payload(patch)))
+        """Patches with the same values are one engine operation (a batch's done-markers
+        mostly are)."""
+        for values, ids in same_values(patches).items():
+            scope = _filter(Filter(bank_id=bank_id, ids=ids))
+            self._update(qe.UpdateOperation.set_payload_by_filter(scope, dict(values)))
 
     def set_feedback(self, bank_id: str, record_id: uuid.UUID, feedback: Feedback) -> None:
         self._set_payload(bank_id, (record_id,), feedback_payload(feedback))
@@ -168,18 +195,17 @@ class EdgeStore:
         self, bank_id: str, ids: tuple[uuid.UUID, ...], values: dict[str, Any]
     ) -> None:
         scope = _filter(Filter(bank_id=bank_id, ids=ids))
-        self._require().update(qe.UpdateOperation.set_payload_by_filter(scope, values))
+        self._update(qe.UpdateOperation.set_payload_by_filter(scope, values))
 
     def delete(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None:
         if ids:
             scope = _filter(Filter(bank_id=bank_id, ids=tuple(ids)))
-            self._require().update(qe.UpdateOperation.delete_points_by_filter(scope))
+            self._update(qe.UpdateOperation.delete_points_by_filter(scope))
 
     def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]:
-        shard = self._require()
-        engine_filter = _filter(flt)
-        offset: Any = None
-        while True:
+        shard, engine_filter = self._require(), _filter(flt)
+
+        def page(offset: Any) -> tuple[list[Any], Any]:
             request = qe.ScrollRequest(
                 offset=offset,
                 limit=self._page_size,
@@ -187,11 +213,10 @@ class EdgeStore:
                 with_payload=True,
                 with_vector=vector_names(with_vectors, sparse=True),
             )
-            records, offset = shard.scroll(request)
-            for r in records:
-                yield stored_point(r.payload or {}, r.vector)
-            if offset is None:
-                return
+            records, next_offset = shard.scroll(request)
+            return list(records), next_offset
+
+        return scrolled(page)
 
     def count(self, flt: Filter) -> int:
         return self._require().count(qe.CountRequest(exact=True, filter=_filter(flt)))
@@ -210,6 +235,16 @@ class EdgeStore:
         details["segments"] = str(shard_info.segments_count)
         return StoreInfo(engine=ENGINE, points=shard_info.points_count, details=details)
 
+    def _update(self, op: qe.UpdateOperation) -> None:
+        """One engine update; every `flush_every` of them, a flush (the count is
+        approximate under threads, which is all it needs to be)."""
+        shard = self._require()
+        shard.update(op)
+        self._unflushed += 1
+        if self._unflushed >= self._flush_every:
+            self._unflushed = 0
+            shard.flush()
+
     def flush(self) -> None:
         """Persist segments now, so a reopen does not have to replay the WAL."""
         if self._shard is not None:
@@ -219,11 +254,60 @@ class EdgeStore:
         """Build HNSW / merge segments; Edge has no background optimizer, so callers decide."""
         return self._require().optimize()
 
+    def purge(self) -> None:
+        """Deferred to `close`: a deleted point's payload stays in its segment's pages
+        and in the write-ahead log (whose files are reused, not truncated) until then.
+        Optimizing with a vacuum threshold of zero rewrites the pages but not the WAL, and
+        emptying the WAL resets the operation numbers the points' versions are checked
+        against (later deletes would be ignored). So at close, with no caller left, every
+        live point is copied into a fresh shard, which replaces the old one."""
+        self._purge_on_close = True
+
     def close(self) -> None:
         if self._shard is not None:
             shard, self._shard = self._shard, None
             shard.flush()
             shard.close()
+            if self._purge_on_close and self._dense_size is not None:
+                self._compact(self._dense_size)
+            self._purge_on_close = False
+
+    def _compact(self, dense_size: int) -> None:
+        """Copy the live points into `shard.compact`, then swap it in; a crash between
+        the renames is repaired when the store is next opened (`_recover_swap`)."""
+        fresh_dir, old_dir = self._root / COMPACT_DIR, self._root / OLD_DIR
+        shutil.rmtree(fresh_dir, ignore_errors=True)
+        source = qe.EdgeShard.load(str(self._shard_dir), _config(dense_size))
+        target = qe.EdgeShard.create(str(fresh_dir), _config(dense_size))
+        for field, schema in _index_schemas().items():
+            target.update(qe.UpdateOperation.create_field_index(field, schema))
+        offset: Any = None
+        while True:
+            request = qe.ScrollRequest(
+                offset=offset,
+                limit=self._page_size,
+                with_payload=True,
+                with_vector=vector_names(True, sparse=True),
+            )
+            records, offset = source.scroll(request)
+            points = [DIALECT.point_of(stored_point(r.payload or {}, r.vector)) for r in records]
+            if points:
+                target.update(qe.UpdateOperation.upsert_points(points))
+            if offset is None:
+                break
+        target.flush()
+        target.close()
+        source.close()
+        self._shard_dir.rename(old_dir)
+        fresh_dir.rename(self._shard_dir)
+        shutil.rmtree(old_dir)
+
+    def _recover_swap(self) -> None:
+        old_dir = self._root / OLD_DIR
+        if old_dir.exists() and not self._shard_dir.exists():
+            old_dir.rename(self._shard_dir)
+        shutil.rmtree(self._root / COMPACT_DIR, ignore_errors=True)
+        shutil.rmtree(old_dir, ignore_errors=True)
 
     def _require(self) -> qe.EdgeShard:
         if self._shard is None:
@@ -263,6 +347,23 @@ class EdgeStore:
 MAX_BANKS = 1_000_000
 
 
+def _dense_request(
+    vector: Vector | Sequence[float],
+    scope: qe.Filter,
+    limit: int,
+    score_threshold: float | None,
+    with_vectors: bool,
+) -> qe.QueryRequest:
+    return qe.QueryRequest(
+        limit=limit,
+        query=qe.Query.Nearest(np.asarray(vector, dtype=np.float32).tolist(), using=DENSE_VECTOR),
+        filter=scope,
+        with_payload=True,
+        with_vector=vector_names(with_vectors, sparse=False),
+        score_threshold=score_threshold,
+    )
+
+
 def _config(dense_size: int) -> qe.EdgeConfig:
     return qe.EdgeConfig(
         vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=dense_size, distance=qe.Distance.Cosine)},
@@ -278,32 +379,14 @@ def _index_schemas() -> dict[str, qe.KeywordIndexParams | qe.PayloadSchemaType]:
     return schemas
 
 
-def _point(point: StoredPoint) -> qe.Point:
-    vectors: dict[str, Any] = {DENSE_VECTOR: [float(x) for x in point.dense]}
-    if point.sparse.indices:
-        vectors[KEYWORD_VECTOR] = _sparse(point.sparse)
-    return qe.Point(str(point.record.id), vectors, to_payload(point.record))
-
-
-def _sparse(vector: SparseVector) -> qe.SparseVector:
-    return qe.SparseVector(list(vector.indices), [float(v) for v in vector.values])
-
-
-def _bank_filter(bank_id: str) -> qe.Filter:
-    return qe.Filter(must=[_condition(MatchValue(TENANT_FIELD, bank_id))])
-
-
-def _filter(flt: Filter) -> qe.Filter:
-    return qe.Filter(must=[_condition(c) for c in conditions_of(flt)])
-
-
-def _condition(cond: Condition) -> qe.FieldCondition | qe.HasIdCondition:
-    match cond:
-        case MatchValue(key=key, value=value):
-            return qe.FieldCondition(key=key, match=qe.MatchValue(value))
-        case MatchAny(key=key, values=values):
-            return qe.FieldCondition(key=key, match=qe.MatchAny(list(values)))
-        case Range(key=key, gte=gte, lte=lte):
-            return qe.FieldCondition(key=key, range=qe.RangeFloat(gte=gte, lte=lte))
-        case HasIds(ids=ids):
-            return qe.HasIdCondition({str(i) for i in ids})
+EdgeCondition = qe.FieldCondition | qe.HasIdCondition
+DIALECT: Final[Dialect[qe.Filter, EdgeCondition, qe.Point, qe.SparseVector]] = Dialect(
+    all_of=lambda conds: qe.Filter(must=list(conds)),
+    equals=lambda key, value: qe.FieldCondition(key=key, match=qe.MatchValue(value)),
+    any_of=lambda key, values: qe.FieldCondition(key=key, match=qe.MatchAny(values)),
+    between=lambda key, gte, lte: qe.FieldCondition(key=key, range=qe.RangeFloat(gte=gte, lte=lte)),
+    has_ids=lambda ids: qe.HasIdCondition(set(ids)),
+    point=qe.Point,
+    sparse=qe.SparseVector,
+)
+_filter = DIALECT.filter

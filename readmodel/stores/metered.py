@@ -16,8 +16,6 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TypeVar
 
-from readmodel.metrics import STORE_CALL_MS, STORE_ERRORS, Metrics
-from readmodel.slow_calls import SlowObserver
 from readmodel.store import (
     DerivedPatch,
     Feedback,
@@ -27,7 +25,10 @@ from readmodel.store import (
     SparseVector,
     StoredPoint,
     StoreInfo,
+    Vector,
 )
+from telemetry.metrics import STORE_CALL_MS, STORE_ERRORS, Metrics
+from telemetry.slow_calls import SlowObserver
 
 T = TypeVar("T")
 
@@ -95,7 +96,7 @@ class MeteredStore:
 
     def search_dense(
         self,
-        vector: Sequence[float],
+        vector: Vector | Sequence[float],
         flt: Filter,
         limit: int,
         score_threshold: float | None = None,
@@ -106,6 +107,23 @@ class MeteredStore:
             lambda: self._inner.search_dense(vector, flt, limit, score_threshold, with_vectors),
             flt.bank_id,
             {"limit": limit},
+        )
+
+    def search_dense_batch(
+        self,
+        vectors: Sequence[Vector],
+        flt: Filter,
+        limit: int,
+        score_threshold: float | None = None,
+        with_vectors: bool = False,
+    ) -> list[list[Hit]]:
+        return self._call(
+            "search_dense_batch",
+            lambda: self._inner.search_dense_batch(
+                vectors, flt, limit, score_threshold, with_vectors
+            ),
+            flt.bank_id,
+            {"limit": limit, "queries": len(vectors)},
         )
 
     def search_keyword(self, vector: SparseVector, flt: Filter, limit: int) -> list[Hit]:
@@ -164,6 +182,9 @@ class MeteredStore:
 
     def info(self) -> StoreInfo:
         return self._call("info", self._inner.info)
+
+    def purge(self) -> None:
+        self._inner.purge()
 
     def close(self) -> None:
         self._inner.close()

@@ -6,14 +6,17 @@ neutral conditions into its engine's filter types.
 """
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
+import numpy as np
+
 from contracts.memory import Memory, Observation
 from readmodel.store import (
     DENSE_VECTOR,
+    EMPTY_VECTOR,
     KEYWORD_VECTOR,
     DerivedPatch,
     Feedback,
@@ -22,6 +25,7 @@ from readmodel.store import (
     Record,
     SparseVector,
     StoredPoint,
+    Vector,
     tagset_of,
 )
 
@@ -90,9 +94,22 @@ def derived_payload(patch: DerivedPatch) -> dict[str, Any]:
         "state": patch.state.value,
         "superseded_by": _str_or_none(patch.superseded_by),
         "relation": None if patch.relation is None else patch.relation.value,
+        "supersession_reason": patch.supersession_reason,
         "observation_id": _str_or_none(patch.observation_id),
         "consolidated": patch.consolidated,
     }
+
+
+def same_values(
+    patches: Sequence[DerivedPatch],
+) -> dict[tuple[tuple[str, Any], ...], tuple[uuid.UUID, ...]]:
+    """Patches grouped by the payload values they set, ids in order; a later patch of
+    the same id wins."""
+    last = {p.id: p for p in patches}
+    groups: dict[tuple[tuple[str, Any], ...], list[uuid.UUID]] = {}
+    for patch in last.values():
+        groups.setdefault(tuple(derived_payload(patch).items()), []).append(patch.id)
+    return {values: tuple(ids) for values, ids in groups.items()}
 
 
 def feedback_payload(feedback: Feedback) -> dict[str, Any]:
@@ -124,7 +141,7 @@ def stored_point(payload: Mapping[str, Any], vectors: Any) -> StoredPoint:
     named: Mapping[str, Any] = vectors if isinstance(vectors, Mapping) else {}
     return StoredPoint(
         record=from_payload(payload),
-        dense=_dense(named) or (),
+        dense=_dense_or_empty(named),
         sparse=_sparse(named),
     )
 
@@ -134,9 +151,32 @@ def hit(payload: Mapping[str, Any], score: float, vectors: Any) -> Hit:
     return Hit(record=from_payload(payload), score=float(score), dense=_dense(named))
 
 
-def _dense(vectors: Mapping[str, Any]) -> tuple[float, ...] | None:
+class HitReader:
+    """Hits of one batch of queries: a point found by several queries is converted once
+    (validating a payload is the costly part of reading a hit)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[object, tuple[Record, Vector | None]] = {}
+
+    def __call__(
+        self, point_id: object, payload: Mapping[str, Any], score: float, vectors: Any
+    ) -> Hit:
+        known = self._seen.get(point_id)
+        if known is None:
+            named: Mapping[str, Any] = vectors if isinstance(vectors, Mapping) else {}
+            known = (from_payload(payload), _dense(named))
+            self._seen[point_id] = known
+        return Hit(record=known[0], score=float(score), dense=known[1])
+
+
+def _dense_or_empty(vectors: Mapping[str, Any]) -> Vector:
+    dense = _dense(vectors)
+    return EMPTY_VECTOR if dense is None else dense
+
+
+def _dense(vectors: Mapping[str, Any]) -> Vector | None:
     dense = vectors.get(DENSE_VECTOR)
-    return None if dense is None else tuple(float(x) for x in dense)
+    return None if dense is None else np.asarray(dense, dtype=np.float32)
 
 
 def _sparse(vectors: Mapping[str, Any]) -> SparseVector:

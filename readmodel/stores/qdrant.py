@@ -5,13 +5,17 @@ it keeps the same semantics but has no payload indexes, so they are only created
 server.
 """
 
+import functools
 import os
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, ParamSpec, TypeVar
 
+import httpx
+import numpy as np
 from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from readmodel.store import (
     DENSE_VECTOR,
@@ -23,27 +27,51 @@ from readmodel.store import (
     SparseVector,
     StoredPoint,
     StoreInfo,
+    Vector,
 )
+from readmodel.stores.dialect import Dialect, scrolled
 from readmodel.stores.payload import (
     FLOAT_INDEXES,
     KEYWORD_INDEXES,
     TENANT_FIELD,
-    Condition,
     DenseSizeMismatchError,
-    HasIds,
-    MatchAny,
-    MatchValue,
-    Range,
-    conditions_of,
+    HitReader,
     derived_payload,
     feedback_payload,
     hit,
     point_id,
     stored_point,
-    to_payload,
     touch_payload,
     vector_names,
 )
+from readmodel.unavailable import StoreUnavailable
+
+P = ParamSpec("P")
+R = TypeVar("R")
+_RETRYABLE_STATUS: Final = frozenset({408, 429})
+
+
+def unavailable(exc: BaseException) -> bool:
+    """The server is down, unreachable, failing (5xx) or overloaded (408, 429); a 4xx
+    other than those is the request's fault and would fail again."""
+    if isinstance(exc, UnexpectedResponse):
+        status = exc.status_code
+        return status is not None and (status >= 500 or status in _RETRYABLE_STATUS)
+    return isinstance(exc, ResponseHandlingException | httpx.TransportError | ConnectionError)
+
+
+def _translated(method: Callable[P, R]) -> Callable[P, R]:
+    @functools.wraps(method)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(*args, **kwargs)
+        except Exception as exc:
+            if unavailable(exc):
+                raise StoreUnavailable(f"Qdrant: {type(exc).__name__}: {exc}") from exc
+            raise
+
+    return call
+
 
 ENGINE: Final = "qdrant"
 DEFAULT_COLLECTION: Final = "sediment_memories"
@@ -78,6 +106,7 @@ class QdrantStore:
         self._collection = collection
         self._page_size = page_size
 
+    @_translated
     def ensure_schema(self, dense_size: int) -> None:
         if not self._client.collection_exists(self._collection):
             self._client.create_collection(
@@ -94,10 +123,14 @@ class QdrantStore:
         if self._mode == "server":
             self._ensure_payload_indexes()
 
+    @_translated
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         if points:
-            self._client.upsert(self._collection, points=[_point(p) for p in points], wait=True)
+            self._client.upsert(
+                self._collection, points=[DIALECT.point_of(p) for p in points], wait=True
+            )
 
+    @_translated
     def fetch(
         self, bank_id: str, ids: Sequence[uuid.UUID], with_vectors: bool = False
     ) -> list[StoredPoint]:
@@ -117,9 +150,10 @@ class QdrantStore:
         }
         return [found[i] for i in wanted if i in found]
 
+    @_translated
     def search_dense(
         self,
-        vector: Sequence[float],
+        vector: Vector | Sequence[float],
         flt: Filter,
         limit: int,
         score_threshold: float | None = None,
@@ -127,7 +161,7 @@ class QdrantStore:
     ) -> list[Hit]:
         response = self._client.query_points(
             self._collection,
-            query=[float(x) for x in vector],
+            query=np.asarray(vector, dtype=np.float32).tolist(),
             using=DENSE_VECTOR,
             query_filter=_filter(flt),
             limit=limit,
@@ -137,24 +171,54 @@ class QdrantStore:
         )
         return [hit(p.payload or {}, p.score, p.vector) for p in response.points]
 
+    @_translated
+    def search_dense_batch(
+        self,
+        vectors: Sequence[Vector],
+        flt: Filter,
+        limit: int,
+        score_threshold: float | None = None,
+        with_vectors: bool = False,
+    ) -> list[list[Hit]]:
+        if not len(vectors):
+            return []
+        scope = _filter(flt)
+        requests = [
+            models.QueryRequest(
+                query=np.asarray(v, dtype=np.float32).tolist(),
+                using=DENSE_VECTOR,
+                filter=scope,
+                limit=limit,
+                score_threshold=score_threshold,
+                with_payload=True,
+                with_vector=vector_names(with_vectors, sparse=False),
+            )
+            for v in vectors
+        ]
+        answers = self._client.query_batch_points(self._collection, requests=requests)
+        read = HitReader()
+        return [[read(p.id, p.payload or {}, p.score, p.vector) for p in a.points] for a in answers]
+
+    @_translated
     def search_keyword(self, vector: SparseVector, flt: Filter, limit: int) -> list[Hit]:
         """IDF statistics are taken over the bank alone, so other banks never shift scores."""
         if not vector.indices:
             return []
         response = self._client.query_points(
             self._collection,
-            query=_sparse(vector),
+            query=DIALECT.sparse_of(vector),
             using=KEYWORD_VECTOR,
             query_filter=_filter(flt),
             limit=limit,
             with_payload=True,
             with_vectors=False,
             search_params=models.SearchParams(
-                idf=models.IdfCorpusParams(corpus=_bank_filter(flt.bank_id))
+                idf=models.IdfCorpusParams(corpus=DIALECT.bank(flt.bank_id))
             ),
         )
         return [hit(p.payload or {}, p.score, p.vector) for p in response.points]
 
+    @_translated
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
         if not patches:
             return
@@ -176,12 +240,14 @@ class QdrantStore:
         if ids:
             self._set_payload(bank_id, tuple(ids), touch_payload(at))
 
+    @_translated
     def _set_payload(
         self, bank_id: str, ids: tuple[uuid.UUID, ...], values: dict[str, Any]
     ) -> None:
         scope = _filter(Filter(bank_id=bank_id, ids=ids))
         self._client.set_payload(self._collection, payload=values, points=scope, wait=True)
 
+    @_translated
     def delete(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None:
         if ids:
             scope = _filter(Filter(bank_id=bank_id, ids=tuple(ids)))
@@ -190,36 +256,43 @@ class QdrantStore:
 
     def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]:
         engine_filter = _filter(flt)
-        offset: Any = None
-        while True:
-            records, offset = self._client.scroll(
-                self._collection,
-                scroll_filter=engine_filter,
-                limit=self._page_size,
-                offset=offset,
-                with_payload=True,
-                with_vectors=vector_names(with_vectors, sparse=True),
-            )
-            for r in records:
-                yield stored_point(r.payload or {}, r.vector)
-            if offset is None:
-                return
+        return scrolled(lambda offset: self._page(engine_filter, offset, with_vectors))
 
+    @_translated
+    def _page(
+        self, engine_filter: models.Filter | None, offset: Any, with_vectors: bool
+    ) -> tuple[list[models.Record], Any]:
+        return self._client.scroll(
+            self._collection,
+            scroll_filter=engine_filter,
+            limit=self._page_size,
+            offset=offset,
+            with_payload=True,
+            with_vectors=vector_names(with_vectors, sparse=True),
+        )
+
+    @_translated
     def count(self, flt: Filter) -> int:
         return self._client.count(self._collection, count_filter=_filter(flt), exact=True).count
 
+    @_translated
     def banks(self) -> list[str]:
         if not self._client.collection_exists(self._collection):
             return []
         response = self._client.facet(self._collection, key="bank_id", limit=1_000_000, exact=True)
         return sorted(str(hit.value) for hit in response.hits if hit.count > 0)
 
+    @_translated
     def info(self) -> StoreInfo:
         details = {"mode": self._mode, "collection": self._collection}
         if not self._client.collection_exists(self._collection):
             return StoreInfo(engine=ENGINE, points=0, details=details)
         points = self._client.count(self._collection, exact=True).count
         return StoreInfo(engine=ENGINE, points=points, details=details)
+
+    def purge(self) -> None:
+        """A Qdrant server drops deleted points from its segments with its vacuum
+        optimizer (collection `optimizers_config.deleted_threshold`); nothing to call."""
 
     def close(self) -> None:
         self._client.close()
@@ -253,36 +326,24 @@ def _index_schemas() -> dict[str, models.PayloadSchemaParams | models.PayloadSch
     return schemas
 
 
-def _point(point: StoredPoint) -> models.PointStruct:
-    vectors: dict[str, Any] = {DENSE_VECTOR: [float(x) for x in point.dense]}
-    if point.sparse.indices:
-        vectors[KEYWORD_VECTOR] = _sparse(point.sparse)
-    return models.PointStruct(
-        id=str(point.record.id), vector=vectors, payload=to_payload(point.record)
+QdrantCondition = models.FieldCondition | models.HasIdCondition
+DIALECT: Final[Dialect[models.Filter, QdrantCondition, models.PointStruct, models.SparseVector]] = (
+    Dialect(
+        all_of=lambda conds: models.Filter(must=conds),
+        equals=lambda key, value: models.FieldCondition(
+            key=key, match=models.MatchValue(value=value)
+        ),
+        any_of=lambda key, values: models.FieldCondition(
+            key=key, match=models.MatchAny(any=values)
+        ),
+        between=lambda key, gte, lte: models.FieldCondition(
+            key=key, range=models.Range(gte=gte, lte=lte)
+        ),
+        has_ids=lambda ids: models.HasIdCondition(has_id=list(ids)),
+        point=lambda id_, vectors, payload: models.PointStruct(
+            id=id_, vector=vectors, payload=payload
+        ),
+        sparse=lambda indices, values: models.SparseVector(indices=indices, values=values),
     )
-
-
-def _sparse(vector: SparseVector) -> models.SparseVector:
-    return models.SparseVector(
-        indices=list(vector.indices), values=[float(v) for v in vector.values]
-    )
-
-
-def _bank_filter(bank_id: str) -> models.Filter:
-    return models.Filter(must=[_condition(MatchValue(TENANT_FIELD, bank_id))])
-
-
-def _filter(flt: Filter) -> models.Filter:
-    return models.Filter(must=[_condition(c) for c in conditions_of(flt)])
-
-
-def _condition(cond: Condition) -> models.FieldCondition | models.HasIdCondition:
-    match cond:
-        case MatchValue(key=key, value=value):
-            return models.FieldCondition(key=key, match=models.MatchValue(value=value))
-        case MatchAny(key=key, values=values):
-            return models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))
-        case Range(key=key, gte=gte, lte=lte):
-            return models.FieldCondition(key=key, range=models.Range(gte=gte, lte=lte))
-        case HasIds(ids=ids):
-            return models.HasIdCondition(has_id=[str(i) for i in ids])
+)
+_filter = DIALECT.filter

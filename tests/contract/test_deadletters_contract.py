@@ -1,5 +1,7 @@
 """One suite for every DeadLetters adapter: real Redis, the in-process stand-in, and the file."""
 
+import hashlib
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -10,7 +12,13 @@ import redis
 
 from contracts.deadletter import DeadLetter
 from tests.helpers import redis_url
-from worker.deadletters import DeadLetters, FileDeadLetters, RedisDeadLetters
+from worker.deadletters import (
+    DEFAULT_MAX_PAYLOAD_BYTES,
+    DeadLetters,
+    FileDeadLetters,
+    RedisDeadLetters,
+    capped,
+)
 
 NOW = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -67,3 +75,26 @@ def test_list_limit(dlq: DeadLetters) -> None:
     for i in range(5):
         dlq.add(letter(i))
     assert len(dlq.list(2)) == 2
+
+
+def test_a_huge_payload_is_kept_as_a_preview_its_size_and_hash(dlq: DeadLetters) -> None:
+    """D1: one 20 MB poison batch made a 21 MB entry; every adapter caps it now."""
+    payload = json.dumps([{"text": "é" * 1000 + str(i)} for i in range(2000)])
+    whole = payload.encode("utf-8")
+    dlq.add(letter(0).model_copy(update={"payload": payload, "message": "m" * 4000}))
+    dlq.add(letter(1))
+    big, small = dlq.list()
+    assert len(big.model_dump_json().encode("utf-8")) <= DEFAULT_MAX_PAYLOAD_BYTES
+    assert big.truncated and big.payload_bytes == len(whole) > 100 * DEFAULT_MAX_PAYLOAD_BYTES
+    assert big.payload_sha256 == hashlib.sha256(whole).hexdigest()
+    assert payload.startswith(big.payload) and len(big.payload) > DEFAULT_MAX_PAYLOAD_BYTES // 4
+    assert big.message.startswith("mmm")
+    assert not small.truncated and small.payload == '{"n": 1}' and small.payload_bytes == 8
+
+
+@pytest.mark.parametrize("cap", [4096, 10_000, 65_536])
+def test_capped_fits_any_cap_and_cuts_between_characters(cap: int) -> None:
+    payload = "\x01\u00e9\U0001f600" * 50_000
+    out = capped(letter(0).model_copy(update={"payload": payload, "message": "é" * 4000}), cap)
+    assert len(out.model_dump_json().encode("utf-8")) <= cap
+    assert out.truncated and payload.startswith(out.payload) and out.payload

@@ -21,7 +21,6 @@ import numpy as np
 import pytest
 
 from contracts.memory import Memory, Observation, Relation, State
-from readmodel.metrics_redis import RedisMetrics
 from readmodel.store import (
     DerivedPatch,
     Feedback,
@@ -30,12 +29,14 @@ from readmodel.store import (
     Record,
     SparseVector,
     StoredPoint,
+    matches,
     tagset_of,
 )
 from readmodel.stores.edge import EdgeStore
 from readmodel.stores.metered import MeteredStore
 from readmodel.stores.payload import DenseSizeMismatchError
 from readmodel.stores.qdrant import QdrantStore
+from telemetry.redis_series import RedisMetrics
 
 DIM = 8
 BANK = "bank-a"
@@ -141,23 +142,7 @@ def load_corpus(store: MemoryStore) -> dict[uuid.UUID, Record]:
 
 
 def reference_match(r: Record, f: Filter) -> bool:
-    checks = [
-        r.bank_id == f.bank_id,
-        not f.ids or r.id in f.ids,
-        not f.kinds or r.kind in f.kinds,
-        not f.tags_any or bool(set(f.tags_any) & set(r.tags)),
-        set(f.tags_all) <= set(r.tags),
-        f.tagset is None or tagset_of(r.tags) == f.tagset,
-        f.state is None or r.state == f.state,
-        f.key is None or r.key == f.key,
-        f.occurred_from is None or r.occurred_at >= f.occurred_from,
-        f.occurred_to is None or r.occurred_at <= f.occurred_to,
-        not f.declared_supersedes_any
-        or bool(set(f.declared_supersedes_any) & set(r.declared_supersedes)),
-        f.superseded_by is None or r.superseded_by == f.superseded_by,
-        not f.observation_ids or r.observation_id in f.observation_ids,
-    ]
-    return all(checks)
+    return matches(f, r)
 
 
 FILTER_CASES: dict[str, Filter] = {
@@ -219,7 +204,7 @@ def test_fetch_returns_vectors_when_asked(store: MemoryStore) -> None:
     store.upsert([point(memory(BANK, 1), 1, sparse), point(memory(BANK, 2), 2)])
     with_v = {p.record.id: p for p in store.fetch(BANK, [mid(BANK, 1), mid(BANK, 2)], True)}
     assert with_v[mid(BANK, 1)].dense == pytest.approx(unit(1), abs=1e-6)
-    assert isinstance(with_v[mid(BANK, 1)].dense, tuple)
+    assert isinstance(with_v[mid(BANK, 1)].dense, np.ndarray)
     assert with_v[mid(BANK, 1)].sparse == sparse
     assert with_v[mid(BANK, 2)].sparse == SparseVector()
     [without] = store.fetch(BANK, [mid(BANK, 1)])
@@ -279,6 +264,20 @@ def test_search_dense_ranks_by_cosine(store: MemoryStore) -> None:
     threshold = expected[3][0] - 1e-4
     above = store.search_dense(tuple(query), Filter(BANK), limit=50, score_threshold=threshold)
     assert [h.record.id for h in above] == [i for _, i in expected[:4]]
+
+
+def test_search_dense_batch_answers_each_query_as_search_dense_does(store: MemoryStore) -> None:
+    load_corpus(store)
+    queries = [np.array(unit(s), dtype=np.float32) for s in (777, 778, 3)]
+    flt = Filter(BANK, kinds=("world", "experience"))
+    batch = store.search_dense_batch(queries, flt, limit=4, score_threshold=0.0, with_vectors=True)
+    assert len(batch) == 3
+    for query, hits in zip(queries, batch, strict=True):
+        one = store.search_dense(query, flt, limit=4, score_threshold=0.0, with_vectors=True)
+        assert [h.record.id for h in hits] == [h.record.id for h in one]
+        assert [h.score for h in hits] == pytest.approx([h.score for h in one], abs=1e-6)
+        assert all(h.dense is not None and h.dense.shape == (DIM,) for h in hits)
+    assert store.search_dense_batch([], flt, limit=4) == []
 
 
 def test_search_dense_returns_vectors_when_asked(store: MemoryStore) -> None:
@@ -437,7 +436,7 @@ from contracts.memory import Memory, State
 from readmodel.store import DerivedPatch, SparseVector, StoredPoint
 from readmodel.stores.edge import EdgeStore
 from readmodel.stores.qdrant import QdrantStore
-from readmodel.metrics import NoopMetrics
+from telemetry.metrics import NoopMetrics
 from readmodel.stores.metered import MeteredStore
 
 kind, root = sys.argv[1], Path(sys.argv[2])
@@ -553,3 +552,19 @@ def test_feedback_and_touch_are_bank_scoped(store: MemoryStore) -> None:
     assert theirs.record.votes_up == 0 and theirs.record.last_accessed_at is None
     store.set_feedback(BANK, uuid.uuid4(), Feedback(votes_up=1))
     assert store.count(Filter(BANK)) == 1
+
+
+def test_set_derived_applies_many_patches_and_the_last_of_an_id_wins(store: MemoryStore) -> None:
+    store.upsert([point(memory(BANK, i), i) for i in range(6)])
+    head = mid(BANK, 5)
+    patches = [
+        DerivedPatch(mid(BANK, i), State.SUPERSEDED, head, Relation.EVOLVED_INTO, None, True)
+        for i in range(3)
+    ]
+    patches.append(DerivedPatch(mid(BANK, 3), State.CURRENT, None, None, None, True))
+    patches.append(DerivedPatch(mid(BANK, 0), State.CURRENT, None, None, None, False))
+    store.set_derived(BANK, patches)
+    got = {p.record.id: p.record for p in store.fetch(BANK, [mid(BANK, i) for i in range(6)])}
+    assert got[mid(BANK, 0)].state is State.CURRENT and not got[mid(BANK, 0)].consolidated
+    assert all(got[mid(BANK, i)].superseded_by == head for i in (1, 2))
+    assert got[mid(BANK, 3)].consolidated and not got[mid(BANK, 4)].consolidated

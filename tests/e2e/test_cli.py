@@ -91,6 +91,7 @@ def test_inspect_shows_edges(ingested: Path) -> None:
     old = next(r for r in history["results"] if "Lisbon" in r["text"] and r["kind"] == "world")
     out = sediment(ingested, "inspect", "--bank", "u1", old["id"]).stdout
     assert "superseded" in out and "EVOLVED_INTO" in out
+    assert "why: same key 'priya.city', another value" in out
     missing = sediment(ingested, "inspect", "--bank", "u2", old["id"], check=False)
     assert missing.returncode == 1 and "no memory" in missing.stdout + missing.stderr
 

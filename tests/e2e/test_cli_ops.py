@@ -10,9 +10,10 @@ from pathlib import Path
 from contracts.deadletter import DeadLetter
 from contracts.events import derive_event_id
 from sediment.ingest import complete
-from sediment.ops import _events_of
+from sediment.maintenance import _events_of
 from tests.e2e.cli import sediment as run_cli
 from worker.celery_app import FEEDBACK_TASK, RETAIN_BATCH_TASK
+from worker.deadletters import FileDeadLetters
 
 LONG_TEXT = "Ines keeps a detailed logbook of every glacier crossing she guides. " * 3
 
@@ -68,6 +69,25 @@ def letter(task: str, payload: object) -> DeadLetter:
             "last_seen": now,
         }
     )
+
+
+def test_a_truncated_dead_letter_is_named_and_kept_not_replayed(tmp_path: Path) -> None:
+    """An oversized poison batch keeps only a preview (D1): replay says it cannot bring
+    the event back, instead of failing on a cut JSON document, and leaves it there."""
+    events = [{"bank_id": "b", "text": "x" * 1000, "occurred_at": "nope"}] * 20
+    small = {"SEDIMENT_DLQ_MAX_PAYLOAD_BYTES": "4096"}
+    FileDeadLetters(tmp_path / "data" / "dlq.jsonl", 100, max_payload_bytes=4096).add(
+        letter(RETAIN_BATCH_TASK, events)
+    )
+    [kept] = json.loads(sediment(tmp_path, "dlq", "list", "--json", env=small).stdout)
+    assert kept["truncated"] and kept["payload_bytes"] > 20_000
+    out = sediment(tmp_path, "dlq", "replay", env=small, check=False)
+    assert out.returncode == 1, out.stdout + out.stderr
+    said = " ".join(out.stderr.split())
+    assert f"{kept['id']}: cannot be replayed" in said and "the full payload is gone" in said
+    assert kept["payload_sha256"] in said and "replayed 0, still failing 0" in out.stdout
+    assert json.loads(sediment(tmp_path, "dlq", "list", "--json").stdout) == [kept]
+    assert "removed 1" in sediment(tmp_path, "dlq", "remove", kept["id"]).stdout
 
 
 def test_replay_understands_feedback_batch_members_and_ingest_lines() -> None:

@@ -105,6 +105,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     env = {
         **os.environ,
         "SEDIMENT_MODE": "standalone",
+        "SEDIMENT_ALLOW_VOLATILE_REDIS": "true",  # the test Redis is volatile
         "SEDIMENT_REDIS_URL": REDIS_URL,
         "SEDIMENT_QUEUE": f"sediment-http-{uuid.uuid4().hex[:8]}",
         "SEDIMENT_API_TOKEN": TOKEN,

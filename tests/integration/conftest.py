@@ -7,7 +7,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -29,16 +29,26 @@ class WorkerEnv:
     queue: str
     data_dir: Path
     log_dir: Path
+    started: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
     def start(self, name: str) -> subprocess.Popen[bytes]:
         log = (self.log_dir / f"{name}.log").open("wb")
-        return subprocess.Popen(
+        proc = subprocess.Popen(
             [sys.executable, "-m", "sediment.cli", "worker", "--pool", "solo"],
             env=self.env,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+        self.started.append(proc)
+        return proc
+
+    def kill_leftovers(self) -> None:
+        """A failed test leaves no worker behind."""
+        for proc in self.started:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(30)
 
     def stop(self, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
         proc.send_signal(signal.SIGTERM)
@@ -82,6 +92,7 @@ def worker_env(tmp_path: Path) -> Iterator[WorkerEnv]:
     env = {
         **os.environ,
         "SEDIMENT_MODE": "standalone",
+        "SEDIMENT_ALLOW_VOLATILE_REDIS": "true",  # the test Redis is volatile
         "SEDIMENT_REDIS_URL": url,
         "SEDIMENT_DATA_DIR": str(tmp_path / "data"),
         "SEDIMENT_QUEUE": queue,
@@ -93,7 +104,9 @@ def worker_env(tmp_path: Path) -> Iterator[WorkerEnv]:
         "SEDIMENT_LEDGER_SWEEP_S": "1",
         "SEDIMENT_LEDGER_GRACE_S": "3",
     }
-    yield WorkerEnv(env, client, queue, tmp_path / "data", tmp_path)
+    worker_env = WorkerEnv(env, client, queue, tmp_path / "data", tmp_path)
+    yield worker_env
+    worker_env.kill_leftovers()
     client.flushdb()
 
 

@@ -14,18 +14,18 @@ import redis
 
 from contracts.events import RetainEvent
 from readmodel.embedders.hashing import HashEmbedder
-from readmodel.metrics import CONSOLIDATION_LAG_MS, CONSOLIDATION_MS, EVENTS, STORE_CALL_MS
-from readmodel.metrics_redis import PREFIX, RedisMetrics
 from readmodel.stores.edge import EdgeStore
 from readmodel.stores.metered import MeteredStore
 from sediment.bootstrap import bootstrap
 from sediment.settings import Settings
 from sediment.stats import sample_gauges
+from telemetry.metrics import CONSOLIDATION_LAG_MS, CONSOLIDATION_MS, EVENTS, STORE_CALL_MS
+from telemetry.redis_series import PREFIX, RedisMetrics
 from tests.fakes import NoLocks
 from tests.helpers import redis_url
 from tests.integration.conftest import WorkerEnv, wait_until
 from worker.celery_app import CeleryConfig, make_app
-from worker.consolidation.service import Consolidator
+from worker.consolidation.consolidator import Consolidator
 from worker.deadletters import RedisDeadLetters
 from worker.publish import publish
 from worker.tasks import WorkerDeps, handle
@@ -100,7 +100,7 @@ def test_queue_depth_gauge_reads_the_broker_lists(client: redis.Redis, tmp_path:
         client.rpush(f"{queue}\x06\x163", "high")
         client.hset("unacked", mapping={"t1": "x", "t2": "y"})
         client.xadd("sediment:dlq", {"letter": "{}"})
-        sample_gauges(rt, store=False)
+        sample_gauges(rt.gauges(store=False), store=False)
         snap = rt.metrics.snapshot(1)
         assert snap.gauge("queue_ready", queue=queue) == 6
         assert snap.gauge("queue_unacked") == 2
@@ -116,6 +116,7 @@ def test_publish_header_reaches_a_real_worker(client: redis.Redis, tmp_path: Pat
     env = {
         **os.environ,
         "SEDIMENT_MODE": "standalone",
+        "SEDIMENT_ALLOW_VOLATILE_REDIS": "true",  # the test Redis is volatile
         "SEDIMENT_REDIS_URL": URL,
         "SEDIMENT_DATA_DIR": str(tmp_path / "data"),
         "SEDIMENT_QUEUE": queue,

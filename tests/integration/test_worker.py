@@ -95,7 +95,7 @@ def test_kill_9_mid_stream_loses_nothing_and_duplicates_nothing(worker_env: Work
     assert {p.record.id for p in raw} == {memory_id(e.event_id) for e in good}
     assert all(p.record.consolidated for p in raw)
     for e in good:
-        response = rt.recall.recall(
+        response = rt.recall_pipeline.recall(
             bank,
             RecallRequest(query=e.text, limit=5, prefer_observations=False, state_mode="history"),
         )

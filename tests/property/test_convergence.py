@@ -15,8 +15,8 @@ from readmodel.embedders.hashing import HashEmbedder
 from readmodel.store import Filter
 from readmodel.stores.edge import EdgeStore
 from tests.fakes import NoLocks
+from worker.consolidation.consolidator import Consolidator, consolidate
 from worker.consolidation.policy import ConsolidationPolicy
-from worker.consolidation.service import Consolidator, consolidate
 from worker.rebuild import rebuild_bank
 
 BANK = "prop"
@@ -32,7 +32,7 @@ TEMPLATES = [
     ("{s} no longer drinks {d} every morning.", "drink"),
     ("Every morning {s} drinks {d}.", "drink"),
 ]
-POLICY = ConsolidationPolicy(merge_threshold=0.7, topic_threshold=0.3, subject_threshold=0.3)
+POLICY = ConsolidationPolicy(merge_threshold=0.7)
 EMBEDDER = HashEmbedder(64)
 
 
@@ -65,7 +65,7 @@ def event_sets(draw: st.DrawFn) -> list[RetainEvent]:
 
 
 def snapshot(store: EdgeStore) -> list[tuple[object, ...]]:
-    """What convergence promises: ids, texts, sources, states and edges."""
+    """What convergence promises: ids, texts, sources, states, edges and their reasons."""
     rows = []
     for p in store.scroll(Filter(BANK)):
         r = p.record
@@ -78,6 +78,7 @@ def snapshot(store: EdgeStore) -> list[tuple[object, ...]]:
                 r.state.value,
                 str(r.superseded_by),
                 str(r.relation),
+                str(r.supersession_reason),
                 str(r.observation_id),
                 sources,
             )
@@ -109,6 +110,24 @@ def test_any_order_with_duplicates_converges(
     with tempfile.TemporaryDirectory() as tmp:
         expected = run([[e] for e in in_order], Path(tmp) / "a")
         assert run(batches, Path(tmp) / "b") == expected
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(events=event_sets(), data=st.data())
+def test_any_split_into_batches_equals_one_event_at_a_time(
+    events: list[RetainEvent], data: st.DataObject
+) -> None:
+    """A worker consolidates a delivery as one batch (one view, one flush); any split of
+    the stream into batches of any sizes, duplicates inside a batch included, gives the
+    read model of the same events delivered one at a time."""
+    extra = data.draw(st.lists(st.sampled_from(events), max_size=len(events)))
+    stream = data.draw(st.permutations([*events, *extra]))
+    cuts = sorted(data.draw(st.sets(st.integers(1, max(1, len(stream) - 1)))))
+    batches = [stream[a:b] for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True)]
+    with tempfile.TemporaryDirectory() as tmp:
+        one_by_one = run([[e] for e in stream], Path(tmp) / "a")
+        assert run(batches, Path(tmp) / "b") == one_by_one
+        assert run([stream], Path(tmp) / "c") == one_by_one
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -153,5 +172,6 @@ def test_the_generated_worlds_exercise_merges_and_supersessions() -> None:
     kinds = {row[1] for row in rows}
     states = {row[3] for row in rows}
     relations = {row[5] for row in rows}
+    assert any(row[6] != "None" for row in rows)
     assert "observation" in kinds and "superseded" in states
     assert {"EVOLVED_INTO", "INVALIDATED_BY"} <= relations

@@ -11,12 +11,14 @@ from pydantic import SecretStr
 
 from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
-from readmodel.api.app import create_app
-from readmodel.api.deps import ApiDeps, PublishError
+from contracts.forget import ForgetEvent
+from sediment.api.app import create_app
+from sediment.api.deps import ApiDeps
 from sediment.bootstrap import Runtime, bootstrap
+from sediment.retain import PublishError
 from sediment.settings import Settings
 from tests.helpers import event, mid
-from worker.consolidation.service import consolidate
+from worker.consolidation.consolidator import consolidate
 
 TOKEN = "s3cret-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -35,17 +37,26 @@ class RecordingPublisher:
 
     retained: list[RetainEvent] = field(default_factory=list)
     feedback: list[FeedbackEvent] = field(default_factory=list)
+    forgets: list[ForgetEvent] = field(default_factory=list)
     failing: bool = False
+    queued: bool = True
 
-    def publish_retain(self, events: Sequence[RetainEvent]) -> None:
+    def publish_retain(self, events: Sequence[RetainEvent]) -> int:
         if self.failing:
             raise PublishError("ConnectionError")
         self.retained.extend(events)
+        return len(events)
 
     def publish_feedback(self, events: Sequence[FeedbackEvent]) -> None:
         if self.failing:
             raise PublishError("ConnectionError")
         self.feedback.extend(events)
+
+    def publish_forget(self, events: Sequence[ForgetEvent]) -> int:
+        if self.failing:
+            raise PublishError("ConnectionError")
+        self.forgets.extend(events)
+        return len(events)
 
     def broker_ok(self) -> bool:
         return not self.failing
@@ -74,7 +85,7 @@ def open_api(tmp_path: Path, token: str | None = None, **overrides: object) -> I
     rt = seeded_runtime(tmp_path, **overrides)
     publisher = RecordingPublisher()
     deps = ApiDeps(
-        service=rt.recall_service,
+        service=rt.recaller,
         store=rt.store,
         publisher=publisher,
         max_text_bytes=rt.settings.max_text_bytes,

@@ -43,3 +43,37 @@ def test_token_rules(api: Api, token: str | None, header: str | None, status: in
     if status == 401:
         assert r.json()["error"] == "unauthorized" and r.headers["www-authenticate"] == "Bearer"
     assert api.client.get("/healthz").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param(b"{not json", id="malformed JSON"),
+        pytest.param(b'{"query": 7, "limit": true}', id="invalid fields"),
+        pytest.param(b"\xff\xfe{}", id="not UTF-8"),
+        pytest.param(b"x" * 5000, id="over the body limit"),
+    ],
+)
+@pytest.mark.parametrize(
+    "path", [PATH, "/v1/banks/b1/memories", "/v1/banks/b1/feedback", "/v1/banks/b1/nowhere"]
+)
+def test_the_token_is_checked_before_the_body(api: Api, path: str, body: bytes) -> None:
+    """A caller without the token learns nothing about how a route parses its body."""
+    with_token(api, SecretStr("t0ken"))
+    headers = {"content-type": "application/json"}
+    r = api.client.post(path, content=body, headers=headers)
+    assert r.status_code == 401, r.text
+    assert r.json()["error"] == "unauthorized" and r.headers["www-authenticate"] == "Bearer"
+    r = api.client.post(path, content=body, headers={**headers, "Authorization": "Bearer t0ken"})
+    assert r.status_code != 401, r.text
+
+
+def test_the_token_is_checked_before_a_streamed_body(api: Api) -> None:
+    with_token(api, SecretStr("t0ken"))
+
+    def chunks() -> Iterator[bytes]:
+        yield b'{"query": '
+        yield b"nonsense"
+
+    r = api.client.post(PATH, content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 401

@@ -9,8 +9,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from contracts.events import RetainEvent, derive_event_id
-from readmodel.api.models import RetainItem
+from contracts.base import NOT_BLANK_PATTERN, RFC3339_PATTERN
+from contracts.events import RetainEvent, RetainItem, derive_event_id
 from tests.unit.api_support import AUTH, TOKEN, Api, open_api
 
 ITEM = {"text": "Dana moved to Porto.", "occurred_at": "2024-05-01T09:00:00Z"}
@@ -54,6 +54,10 @@ def test_the_same_item_twice_is_the_same_event(api: Api) -> None:
         ({**ITEM, "text": "   "}, "body.items.0.text", "blank"),
         ({**ITEM, "importance": 2}, "body.items.0.importance", "less than or equal"),
         ({**ITEM, "colour": "red"}, "body.items.0.colour", "Extra inputs"),
+        ({**ITEM, "importance": False}, "body.items.0.importance", "valid number"),
+        ({**ITEM, "occurred_at": 1714554000}, "body.items.0.occurred_at", "Unix times"),
+        ({**ITEM, "occurred_at": "2024-05-01"}, "body.items.0.occurred_at", "not RFC 3339"),
+        ({**ITEM, "text": "\u001e"}, "body.items.0.text", "control character U+001E at position 0"),
     ],
 )
 def test_invalid_items_are_named(api: Api, item: dict[str, object], field: str, words: str) -> None:
@@ -75,6 +79,26 @@ def test_empty_or_malformed_bodies_are_422(api: Api) -> None:
         "/v1/banks/u/memories", content=b"{not json", headers={"content-type": "application/json"}
     )
     assert r.status_code == 422 and r.json()["error"] == "validation"
+
+
+def test_a_body_that_is_not_utf8_is_400_with_the_offset(api: Api) -> None:
+    body = b'{"items": [{"text": "caf\xe9", "occurred_at": "2024-05-01T09:00:00Z"}]}'
+    r = api.client.post("/v1/banks/u/memories", content=body)
+    assert r.status_code == 400, r.text
+    assert r.json()["error"] == "bad_request"
+    assert "not valid UTF-8: byte 0xe9 at offset 24" in r.json()["message"]
+    assert api.publisher.retained == []
+
+
+def test_the_openapi_document_says_what_is_accepted(api: Api) -> None:
+    schema = api.client.get("/openapi.json").json()
+    assert "400" in schema["paths"]["/v1/banks/{bank_id}/memories"]["post"]["responses"]
+    item = schema["components"]["schemas"]["RetainItem"]["properties"]
+    assert item["occurred_at"]["pattern"] == RFC3339_PATTERN
+    assert item["text"]["pattern"] == NOT_BLANK_PATTERN
+    assert "control characters" in item["text"]["description"]
+    recall = schema["components"]["schemas"]["RecallRequest"]["properties"]
+    assert recall["explain"]["type"] == "boolean" and recall["limit"]["type"] == "integer"
 
 
 def test_oversized_body_is_413_json(api: Api) -> None:

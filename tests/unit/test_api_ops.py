@@ -17,22 +17,22 @@ from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 
 from contracts.recall import RecallRequest, RecallResponse
-from readmodel.api.app import create_app
-from readmodel.api.deps import ApiDeps
-from readmodel.metrics import RECALL_ERRORS, RECALL_MS, RECALLS, Defer, MetricsSnapshot
-from readmodel.metrics_redis import RedisMetrics
-from readmodel.recall.service import RecallService
-from readmodel.recall_logs import RedisRecallLog
+from readmodel.recall.recaller import Recaller
 from readmodel.stores.edge import EdgeStore
+from sediment.api.app import create_app
+from sediment.api.deps import ApiDeps
 from sediment.bootstrap import Runtime
+from telemetry.metrics import RECALL_ERRORS, RECALL_MS, RECALLS, Defer, MetricsSnapshot
+from telemetry.recall_logs import RedisRecallLog
+from telemetry.redis_series import RedisMetrics
 from tests.unit.api_support import AUTH, TOKEN, RecordingPublisher, seeded_runtime
 
-STATIC = Path(__file__).resolve().parents[2] / "readmodel" / "api" / "static"
+STATIC = Path(__file__).resolve().parents[2] / "sediment" / "api" / "static"
 
 
 def client_for(rt: Runtime, public: bool = True) -> TestClient:
     deps = ApiDeps(
-        service=rt.recall_service,
+        service=rt.recaller,
         store=rt.store,
         publisher=RecordingPublisher(),
         max_text_bytes=rt.settings.max_text_bytes,
@@ -59,7 +59,7 @@ def api(rt: Runtime) -> Iterator[TestClient]:
         for bank, query in (("b1", "Alice"), ("b1", "Bob cello"), ("b1", "Seattle"), ("b2", "x")):
             r = client.post(f"/v1/banks/{bank}/recall", json={"query": query}, headers=AUTH)
             assert r.status_code == 200, r.text
-        assert rt.recall_service.flush(10)
+        assert rt.recaller.flush(10)
         yield client
 
 
@@ -154,7 +154,7 @@ def test_every_response_carries_a_request_id(api: TestClient) -> None:
     assert refused.status_code == 413 and refused.headers["x-request-id"]
 
 
-class Recaller:
+class RecallStages:
     """Answers, or raises like a store outage when `failing`."""
 
     def __init__(self, failing: bool = False) -> None:
@@ -171,18 +171,18 @@ class Recaller:
 
 
 def service(
-    tmp_path: Path, recaller: Recaller, metrics: Any
-) -> tuple[RecallService, fakeredis.FakeRedis]:
+    tmp_path: Path, recaller: RecallStages, metrics: Any
+) -> tuple[Recaller, fakeredis.FakeRedis]:
     client = fakeredis.FakeRedis()
     store = EdgeStore(tmp_path / "store")
     store.ensure_schema(8)
     log = RedisRecallLog(client, 100, 100, 60)
-    return RecallService(recaller, store, log, 1000.0, metrics=metrics), client
+    return Recaller(recaller, store, log, 1000.0, metrics=metrics), client
 
 
 def test_failed_recalls_are_counted_and_still_raise(tmp_path: Path) -> None:
     metrics = RedisMetrics(fakeredis.FakeRedis(), 600)
-    recaller = Recaller()
+    recaller = RecallStages()
     svc, _ = service(tmp_path, recaller, metrics)
     svc.recall("b", RecallRequest(query="ok"))
     recaller.failing = True
@@ -241,7 +241,7 @@ class DeferRecorder:
 
 def test_recall_metrics_are_sent_off_the_callers_thread(tmp_path: Path) -> None:
     metrics = DeferRecorder()
-    svc, _ = service(tmp_path, Recaller(), metrics)
+    svc, _ = service(tmp_path, RecallStages(), metrics)
     svc.recall(f"b-{uuid.uuid4().hex[:4]}", RecallRequest(query="q"))
     assert svc.flush(10)
     assert metrics.sent_on and all(n.startswith("recall-effects") for n in metrics.sent_on)

@@ -63,6 +63,7 @@ def test_memory_shows_edges_and_history(api: Api) -> None:
     assert [h["id"] for h in view["history"]] == [str(mid(SEATTLE))]
     newer = api.client.get(f"/v1/banks/b1/memories/{mid(SEATTLE)}").json()
     assert [s["id"] for s in newer["edges"]["supersedes"]] == [str(mid(BOSTON))]
+    assert "alice.city" in newer["edges"]["supersedes"][0]["supersession_reason"]
     assert newer["history"] == []
 
 

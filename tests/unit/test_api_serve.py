@@ -7,16 +7,16 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from readmodel.api.app import create_app
+from sediment.api.app import create_app
 from sediment.bootstrap import bootstrap
-from sediment.serve import Hosted
+from sediment.serve import hosted_beside_api
 from sediment.settings import Settings
 
 
 def test_lifespan_starts_and_stops_the_worker_then_closes(tmp_path: Path) -> None:
     queue = f"serve-{uuid.uuid4().hex[:8]}"
     rt = bootstrap(Settings(mode="embedded", data_dir=tmp_path, embedder="hash", queue=queue))
-    hosted = Hosted(rt)
+    hosted = hosted_beside_api(rt)
     assert hosted.worker is not None
     with TestClient(create_app(rt.api_deps, lifespan=hosted.lifespan)) as client:
         assert client.get("/healthz").json() == {"store": "ok", "redis": "ok", "broker": "ok"}
@@ -27,5 +27,5 @@ def test_lifespan_starts_and_stops_the_worker_then_closes(tmp_path: Path) -> Non
 
 def test_distributed_serve_runs_the_api_alone() -> None:
     rt = bootstrap(Settings(mode="distributed", qdrant_url="http://127.0.0.1:9"))
-    assert Hosted(rt).worker is None
+    assert hosted_beside_api(rt).worker is None
     assert "store" not in rt.__dict__ and "worker_deps" not in rt.__dict__

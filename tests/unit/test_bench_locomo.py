@@ -116,7 +116,9 @@ def test_questions_categories_and_cleaning(locomo_file: Path) -> None:
     assert [q.category for q in bs.adversarial] == ["adversarial"]
     assert bs.counts["skipped_no_evidence"] == 2
     assert bs.counts["evidence_ids_dropped"] == 3
-    assert all(q.query_time == datetime(2023, 6, 21, 10, 4, tzinfo=UTC) for q in bs.queries)
+    last_turn = datetime(2023, 6, 21, 10, 4, 1, tzinfo=UTC)
+    assert max(e.occurred_at for e in bs.events) == last_turn
+    assert all(q.query_time == last_turn for q in bs.queries)
 
 
 def test_all_conversations_by_default_and_unknown_ones_refused(locomo_file: Path) -> None:

@@ -7,7 +7,8 @@ import pytest
 
 from bench.baselines import Doc, rrf
 from bench.locomo import clean_evidence
-from bench.metrics import (
+from bench.runner import result_labels
+from bench.scoring import (
     RankedItem,
     budget_recall,
     item,
@@ -18,7 +19,6 @@ from bench.metrics import (
     score_query,
     within_budget,
 )
-from bench.runner import result_labels
 from contracts.memory import State
 from contracts.recall import RecallResult
 

@@ -8,11 +8,11 @@ from pydantic import ValidationError
 from contracts.events import RetainEvent
 from contracts.recall import RecallRequest
 from readmodel.embedders.hashing import HashEmbedder
-from readmodel.recall.pipeline import Recall
+from readmodel.recall.pipeline import RecallPipeline
 from readmodel.stores.edge import EdgeStore
 from tests.fakes import NoLocks
 from tests.helpers import event
-from worker.consolidation.service import Consolidator, consolidate
+from worker.consolidation.consolidator import Consolidator, consolidate
 
 EMB = HashEmbedder(64)
 
@@ -33,7 +33,7 @@ def test_a_reply_is_found_by_what_it_answers_and_shown_without_it(cons: Consolid
         cons,
     )
     request = RecallRequest(query="sailing lake", limit=2, explain=True)
-    top, other = Recall(cons.store, EMB).recall("b1", request).results
+    top, other = RecallPipeline(cons.store, EMB).recall("b1", request).results
     assert top.text == "Sure, every Sunday morning."
     assert top.components is not None and other.components is not None
     assert top.components.keyword == 1.0 and other.components.keyword == 0.0
@@ -47,7 +47,7 @@ def test_restatements_merge_whatever_their_contexts(cons: Consolidator) -> None:
         ],
         cons,
     )
-    response = Recall(cons.store, EMB).recall("b1", RecallRequest(query="hiking Alps"))
+    response = RecallPipeline(cons.store, EMB).recall("b1", RecallRequest(query="hiking Alps"))
     assert [r.kind for r in response.results] == ["observation"]
     assert response.results[0].source_memory_ids and len(response.results[0].source_memory_ids) == 2
 

@@ -2,11 +2,14 @@
 
 import math
 import uuid
+from datetime import UTC, datetime
 
 import pydantic
 import pytest
 
 from contracts.events import RetainEvent
+from contracts.feedback import FeedbackEvent
+from contracts.recall import RecallRequest
 from sediment.schemas import SCHEMA_DIR, rendered
 
 GOOD = {
@@ -37,6 +40,18 @@ def test_good_event_defaults() -> None:
         ({"importance": 1.5}, "importance", "less than or equal to 1"),
         ({"text": "x" * 65}, "text", "the limit is 64"),
         ({"text": "   "}, "text", "blank"),
+        ({"text": "\u001e"}, "text", "control character U+001E at position 0"),
+        ({"text": "ok\x00"}, "text", "control character U+0000 at position 2"),
+        ({"context": "\x1b[31m"}, "context", "control character U+001B at position 0"),
+        ({"tags": ["a\x07"]}, "tags.0", "control character U+0007 at position 1"),
+        ({"importance": False}, "importance", "valid number"),
+        ({"importance": "0.5"}, "importance", "valid number"),
+        ({"occurred_at": 1714554000}, "occurred_at", "got the number 1714554000"),
+        ({"occurred_at": 1714554000.5}, "occurred_at", "Unix times are not accepted"),
+        ({"occurred_at": "1714554000"}, "occurred_at", "is not RFC 3339"),
+        ({"occurred_at": "2024-05-01"}, "occurred_at", "is not RFC 3339"),
+        ({"occurred_at": "9999-12-31T23:00:00-05:00"}, "occurred_at", "years 0002 to 9998"),
+        ({"schema_version": True}, "schema_version", "not true or false"),
         ({"bank_id": "bad bank/../x"}, "bank_id", "should match pattern"),
         ({"kind": "dream"}, "kind", "'world' or 'experience'"),
         ({"schema_version": 2}, "schema_version", "Input should be 1"),
@@ -51,6 +66,52 @@ def test_bad_input_names_field_and_problem(
     message = error_of(**changes)
     assert field in message
     assert phrase in message
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"importance": 1},
+        {"importance": 0},
+        {"occurred_at": "2024-05-01T11:00:00+02:00"},
+        {"occurred_at": "2024-05-01t09:00:00.123456z"},
+        {"occurred_at": datetime(2024, 5, 1, 9, tzinfo=UTC)},
+        {"text": "tab\tnew line\ncarriage\rreturn"},
+    ],
+)
+def test_strict_types_still_accept_what_json_means(changes: dict[str, object]) -> None:
+    """Integers are numbers; RFC 3339 in either case; aware datetimes from Python."""
+    RetainEvent.model_validate({**GOOD, **changes})
+
+
+@pytest.mark.parametrize(
+    ("changes", "phrase"),
+    [
+        ({"explain": 0}, "valid boolean"),
+        ({"prefer_observations": "true"}, "valid boolean"),
+        ({"limit": True}, "valid integer"),
+        ({"limit": 2.5}, "valid integer"),
+        ({"limit": "2"}, "valid integer"),
+        ({"min_score": True}, "valid number"),
+        ({"as_of": 0}, "Unix times are not accepted"),
+        ({"start": "2024-05-01T09:00:00"}, "has no timezone"),
+    ],
+)
+def test_recall_request_is_strict(changes: dict[str, object], phrase: str) -> None:
+    with pytest.raises(pydantic.ValidationError, match=phrase):
+        RecallRequest.model_validate({"query": "q", **changes})
+
+
+def test_feedback_timestamps_are_strict() -> None:
+    vote = {
+        "event_id": str(uuid.uuid4()),
+        "bank_id": "b",
+        "memory_id": str(uuid.uuid4()),
+        "vote": "up",
+        "occurred_at": 1714554000,
+    }
+    with pytest.raises(pydantic.ValidationError, match="Unix times"):
+        FeedbackEvent.model_validate(vote)
 
 
 def test_events_are_frozen() -> None:

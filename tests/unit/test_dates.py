@@ -10,12 +10,12 @@ from readmodel.embedders.hashing import HashEmbedder
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.config import RecallConfig
 from readmodel.recall.dates import date_match, query_window, within
-from readmodel.recall.pipeline import Recall
+from readmodel.recall.pipeline import RecallPipeline
 from readmodel.store import Filter
 from readmodel.stores.edge import EdgeStore
 from tests.fakes import NoLocks
 from tests.helpers import T0, event, memory
-from worker.consolidation.service import Consolidator, consolidate
+from worker.consolidation.consolidator import Consolidator, consolidate
 
 
 def utc(*args: int) -> datetime:
@@ -75,13 +75,13 @@ def test_a_named_date_brings_in_and_lifts_the_memory_from_then(tmp_path: Path) -
     ]
     consolidate([*later, event("Maria went to the shelter event.", 10)], cons)
     query = f"What did Maria do at the shelter in {(T0 + timedelta(days=10)):%B %Y}?"
-    dated = Recall(store, emb, RecallConfig(depth=5)).recall(
+    dated = RecallPipeline(store, emb, RecallConfig(depth=5)).recall(
         "b1", RecallRequest(query=query, limit=3, explain=True)
     )
     top = dated.results[0]
     assert top.text == "Maria went to the shelter event."
     assert top.components is not None and top.components.date == 1.0
-    plain = Recall(store, emb, RecallConfig(depth=5, date_weight=0.0)).recall(
+    plain = RecallPipeline(store, emb, RecallConfig(depth=5, date_weight=0.0)).recall(
         "b1", RecallRequest(query=query, limit=3)
     )
     assert "Maria went to the shelter event." not in [r.text for r in plain.results]

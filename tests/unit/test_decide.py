@@ -11,7 +11,7 @@ from worker.consolidation.decide import Neighbourhood, Plan, decide
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import observation_id
 
-POLICY = ConsolidationPolicy(merge_threshold=0.84, topic_threshold=0.55)
+POLICY = ConsolidationPolicy(merge_threshold=0.84)
 
 
 def hood(new: StoredPoint, *neighbours: StoredPoint) -> Neighbourhood:

@@ -15,7 +15,7 @@ import pytest
 import typer.main
 import yaml
 
-from readmodel.api.ops import ops
+from sediment.api.monitoring import ops
 from sediment.cli import app
 from sediment.settings import Settings
 
@@ -138,7 +138,12 @@ def test_compose_services_are_healthy_scalable_and_private() -> None:
     for name, svc in services.items():
         assert svc.get("healthcheck", {}).get("test"), f"{name} has no health check"
     assert "ports" not in services["redis"], "Redis is not published on the host by default"
-    assert "--appendonly" in services["redis"]["command"]
+    command = services["redis"]["command"]
+    assert command[command.index("--appendonly") + 1] == "yes", "Redis must persist (AOF)"
+    assert "/data" in " ".join(services["redis"]["volumes"]), "AOF on a volume"
+    for name in ("worker", "api"):
+        env = services[name]["environment"]
+        assert env.get("SEDIMENT_ALLOW_VOLATILE_REDIS", "false") == "false", name
     worker = services["worker"]
     assert "container_name" not in worker and "ports" not in worker, "--scale worker=N"
     assert services["api"]["command"][:2] == ["sediment", "serve"]
@@ -168,6 +173,15 @@ def test_prometheus_scrapes_the_api_route() -> None:
     host, port = job["static_configs"][0]["targets"][0].split(":")
     api = compose()["services"][host]
     assert f"{port}:{port}" in api["ports"] and port in api["command"]
+
+
+def test_kubernetes_asks_for_a_persistent_redis() -> None:
+    """The manifests bring no Redis of their own: they say it needs AOF, and nothing
+    waives the check."""
+    text = (K8S / "kustomization.yaml").read_text(encoding="utf-8")
+    assert "appendonly yes" in text
+    for cm in of_kind("ConfigMap"):
+        assert cm["data"].get("SEDIMENT_ALLOW_VOLATILE_REDIS", "false") == "false"
 
 
 def test_kubernetes_objects_refer_to_each_other() -> None:

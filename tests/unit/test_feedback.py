@@ -13,9 +13,9 @@ from readmodel.store import Filter
 from readmodel.stores.edge import EdgeStore
 from tests.fakes import NoLocks
 from tests.helpers import T0, event
-from worker.consolidation.service import Consolidator, consolidate
+from worker.consolidation.consolidator import Consolidator, consolidate
 from worker.errors import PoisonEvent
-from worker.feedback import FeedbackDeps, apply_feedback
+from worker.feedback_handler import FeedbackDeps, apply_feedback
 
 
 @pytest.fixture

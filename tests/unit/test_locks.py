@@ -1,12 +1,13 @@
 """Bank locks: exclusive for as long as the work takes, lapsing when the holder dies."""
 
+import threading
 import time
 
 import fakeredis
 import pytest
 
 from worker.errors import TransientError
-from worker.locks import RedisLocks
+from worker.locks import ProcessLocks, RedisLocks
 
 
 def test_a_lock_outlives_its_expiry_while_held() -> None:
@@ -26,3 +27,29 @@ def test_an_abandoned_lock_lapses() -> None:
     client.lock("sediment:lock:bank:b", timeout=0.5).acquire()
     with RedisLocks(client, timeout_s=5, wait_s=2).hold("bank:b"):
         pass
+
+
+def test_process_locks_exclude_threads_and_give_up_after_the_wait() -> None:
+    locks = ProcessLocks(wait_s=0.2)
+    inside: list[int] = []
+    entered = threading.Event()
+    release = threading.Event()
+
+    def holder() -> None:
+        with locks.hold("bank:a"):
+            inside.append(1)
+            entered.set()
+            release.wait(5)
+
+    t = threading.Thread(target=holder)
+    t.start()
+    entered.wait(5)
+    with pytest.raises(TransientError, match="bank:a"), locks.hold("bank:a"):
+        inside.append(2)
+    with locks.hold("bank:b"):
+        inside.append(3)
+    release.set()
+    t.join(5)
+    with locks.hold("bank:a"):
+        inside.append(4)
+    assert inside == [1, 3, 4]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import redis
 
-from readmodel.metrics import (
+from telemetry.metrics import (
     BOUNDS_MS,
     EVENTS,
     RECALL_ERRORS,
@@ -25,8 +25,8 @@ from readmodel.metrics import (
     quantile,
     record_recall,
 )
-from readmodel.metrics_fold import decode_labels, encode_labels
-from readmodel.metrics_redis import PREFIX, RedisMetrics
+from telemetry.redis_series import PREFIX, RedisMetrics
+from telemetry.series_fold import decode_labels, encode_labels
 
 T0 = 1_700_000_000.0  # a minute boundary plus 20 s
 RETENTION = 3600

@@ -17,7 +17,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("SEDIMENT_LOG_LEVEL", "WARNING")
     # structlog caches loggers on first use: configured here, they would keep writing
     # to CliRunner's stream after it is closed, in later tests.
-    monkeypatch.setattr("sediment.cli.configure", lambda fmt, level: None)
+    monkeypatch.setattr("sediment.startup.configure", lambda fmt, level: None)
     return tmp_path
 
 

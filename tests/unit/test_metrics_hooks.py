@@ -12,23 +12,23 @@ import pytest
 from rich.console import Console
 
 from readmodel.embedders.hashing import HashEmbedder
-from readmodel.metrics import (
-    CONSOLIDATION_LAG_MS,
-    CONSOLIDATION_MS,
-    EVENTS,
-    STORE_CALL_MS,
-    STORE_ERRORS,
-)
-from readmodel.metrics_redis import RedisMetrics
 from readmodel.store import Filter
 from readmodel.stores.edge import EdgeStore
 from readmodel.stores.metered import MeteredStore
 from sediment.bootstrap import bootstrap
 from sediment.settings import Settings
 from sediment.stats import fmt_ms, sample_gauges, sparkline, stats_view
+from telemetry.metrics import (
+    CONSOLIDATION_LAG_MS,
+    CONSOLIDATION_MS,
+    EVENTS,
+    STORE_CALL_MS,
+    STORE_ERRORS,
+)
+from telemetry.redis_series import RedisMetrics
 from tests.fakes import NoLocks
 from worker.celery_app import PUBLISHED_AT_HEADER
-from worker.consolidation.service import Consolidator
+from worker.consolidation.consolidator import Consolidator
 from worker.deadletters import FileDeadLetters
 from worker.tasks import WorkerDeps, handle, published_at
 
@@ -163,7 +163,7 @@ def test_sample_gauges_and_the_stats_view(tmp_path: Path) -> None:
     rt = bootstrap(Settings(mode="embedded", data_dir=tmp_path, embedder="hash"))
     try:
         handle(TaskDouble(), "sediment.retain.v1", [payload("Bo likes tea.")], rt.worker_deps)
-        sample_gauges(rt)
+        sample_gauges(rt.gauges(store=True))
         snap = rt.metrics.snapshot(15)
         assert snap.gauge("memories") == 1 and snap.gauge("dead_letters") == 0
         assert snap.gauge("queue_ready") is None

@@ -11,7 +11,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 
-from readmodel.metrics import (
+from telemetry.metrics import (
     CONSOLIDATION_LAG_MS,
     EVENTS,
     RECALL_STAGE_MS,
@@ -21,8 +21,8 @@ from readmodel.metrics import (
     count_events,
     record_recall,
 )
-from readmodel.metrics_redis import RedisMetrics
-from readmodel.prometheus import render_prometheus
+from telemetry.prometheus import render_prometheus
+from telemetry.redis_series import RedisMetrics
 
 AT = datetime(2024, 6, 1, 12, 0, 30, tzinfo=UTC)
 DASHBOARD = Path(__file__).resolve().parents[2] / "deploy" / "grafana" / "sediment.json"

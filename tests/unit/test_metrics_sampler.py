@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from readmodel.metrics import DEAD_LETTERS, MEMORIES, OBSERVATIONS
 from sediment.bootstrap import Runtime
 from sediment.sampler import GaugeSampler
+from telemetry.metrics import DEAD_LETTERS, MEMORIES, OBSERVATIONS
 from tests.unit.api_support import seeded_runtime
 
 
@@ -22,7 +22,10 @@ def rt(tmp_path: Path) -> Iterator[Runtime]:
 
 
 def test_one_sample_per_part_and_interval_whoever_asks(rt: Runtime) -> None:
-    first, second = GaugeSampler(rt, 0.3, sizes=True), GaugeSampler(rt, 0.3, sizes=True)
+    first, second = (
+        GaugeSampler(rt.gauges(store=True), rt.redis, 0.3),
+        GaugeSampler(rt.gauges(store=True), rt.redis, 0.3),
+    )
     assert first.sample_once() == ["backlog", "sizes"]
     assert second.sample_once() == []
     assert rt.metrics.snapshot(5).gauge(DEAD_LETTERS) == 0
@@ -34,7 +37,7 @@ def test_one_sample_per_part_and_interval_whoever_asks(rt: Runtime) -> None:
 
 
 def test_a_worker_samples_the_backlog_only(rt: Runtime) -> None:
-    backlog = GaugeSampler(rt, 60, sizes=False)
+    backlog = GaugeSampler(rt.gauges(store=False), rt.redis, 60)
     assert backlog.sample_once() == ["backlog"]
     assert rt.metrics.snapshot(5).gauge(MEMORIES) is None
 
@@ -46,13 +49,13 @@ def test_a_failed_sample_is_skipped_not_raised(
         raise OSError("dead letters unreadable")
 
     monkeypatch.setattr(rt.dead_letters, "length", broken)
-    assert GaugeSampler(rt, 60, sizes=True).sample_once() == ["sizes"]
+    assert GaugeSampler(rt.gauges(store=True), rt.redis, 60).sample_once() == ["sizes"]
 
 
 def test_the_thread_keeps_gauges_fresh_until_stopped(rt: Runtime) -> None:
     """`sediment serve` runs this thread in its lifespan (checked end to end in
     tests/integration/test_ops_e2e.py, where only the sampler moves the gauges)."""
-    sampler = GaugeSampler(rt, 0.2, sizes=True)
+    sampler = GaugeSampler(rt.gauges(store=True), rt.redis, 0.2)
     sampler.start()
     try:
         deadline = time.monotonic() + 10
@@ -68,6 +71,6 @@ def test_the_thread_keeps_gauges_fresh_until_stopped(rt: Runtime) -> None:
 
 
 def test_an_interval_of_zero_never_starts(rt: Runtime) -> None:
-    sampler = GaugeSampler(rt, 0, sizes=True)
+    sampler = GaugeSampler(rt.gauges(store=True), rt.redis, 0)
     sampler.start()
     assert not sampler.running

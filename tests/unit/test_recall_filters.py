@@ -11,11 +11,11 @@ import pytest
 from contracts.recall import RecallRequest, RecallResponse, RecallResult
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.recall.config import RecallConfig
-from readmodel.recall.pipeline import Recall
+from readmodel.recall.pipeline import RecallPipeline
 from readmodel.stores.edge import EdgeStore
 from tests.fakes import NoLocks
 from tests.helpers import T0, event
-from worker.consolidation.service import Consolidator, consolidate
+from worker.consolidation.consolidator import Consolidator, consolidate
 
 EMB = HashEmbedder(64)
 PLAYS = "What does Alice play with friends?"
@@ -53,7 +53,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EdgeStore]:
 
 
 def ask(store: EdgeStore, expansion: bool, query: str, **kw: object) -> RecallResponse:
-    recall = Recall(store, EMB, RecallConfig(query_expansion=expansion))
+    recall = RecallPipeline(store, EMB, RecallConfig(query_expansion=expansion))
     return recall.recall("b1", RecallRequest(query=query, limit=20, **kw))  # type: ignore[arg-type]
 
 

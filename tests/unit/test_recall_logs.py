@@ -16,10 +16,11 @@ import pytest
 from contracts.recall import RecallRequest
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.recall.config import RecallConfig
-from readmodel.recall.pipeline import Recall
+from readmodel.recall.pipeline import RecallPipeline
+from readmodel.recall.recaller import Recaller
 from readmodel.recall.rerank import Reranker, RerankStage
-from readmodel.recall.service import RecallService
-from readmodel.recall_logs import (
+from readmodel.stores.edge import EdgeStore
+from telemetry.recall_logs import (
     IMPRESSIONS_STREAM,
     SLOW_STREAM,
     Impression,
@@ -27,10 +28,9 @@ from readmodel.recall_logs import (
     SlowCall,
     last_recall_key,
 )
-from readmodel.stores.edge import EdgeStore
 from tests.fakes import NoLocks
 from tests.helpers import event, mid
-from worker.consolidation.service import Consolidator, consolidate
+from worker.consolidation.consolidator import Consolidator, consolidate
 
 EMB = HashEmbedder(64)
 QUERY = "Where does Alice live these days?"
@@ -49,7 +49,7 @@ class Setup:
     store: EdgeStore
     redis: fakeredis.FakeRedis
     log: RedisRecallLog
-    service: RecallService
+    service: Recaller
 
 
 def make(tmp_path: Path, store_cls: type[EdgeStore] = EdgeStore, slow_ms: float = 1e6) -> Setup:
@@ -61,7 +61,7 @@ def make(tmp_path: Path, store_cls: type[EdgeStore] = EdgeStore, slow_ms: float 
     )
     client = fakeredis.FakeRedis()
     log = RedisRecallLog(client, impressions_maxlen=10, slow_maxlen=10, last_recall_ttl_s=TTL_S)
-    return Setup(store, client, log, RecallService(Recall(store, EMB), store, log, slow_ms))
+    return Setup(store, client, log, Recaller(RecallPipeline(store, EMB), store, log, slow_ms))
 
 
 @pytest.fixture
@@ -112,8 +112,8 @@ def test_slow_recall_entry_holds_metadata_only(tmp_path: Path) -> None:
 
 
 def test_timed_operations_are_logged_only_when_slow(setup: Setup) -> None:
-    setup.service.observe("api.retain", 5.0, "b1", {"items": 3})
-    setup.service.observe("api.retain", 2e6, "b1", {"items": 3})
+    setup.service.slow_calls.observe("api.retain", 5.0, "b1", {"items": 3})
+    setup.service.slow_calls.observe("api.retain", 2e6, "b1", {"items": 3})
     assert setup.service.flush(10)
     [entry] = setup.log.slow_calls(5)
     assert (entry["operation"], entry["sizes"]) == ("api.retain", '{"items":3}')
@@ -173,7 +173,7 @@ class BlockingLog(RedisRecallLog):
 def test_side_effects_run_off_the_hot_path(setup: Setup) -> None:
     gate = threading.Event()
     log = BlockingLog(gate)
-    service = RecallService(Recall(setup.store, EMB), setup.store, log, 1e6)
+    service = Recaller(RecallPipeline(setup.store, EMB), setup.store, log, 1e6)
     for _ in range(3):
         assert service.recall("b1", RecallRequest(query=QUERY)).results
     assert log.impressions(5) == []
@@ -242,7 +242,7 @@ def test_impression_records_the_deployment_settings_that_rank(
     setup: Setup, config: RecallConfig, reranker: Reranker | None, expected: dict[str, object]
 ) -> None:
     stage = None if reranker is None else RerankStage(reranker, 1000, 60)
-    service = RecallService(Recall(setup.store, EMB, config, stage), setup.store, setup.log, 1e6)
+    service = Recaller(RecallPipeline(setup.store, EMB, config, stage), setup.store, setup.log, 1e6)
     service.recall("b1", RecallRequest(query=QUERY, limit=2))
     assert service.flush(10)
     settings = json.loads(setup.log.impressions(1)[0]["settings"])

@@ -12,12 +12,12 @@ import pytest
 from contracts.recall import RecallRequest
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.recall.config import RecallConfig
-from readmodel.recall.pipeline import Recall
+from readmodel.recall.pipeline import RecallPipeline
 from readmodel.recall.rerank import Reranker, RerankStage
 from readmodel.stores.edge import EdgeStore
 from tests.fakes import NoLocks
 from tests.helpers import T0, event
-from worker.consolidation.service import Consolidator, consolidate
+from worker.consolidation.consolidator import Consolidator, consolidate
 
 EMB = HashEmbedder(64)
 
@@ -40,7 +40,7 @@ def model(tmp_path: Path) -> Consolidator:
 
 
 def ask(cons: Consolidator, config: RecallConfig | None = None, **kw: object) -> list[str]:
-    recall = Recall(cons.store, EMB, config or RecallConfig())
+    recall = RecallPipeline(cons.store, EMB, config or RecallConfig())
     response = recall.recall("b1", RecallRequest(query="Where does Alice live?", **kw))  # type: ignore[arg-type]
     return [r.text for r in response.results]
 
@@ -59,7 +59,7 @@ def test_history_returns_every_state(model: Consolidator) -> None:
 
 
 def test_as_of_returns_what_was_current_then_as_current(model: Consolidator) -> None:
-    recall = Recall(model.store, EMB)
+    recall = RecallPipeline(model.store, EMB)
     as_of = T0 + timedelta(days=12)
     response = recall.recall("b1", RecallRequest(query="Where does Alice live?", as_of=as_of))
     texts = [r.text for r in response.results]
@@ -79,7 +79,7 @@ def test_a_head_outside_the_tag_scope_is_not_returned(model: Consolidator) -> No
         [old, event("Alice's desk moved to floor 5.", 2, tags=["home"], supersedes=[old.event_id])],
         model,
     )
-    recall = Recall(model.store, EMB)
+    recall = RecallPipeline(model.store, EMB)
     scoped = recall.recall("b1", RecallRequest(query="Alice desk floor", tags=["work"]))
     assert all("desk" not in r.text for r in scoped.results)
     anywhere = recall.recall("b1", RecallRequest(query="Alice desk floor"))
@@ -89,7 +89,7 @@ def test_a_head_outside_the_tag_scope_is_not_returned(model: Consolidator) -> No
 def explained(
     cons: Consolidator, config: RecallConfig | None = None, **kw: object
 ) -> dict[str, str]:
-    recall = Recall(cons.store, EMB, config or RecallConfig())
+    recall = RecallPipeline(cons.store, EMB, config or RecallConfig())
     request = RecallRequest(query="Where does Alice live?", explain=True, **kw)  # type: ignore[arg-type]
     response = recall.recall("b1", request)
     assert response.explain is not None and set(response.timings) == {
@@ -155,7 +155,7 @@ def test_explain_lists_every_default_stage_in_order(model: Consolidator) -> None
 
 
 def test_components_describe_the_shown_text_or_say_whose_they_are(model: Consolidator) -> None:
-    recall = Recall(model.store, EMB)
+    recall = RecallPipeline(model.store, EMB)
     boston = recall.recall("b1", RecallRequest(query="Alice Boston", explain=True, limit=3))
     top = boston.results[0]
     assert top.text == "Alice lives in Seattle." and top.state_replaces is not None
@@ -177,24 +177,24 @@ def test_decay_off_is_bit_for_bit_and_floor_one_is_identity(model: Consolidator)
 
 
 def ask_scores(cons: Consolidator, config: RecallConfig) -> list[float]:
-    recall = Recall(cons.store, EMB, config)
+    recall = RecallPipeline(cons.store, EMB, config)
     return [r.score for r in recall.recall("b1", RecallRequest(query="Alice")).results]
 
 
 def test_auto_recency_bias_is_echoed(model: Consolidator) -> None:
-    recall = Recall(model.store, EMB, RecallConfig(recency_bias="auto"))
+    recall = RecallPipeline(model.store, EMB, RecallConfig(recency_bias="auto"))
     on = recall.recall("b1", RecallRequest(query="where does Alice live now?"))
     off = recall.recall("b1", RecallRequest(query="Alice currency"))
     assert on.recency_bias == "on" and off.recency_bias == "off"
 
 
 def test_bank_filter_always_applies(model: Consolidator) -> None:
-    recall = Recall(model.store, EMB)
+    recall = RecallPipeline(model.store, EMB)
     assert recall.recall("other", RecallRequest(query="Alice lives in Seattle")).results == []
 
 
 def test_expansion_merges_without_duplicates(model: Consolidator) -> None:
-    recall = Recall(model.store, EMB, RecallConfig(query_expansion=True))
+    recall = RecallPipeline(model.store, EMB, RecallConfig(query_expansion=True))
     response = recall.recall("b1", RecallRequest(query="Alice harbour work", limit=10))
     ids = [r.id for r in response.results]
     assert len(ids) == len(set(ids)) and response.results
@@ -224,9 +224,9 @@ def test_reranker_inside_the_pipeline(
     model: Consolidator, reranker: Reranker, timeout_ms: float, keeps_order: bool, note: str
 ) -> None:
     request = RecallRequest(query="Alice", explain=True, limit=3)
-    plain = Recall(model.store, EMB).recall("b1", request)
+    plain = RecallPipeline(model.store, EMB).recall("b1", request)
     stage = RerankStage(reranker, timeout_ms=timeout_ms, cache_ttl_s=60, weight=1.0)
-    reranked = Recall(model.store, EMB, reranker=stage).recall("b1", request)
+    reranked = RecallPipeline(model.store, EMB, reranker=stage).recall("b1", request)
     ids = [r.id for r in plain.results]
     assert len(ids) > 1
     assert [r.id for r in reranked.results] == (ids if keeps_order else ids[::-1])
@@ -245,7 +245,7 @@ def test_prefer_observations_keeps_the_count_at_the_limit(tmp_path: Path) -> Non
     same = "Bob plays the cello in an orchestra."
     others = [event(f"Bob plays {x} on weekends.", 3 + i) for i, x in enumerate(["chess", "golf"])]
     consolidate([event(same, 1), event(same, 2), *others], cons)
-    recall = Recall(store, EMB)
+    recall = RecallPipeline(store, EMB)
     for limit in (1, 2, 3):
         response = recall.recall("b1", RecallRequest(query="Bob cello orchestra", limit=limit))
         assert len(response.results) == limit
@@ -290,7 +290,7 @@ def test_keyword_only_needs_a_vector_floor_not_dense_list_membership(
     consolidate(
         [event(t, i) for i, t in enumerate(Axes.TEXTS)], Consolidator(store, emb, NoLocks())
     )
-    response = Recall(store, emb).recall("b1", RecallRequest(query=query, explain=True))
+    response = RecallPipeline(store, emb).recall("b1", RecallRequest(query=query, explain=True))
     assert len(response.results) == 3
     top = response.results[0]
     assert top.text == "The parcel left Lisbon." and top.labels == labels

@@ -13,7 +13,7 @@ from readmodel.stores.metered import MeteredStore
 from sediment.bootstrap import Runtime, bootstrap
 from sediment.settings import Settings
 from tests.helpers import event
-from worker.consolidation.service import consolidate
+from worker.consolidation.consolidator import consolidate
 
 
 def runtime(tmp_path: Path, **overrides: object) -> Iterator[Runtime]:
@@ -32,14 +32,14 @@ def plain(tmp_path: Path) -> Iterator[Runtime]:
 
 
 def test_no_reranker_by_default(plain: Runtime) -> None:
-    assert plain.reranker is None and plain.recall.reranker is None
-    response = plain.recall.recall("b1", RecallRequest(query="Alice", explain=True))
+    assert plain.reranker is None and plain.recall_pipeline.reranker is None
+    response = plain.recall_pipeline.recall("b1", RecallRequest(query="Alice", explain=True))
     assert "rerank" not in {s.stage for s in response.explain or []}
 
 
 def test_store_calls_reach_the_slow_log(plain: Runtime) -> None:
     assert isinstance(plain.store, MeteredStore)
-    plain.recall.recall("b1", RecallRequest(query="Alice"))
+    plain.recall_pipeline.recall("b1", RecallRequest(query="Alice"))
     assert plain.slow_calls.flush(10)
     operations = {e["operation"] for e in plain.recall_log.slow_calls(100)}
     assert {"store.search_dense", "store.search_keyword"} <= operations
@@ -57,15 +57,15 @@ def test_minilm_reranker_is_wired_with_its_settings(tmp_path: Path) -> None:
         )
     )
     try:
-        stage = rt.recall.reranker
+        stage = rt.recall_pipeline.reranker
         assert stage is not None and isinstance(stage.reranker, EmbeddingReranker)
         assert (stage.timeout_ms, stage.cache.ttl_s, stage.cache.size) == (20_000, 30, 7)
         request = RecallRequest(query="Where does Alice live?", explain=True)
-        response = rt.recall.recall("b1", request)
+        response = rt.recall_pipeline.recall("b1", request)
         notes = {s.stage: s.note for s in response.explain or []}
         assert notes["rerank"].startswith("reranked"), notes["rerank"]
         assert response.results[0].text == "Alice lives in Seattle."
         assert all(r.components and r.components.rerank is not None for r in response.results)
-        assert rt.recall.ranking_settings()["reranker"] == stage.name == "minilm-384"
+        assert rt.recall_pipeline.ranking_settings()["reranker"] == stage.name == "minilm-384"
     finally:
         rt.close()

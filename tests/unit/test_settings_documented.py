@@ -23,6 +23,10 @@ def test_every_setting_is_documented() -> None:
         ("SEDIMENT_MERGE_THRESHOLD", "0.2oops"),
         ("SEDIMENT_EMBEDDER", "bert"),
         ("SEDIMENT_RETRY_MAX", "-1"),
+        ("SEDIMENT_MCP_BANK", "no spaces"),
+        ("SEDIMENT_MCP_BANK", ""),
+        ("SEDIMENT_DLQ_MAX_PAYLOAD_BYTES", "100"),
+        ("SEDIMENT_DLQ_MAX_PAYLOAD_BYTES", "lots"),
     ],
 )
 def test_invalid_values_fail(monkeypatch: pytest.MonkeyPatch, env: str, value: str) -> None:
@@ -35,3 +39,15 @@ def test_limits_must_nest(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SEDIMENT_TASK_TIME_LIMIT_S", "400")
     with pytest.raises(pydantic.ValidationError, match="VISIBILITY_TIMEOUT"):
         Settings()
+
+
+def test_mcp_bank_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings().mcp_bank is None
+    monkeypatch.setenv("SEDIMENT_MCP_BANK", "team.notes")
+    assert Settings().mcp_bank == "team.notes"
+
+
+def test_dead_letter_payload_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings().dlq_max_payload_bytes == 64 * 1024
+    monkeypatch.setenv("SEDIMENT_DLQ_MAX_PAYLOAD_BYTES", "8192")
+    assert Settings().dlq_max_payload_bytes == 8192

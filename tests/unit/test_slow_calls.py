@@ -13,13 +13,13 @@ import pytest
 from celery.signals import task_postrun, task_prerun
 
 from readmodel.embedders.hashing import HashEmbedder
-from readmodel.metrics import NoopMetrics
-from readmodel.recall_logs import SLOW_STREAM, RedisRecallLog, SlowCall
-from readmodel.slow_calls import SlowCalls
 from readmodel.store import Filter, StoredPoint
 from readmodel.stores.edge import EdgeStore
 from readmodel.stores.metered import MeteredStore
 from sediment.slow_tasks import watch_slow_tasks
+from telemetry.metrics import NoopMetrics
+from telemetry.recall_logs import SLOW_STREAM, RedisRecallLog, SlowCall
+from telemetry.slow_calls import SlowCalls
 from tests.helpers import event, memory
 from worker.celery_app import FEEDBACK_TASK, RETAIN_BATCH_TASK, RETAIN_TASK
 
@@ -124,7 +124,7 @@ def run(name: str, task_id: str, args: tuple[Any, ...]) -> None:
             2,
         ),
         (RETAIN_BATCH_TASK, ("not a list",), "worker.retain_batch", None, 0),
-        (FEEDBACK_TASK, ({"bank_id": "bad bank!"},), "worker.feedback", None, 1),
+        (FEEDBACK_TASK, ({"bank_id": "bad bank!"},), "worker.feedback_handler", None, 1),
     ],
 )
 def test_worker_task_runs_are_timed_through_signals(

@@ -6,7 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import fakeredis
+import httpx
 import pytest
+import redis
 from celery.exceptions import SoftTimeLimitExceeded
 from httpx import Headers
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
@@ -15,10 +17,11 @@ from contracts.events import RetainEvent
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.store import Filter, MemoryStore
 from readmodel.stores.edge import EdgeStore
+from readmodel.stores.qdrant import QdrantStore
 from tests.fakes import NoLocks
-from worker.consolidation.service import Consolidator
+from worker.consolidation.consolidator import Consolidator
 from worker.deadletters import FileDeadLetters
-from worker.errors import PoisonEvent, TransientError, is_transient
+from worker.errors import PoisonEvent, StoreUnavailable, TransientError, is_transient
 from worker.ledger import INDEX_KEY, Entry, Kind, Ledger
 from worker.tasks import WorkerDeps, handle, one_argument
 
@@ -111,17 +114,43 @@ def test_exhausted_retries_dead_letter_with_attempts(tmp_path: Path) -> None:
         (TransientError("x"), True),
         (ValueError("x"), False),
         (KeyError("x"), False),
+        (StoreUnavailable("x"), True),
+        (redis.ConnectionError("x"), True),
+        (redis.exceptions.BusyLoadingError("x"), True),
+        (SoftTimeLimitExceeded(), True),
+        (UnexpectedResponse(503, "Service Unavailable", b"", Headers()), False),
+        (PoisonEvent("x"), False),
+    ],
+)
+def test_is_transient_by_type(exc: BaseException, transient: bool) -> None:
+    """The worker sorts by type only: a raw client exception is not known to it; the
+    store adapter translates those (next test)."""
+    assert is_transient(exc) is transient
+
+
+@pytest.mark.parametrize(
+    ("exc", "translated"),
+    [
         (UnexpectedResponse(503, "Service Unavailable", b"", Headers()), True),
         (UnexpectedResponse(500, "Internal Server Error", b"", Headers()), True),
         (UnexpectedResponse(429, "Too Many Requests", b"", Headers()), True),
         (UnexpectedResponse(400, "Bad Request", b"", Headers()), False),
         (UnexpectedResponse(404, "Not Found", b"", Headers()), False),
         (ResponseHandlingException(OSError("reset")), True),
-        (SoftTimeLimitExceeded(), True),
+        (httpx.ConnectError("refused"), True),
+        (ValueError("x"), False),
     ],
 )
-def test_is_transient(exc: BaseException, transient: bool) -> None:
-    assert is_transient(exc) is transient
+def test_qdrant_adapter_raises_store_unavailable(exc: Exception, translated: bool) -> None:
+    store = QdrantStore(location=":memory:")
+
+    def fail(*_: object, **__: object) -> None:
+        raise exc
+
+    store._client.count = fail  # type: ignore[method-assign]
+    expected: type[Exception] = StoreUnavailable if translated else type(exc)
+    with pytest.raises(expected):
+        store.count(Filter("b"))
 
 
 class Unavailable:
@@ -134,7 +163,7 @@ class Unavailable:
         return getattr(self._inner, name)
 
     def upsert(self, points: object) -> None:
-        raise UnexpectedResponse(503, "Service Unavailable", b"overloaded", Headers())
+        raise StoreUnavailable("Qdrant: UnexpectedResponse: 503 overloaded")
 
 
 def test_server_errors_retry_until_the_cap_then_dead_letter(tmp_path: Path) -> None:
@@ -151,7 +180,7 @@ def test_server_errors_retry_until_the_cap_then_dead_letter(tmp_path: Path) -> N
     assert d.dead_letters.length() == 0
     handle(TaskDouble(Request(retries=6)), "sediment.retain.v1", [GOOD], d)  # type: ignore[arg-type]
     (letter,) = d.dead_letters.list()
-    assert letter.error_class == "UnexpectedResponse" and letter.attempts == 7
+    assert letter.error_class == "StoreUnavailable" and letter.attempts == 7
 
 
 def test_a_batch_dead_letters_its_poison_once_across_retries(tmp_path: Path) -> None:

@@ -3,9 +3,10 @@
 from collections.abc import Sequence
 
 from contracts.memory import Observation
-from readmodel.store import MemoryStore, Record, StoredPoint
+from readmodel.store import Record, StoredPoint
+from worker.consolidation.batch import ConsolidationStore
 from worker.consolidation.decide import ObservationWrite, Plan
-from worker.feedback import NOT_USEFUL_CAP, VOTE_CAP
+from worker.feedback_handler import NOT_USEFUL_CAP, VOTE_CAP
 
 
 def carry_usage(new: Observation, previous: Sequence[Record]) -> Observation:
@@ -25,7 +26,10 @@ def carry_usage(new: Observation, previous: Sequence[Record]) -> Observation:
 
 
 def _observation_points(
-    writes: Sequence[ObservationWrite], absorbed: Sequence[Record], store: MemoryStore, bank: str
+    writes: Sequence[ObservationWrite],
+    absorbed: Sequence[Record],
+    store: ConsolidationStore,
+    bank: str,
 ) -> list[StoredPoint]:
     sources = {p.record.id: p for p in store.fetch(bank, [w.vectors_from for w in writes], True)}
     existing = {p.record.id: p.record for p in store.fetch(bank, [w.record.id for w in writes])}
@@ -38,7 +42,7 @@ def _observation_points(
     return points
 
 
-def apply(plan: Plan, store: MemoryStore, bank_id: str) -> None:
+def apply(plan: Plan, store: ConsolidationStore, bank_id: str) -> None:
     """Observations, then patches of other memories, then deletes; the new memory's patch,
     its done-marker, last.
 

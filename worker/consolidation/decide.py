@@ -9,13 +9,13 @@ for any delivery order, with any duplicates.
 """
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from contracts.memory import Memory, Observation, State
-from readmodel.store import DerivedPatch, StoredPoint
+from readmodel.store import DerivedPatch, StoredPoint, Vector
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import Link, LinkKind, observation_id, relate, time_key
 
@@ -53,28 +53,45 @@ class Plan:
 
 
 def similarity(a: StoredPoint, b: StoredPoint) -> float:
-    """Cosine computed in a canonical operand order, so sim(a, b) == sim(b, a) bit for bit."""
-    first, second = sorted((a, b), key=lambda p: str(p.record.id))
-    va = np.asarray(first.dense, dtype=np.float64)
-    vb = np.asarray(second.dense, dtype=np.float64)
-    norm = float(np.linalg.norm(va) * np.linalg.norm(vb))
-    return float(np.dot(va, vb) / norm) if norm > 0 else 0.0
+    """Cosine in float64. Symmetric bit for bit: the products of a dot product and of the
+    two norms do not depend on operand order, and the sum runs over the same indices."""
+    return cosines(a.dense, [b.dense])[0]
+
+
+def cosines(vector: Vector, others: Sequence[Vector]) -> list[float]:
+    """`similarity` of one vector with each of `others`, the new one's norm taken once."""
+    va = np.asarray(vector, dtype=np.float64)
+    na = float(np.linalg.norm(va))
+    out = []
+    for other in others:
+        vb = np.asarray(other, dtype=np.float64)
+        norm = na * float(np.linalg.norm(vb))
+        out.append(float(np.dot(va, vb) / norm) if norm > 0 else 0.0)
+    return out
 
 
 def _patch_of(m: Memory) -> DerivedPatch:
     return DerivedPatch(
-        m.id, m.state, m.superseded_by, m.relation, m.observation_id, m.consolidated
+        m.id,
+        m.state,
+        m.superseded_by,
+        m.relation,
+        m.observation_id,
+        m.consolidated,
+        m.supersession_reason,
     )
 
 
 def _links(hood: Neighbourhood, policy: ConsolidationPolicy) -> list[Link]:
     new = hood.new.record
+    others = [
+        n for n in sorted(hood.neighbours, key=lambda p: p.record.id) if n.record.id != new.id
+    ]
     found = []
-    for n in sorted(hood.neighbours, key=lambda p: str(p.record.id)):
-        if n.record.id != new.id:
-            link = relate(new, n.record, similarity(hood.new, n), policy)
-            if link is not None:
-                found.append(link)
+    for n, sim in zip(others, cosines(hood.new.dense, [n.dense for n in others]), strict=True):
+        link = relate(new, n.record, sim, policy)
+        if link is not None:
+            found.append(link)
     return found
 
 
@@ -95,6 +112,7 @@ def _apply_supersessions(
             state=State.SUPERSEDED,
             superseded_by=link.newer,
             relation=link.relation,
+            supersession_reason=link.reason,
         )
 
 
@@ -136,6 +154,7 @@ def build_observation(
         state=state.state,
         superseded_by=state.superseded_by,
         relation=state.relation,
+        supersession_reason=state.supersession_reason,
         consolidated=True,
         source_memory_ids=ids,
         proof_count=len(ids),
@@ -171,12 +190,12 @@ def decide(hood: Neighbourhood, policy: ConsolidationPolicy) -> Plan:
     derived[new.id] = replace(derived[new.id], consolidated=True)
     changed = [
         d
-        for k, d in sorted(derived.items(), key=lambda kv: str(kv[0]))
+        for k, d in sorted(derived.items(), key=lambda kv: kv[0])
         if k != new.id and d != stored[k]
     ]
     return Plan(
-        observations=tuple(writes[k] for k in sorted(writes, key=str)),
+        observations=tuple(writes[k] for k in sorted(writes)),
         patches=(*changed, derived[new.id]),
-        delete_observations=tuple(sorted(absorbed - set(writes), key=str)),
+        delete_observations=tuple(sorted(absorbed - set(writes))),
         links=tuple(links),
     )

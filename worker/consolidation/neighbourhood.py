@@ -5,10 +5,11 @@ from collections.abc import Iterable
 
 from contracts.memory import Observation
 from readmodel.embedders import Embedder
-from readmodel.store import Filter, MemoryStore, StoredPoint, tagset_of
+from readmodel.store import EMPTY_VECTOR, Filter, StoredPoint, tagset_of
+from worker.consolidation.batch import ConsolidationStore
 from worker.consolidation.decide import Neighbourhood
 from worker.consolidation.policy import ConsolidationPolicy
-from worker.consolidation.relations import memory_id
+from worker.consolidation.relations import features, memory_id
 
 RAW_KINDS = ("world", "experience")
 
@@ -22,14 +23,16 @@ def _declared_ids(point: StoredPoint) -> list[uuid.UUID]:
 
 
 def _candidates(
-    store: MemoryStore, new: StoredPoint, policy: ConsolidationPolicy
+    store: ConsolidationStore, new: StoredPoint, policy: ConsolidationPolicy
 ) -> list[StoredPoint]:
     m = new.record
     scope = Filter(bank_id=m.bank_id, kinds=RAW_KINDS, tagset=tagset_of(m.tags))
-    similar = store.search_dense(
-        new.dense, scope, policy.neighbour_limit, policy.search_threshold, with_vectors=True
-    )
-    found = {h.record.id: StoredPoint(h.record, h.dense or ()) for h in similar}
+    threshold = policy.search_threshold(bool(features(m).slots))
+    similar = store.search_dense(new.dense, scope, policy.neighbour_limit, threshold, True)
+    found = {
+        h.record.id: StoredPoint(h.record, h.dense if h.dense is not None else EMPTY_VECTOR)
+        for h in similar
+    }
     if m.key is not None:
         same_key = Filter(bank_id=m.bank_id, kinds=RAW_KINDS, tagset=scope.tagset, key=m.key)
         found.update({p.record.id: p for p in store.scroll(same_key, with_vectors=True)})
@@ -44,21 +47,26 @@ def _candidates(
 
 
 def _fetch_missing(
-    store: MemoryStore, bank_id: str, known: dict[uuid.UUID, StoredPoint], ids: Iterable[uuid.UUID]
+    store: ConsolidationStore,
+    bank_id: str,
+    known: dict[uuid.UUID, StoredPoint],
+    ids: Iterable[uuid.UUID],
 ) -> None:
-    missing = sorted({i for i in ids if i not in known}, key=str)
+    missing = sorted({i for i in ids if i not in known})
     if missing:
         known.update({p.record.id: p for p in store.fetch(bank_id, missing, True)})
 
 
-def gather(store: MemoryStore, new: StoredPoint, policy: ConsolidationPolicy) -> Neighbourhood:
+def gather(
+    store: ConsolidationStore, new: StoredPoint, policy: ConsolidationPolicy
+) -> Neighbourhood:
     """Neighbours, the observations they belong to with all members, and current superseders."""
     bank = new.record.bank_id
     neighbours = _candidates(store, new, policy)
     known = {p.record.id: p for p in neighbours}
-    obs_ids = sorted({p.record.observation_id for p in neighbours} - {None}, key=str)
+    obs_ids = sorted({o for p in neighbours if (o := p.record.observation_id) is not None})
     observations: dict[uuid.UUID, Observation] = {}
-    for point in store.fetch(bank, [o for o in obs_ids if o is not None]):
+    for point in store.fetch(bank, obs_ids):
         if isinstance(point.record, Observation):
             observations[point.record.id] = point.record
     members = [m for o in observations.values() for m in o.source_memory_ids]

@@ -1,78 +1,50 @@
-"""Thresholds and cue words that decide merges and supersessions."""
+"""Thresholds that decide merges, and the words that announce a change or a negation."""
 
 import re
 from dataclasses import dataclass
 
 CHANGE_CUES = (
-    "moved",
-    "moving",
-    "moves",
-    "switches",
-    "changes",
-    "relocated",
-    "switched",
-    "switching",
-    "changed",
     "now",
-    "no longer",
-    "anymore",
-    "any more",
-    "quit",
-    "instead",
-    "became",
-    "become",
-    "started",
-    "starting",
-    "new",
-    "left",
-    "joined",
-    "stopped",
-    "actually",
-    "correction",
-    "retired",
-    "used to",
     "nowadays",
     "these days",
-    "updated",
+    "lately",
+    "since",
+    "instead",
+    "anymore",
+    "any more",
+    "no longer",
+    "switched",
+    "switches",
+    "changed",
+    "changes",
+    "moved",
+    "moves",
+    "relocated",
+    "new",
+    "started",
+    "became",
     "replaced",
-    "cancelled",
-    "canceled",
+    "updated",
+    "correction",
+    "actually",
     "rescheduled",
-    "postponed",
-    "moved to",
-    "not",
-    "never",
-    "got",
-    "promoted",
-    "renamed",
-    "divorced",
-    "married",
-    "engaged",
-    "sold",
-    "bought",
-    "prefer",
-    "prefers",
-    "hate",
-    "hates",
     "rebooked",
-    "raised",
-    "increased",
-    "decreased",
-    "lowered",
-    "reduced",
+    "postponed",
     "pushed back",
     "brought forward",
-    "closed",
-    "reopened",
-    "since",
-    "transferred",
-    "upgraded",
-    "downgraded",
-    "resigned",
-    "hired",
-    "graduated",
-    "relocating",
+    "extended",
+    "promoted",
+    "joined",
+    "left",
+    "quit",
+    "stopped",
+    "gave up",
+    "from now on",
 )
+"""Words that announce a change: shown with a supersession, and required before a habit,
+a plan or an event's date is replaced (their values change less cleanly than a city).
+A change word alone never makes an update."""
+
 NEGATION_CUES = (
     "no longer",
     "not",
@@ -105,90 +77,35 @@ def _cue_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"(?<![\w'])(?:" + "|".join(reversed(alternatives)) + r")(?![\w'])", re.I)
 
 
-STRONG_CHANGE_CUES = (
-    "moved",
-    "moving",
-    "moves",
-    "relocated",
-    "relocating",
-    "switched",
-    "switches",
-    "switching",
-    "changed",
-    "changes",
-    "no longer",
-    "anymore",
-    "any more",
-    "quit",
-    "instead",
-    "correction",
-    "rescheduled",
-    "postponed",
-    "cancelled",
-    "canceled",
-    "replaced",
-    "sold",
-    "closed",
-    "stopped",
-    "retired",
-    "resigned",
-    "transferred",
-    "renamed",
-    "promoted",
-    "pushed back",
-    "brought forward",
-    "rebooked",
-    "upgraded",
-    "downgraded",
-    "engaged",
-    "married",
-    "divorced",
-    "broke up",
-    "separated",
-    "became",
-    "joined",
-    "hired",
-    "graduated",
-)
-"""Cues that announce a change by themselves; "now", "new" or "got" also open sentences
-that change nothing, so they count only when the two texts share a topic word."""
-
-CHANGE_PATTERN = _cue_pattern((*CHANGE_CUES, *STRONG_CHANGE_CUES))
-STRONG_CHANGE_PATTERN = _cue_pattern(STRONG_CHANGE_CUES)
+CHANGE_PATTERN = _cue_pattern(CHANGE_CUES)
 NEGATION_PATTERN = _cue_pattern(NEGATION_CUES)
 
 
 @dataclass(frozen=True)
 class ConsolidationPolicy:
-    """`merge_threshold`: cosine at which two texts say the same thing;
-    `topic_threshold`: cosine at which two texts may be about the same thing (an update
-    needs this plus a change cue, a shared topic word and statement shape; the static
-    embedder scores "My GP is Dr. Alvarez" and "I switched GPs; I now see Dr. Okafor"
-    at 0.39); `subject_threshold`: the cosine an update needs when the two statements share
-    only their subject ("Alice lives in Boston", "Alice moved to Seattle": 0.62);
-    `neighbour_limit`: how many similar memories are considered per event;
-    `statement_max_words` / `statement_max_sentences`: what still counts as one statement
-    that an implicit update may replace."""
+    """`merge_threshold`: cosine at which two texts say the same thing (a restatement);
+    `neighbour_limit`: how many similar memories are compared with each new one;
+    `search_floor`: the lowest cosine of a neighbour worth comparing. An update does not
+    depend on closeness (the static embedder scores "Ivan is dating Laura" and "Ivan is
+    engaged to Sofia" at 0.3): it is decided by subject, attribute and value, so the
+    neighbourhood is searched wide."""
 
     merge_threshold: float = 0.84
-    topic_threshold: float = 0.35
-    subject_threshold: float = 0.5
     neighbour_limit: int = 64
-    statement_max_words: int = 30
-    statement_max_sentences: int = 2
+    search_floor: float = 0.05
 
-    @property
-    def search_threshold(self) -> float:
-        """Engines score approximately; search a little wider than any decision needs."""
-        return max(0.0, min(self.merge_threshold, self.topic_threshold) - 0.02)
-
-
-def has_strong_change_cue(text: str) -> bool:
-    return STRONG_CHANGE_PATTERN.search(text) is not None
+    def search_threshold(self, is_fact: bool) -> float:
+        """How close a neighbour must be: any fact may update a fact, while an episode can
+        only merge with a restatement. Engines score approximately; search a little wider
+        than any decision needs."""
+        floor = self.search_floor if is_fact else self.merge_threshold
+        return max(0.0, floor - 0.02)
 
 
-def has_change_cue(text: str) -> bool:
-    return CHANGE_PATTERN.search(text) is not None
+def change_cue(text: str) -> str | None:
+    """The first change word of `text`, lowercased, or None."""
+    found = CHANGE_PATTERN.search(text.replace("’", "'"))
+    return " ".join(found.group(0).lower().split()) if found else None
 
 
 def has_negation_cue(text: str) -> bool:

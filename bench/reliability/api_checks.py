@@ -1,0 +1,224 @@
+"""Checks of a running `sediment serve`: schemathesis over its OpenAPI document, a bank
+isolation fuzz, and concurrent recall clients with the server's memory watched."""
+
+import random
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from bench.reliability.cluster import TOKEN, Broker, Proc, rss_mb, wait_for
+from contracts.base import BANK_ID_PATTERN
+
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+@dataclass
+class SchemaResult:
+    cases: int
+    failures: int
+    exit_code: int
+    failing_checks: list[str]
+    seconds: float
+
+
+def schemathesis_run(base_url: str, max_examples: int, out_dir: Path) -> SchemaResult:
+    """`schemathesis run --checks all` over /openapi.json, as an outside tester runs it."""
+    cli = Path(sys.executable).with_name("schemathesis")
+    if not cli.exists():
+        raise RuntimeError("schemathesis is not installed: pip install -e '.[reliability]'")
+    start = time.monotonic()
+    out = subprocess.run(
+        [
+            str(cli),
+            "run",
+            f"{base_url}/openapi.json",
+            "--header",
+            f"Authorization: Bearer {TOKEN}",
+            "--checks",
+            "all",
+            "--max-examples",
+            str(max_examples),
+            "--workers",
+            "1",
+            "--seed",
+            "15",
+            "--request-timeout",
+            "60",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+        cwd=out_dir,
+    )
+    (out_dir / "schemathesis.log").write_text(out.stdout + out.stderr, encoding="utf-8")
+    text = out.stdout
+    generated = re.search(r"(\d+) generated", text)
+    failing = re.findall(r"❌ (ST\d+ [^:\n]+): (\d+)", text)
+    return SchemaResult(
+        cases=int(generated.group(1)) if generated else 0,
+        failures=sum(int(n) for _, n in failing) + (0 if out.returncode == 0 or failing else 1),
+        exit_code=out.returncode,
+        failing_checks=[f"{name}: {n}" for name, n in failing],
+        seconds=round(time.monotonic() - start, 1),
+    )
+
+
+@dataclass
+class IsolationResult:
+    banks: int
+    memories: int
+    recalls: int
+    cross_bank_reads: int
+    leaks: int
+    leak_examples: list[str] = field(default_factory=list)
+
+
+def isolation_banks(n: int) -> list[str]:
+    """Bank ids from hypothesis, plus look-alikes a prefix or case bug would mix up."""
+    found: list[str] = []
+
+    @settings(
+        max_examples=n * 3,
+        database=None,
+        phases=[Phase.generate],
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        derandomize=True,
+    )
+    @given(st.from_regex(BANK_ID_PATTERN, fullmatch=True).filter(lambda b: len(b) <= 40))
+    def collect(bank: str) -> None:
+        name = f"iso.{bank}"[:128]
+        if len(found) < n and name.lower() not in {f.lower() for f in found}:
+            found.append(name)
+
+    collect()
+    return [*found, "iso.Twin", "iso.twin", "iso.twin:", "iso.twin.1"]
+
+
+def _marker(i: int) -> str:
+    return f"zq{i:04d}x"
+
+
+def isolation_run(proc: Proc, broker: Broker, n_banks: int, per_bank: int) -> IsolationResult:
+    """Each bank gets memories naming its own marker beside words every bank shares;
+    every recall, read and vote through bank B must only ever touch bank B."""
+    banks = isolation_banks(n_banks)
+    markers = {b: _marker(i) for i, b in enumerate(banks)}
+    client = httpx.Client(base_url=proc.base_url, headers=AUTH, timeout=60)
+    for bank in banks:
+        items = [
+            {
+                "text": f"Project {markers[bank]} moved the launch review to Friday, note {j}.",
+                "occurred_at": f"2024-06-{j % 28 + 1:02d}T09:00:00Z",
+            }
+            for j in range(per_bank)
+        ]
+        client.post(f"/v1/banks/{bank}/memories", json={"items": items}).raise_for_status()
+    wait_for(broker.settled, 600, "the isolation memories to be consolidated")
+    leaks: list[str] = []
+    recalls = cross = 0
+    owned: dict[str, list[str]] = {}
+    rng = random.Random(15)
+    for bank in banks:
+        queries = [markers[bank], "launch review Friday", *rng.sample(list(markers.values()), 5)]
+        for query in queries:
+            body = {
+                "query": query,
+                "limit": 20,
+                "session_key": f"s-{bank}",
+                "state_mode": "history",
+            }
+            r = client.post(f"/v1/banks/{bank}/recall", json=body)
+            r.raise_for_status()
+            recalls += 1
+            for result in r.json()["results"]:
+                owned.setdefault(bank, []).append(result["id"])
+                if markers[bank] not in result["text"]:
+                    leaks.append(f"{bank}: {result['text'][:60]}")
+    for bank, other in zip(banks, banks[1:] + banks[:1], strict=True):
+        for memory_id in owned.get(other, [])[:3]:
+            cross += 3
+            reads = [
+                client.get(f"/v1/banks/{bank}/memories/{memory_id}"),
+                client.post(
+                    f"/v1/banks/{bank}/feedback", json={"memory_id": memory_id, "vote": "up"}
+                ),
+                client.get(f"/v1/banks/{bank}/last-recall", params={"session_key": f"s-{other}"}),
+            ]
+            leaks += [
+                f"{bank} reached {other}: {r.status_code}" for r in reads if r.status_code != 404
+            ]
+    return IsolationResult(len(banks), len(banks) * per_bank, recalls, cross, len(leaks), leaks[:5])
+
+
+@dataclass
+class LoadResult:
+    clients: int
+    seconds: float
+    requests: int
+    errors: int
+    p50_ms: float
+    p95_ms: float
+    p99_ms: float
+    rss_start_mb: float
+    rss_peak_mb: float
+    rss_end_mb: float
+
+
+def recall_load(proc: Proc, banks: list[str], clients: int, seconds: float) -> LoadResult:
+    """`clients` threads recalling as fast as the server answers for `seconds`."""
+    stop = threading.Event()
+    latencies: list[float] = []
+    errors: list[int] = []
+    lock = threading.Lock()
+    words = ["Lisbon", "sourdough", "marathon", "chess", "Ada", "launch review", "sailing"]
+
+    def client(seed: int) -> None:
+        rng = random.Random(seed)
+        with httpx.Client(base_url=proc.base_url, headers=AUTH, timeout=60) as http:
+            while not stop.is_set():
+                bank = rng.choice(banks)
+                start = time.perf_counter()
+                try:
+                    r = http.post(f"/v1/banks/{bank}/recall", json={"query": rng.choice(words)})
+                    ok = r.status_code == 200
+                except httpx.HTTPError:
+                    ok = False
+                with lock:
+                    latencies.append((time.perf_counter() - start) * 1000)
+                    if not ok:
+                        errors.append(1)
+
+    rss = [rss_mb(proc.pid) or 0.0]
+    threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(clients)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(1)
+        rss.append(rss_mb(proc.pid) or 0.0)
+    stop.set()
+    for t in threads:
+        t.join(120)
+    cuts = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [0.0] * 99
+    return LoadResult(
+        clients=clients,
+        seconds=seconds,
+        requests=len(latencies),
+        errors=len(errors),
+        p50_ms=round(cuts[49], 1),
+        p95_ms=round(cuts[94], 1),
+        p99_ms=round(cuts[98], 1),
+        rss_start_mb=round(rss[0], 1),
+        rss_peak_mb=round(max(rss), 1),
+        rss_end_mb=round(rss[-1], 1),
+    )

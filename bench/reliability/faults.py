@@ -1,0 +1,196 @@
+"""Kill -9 of consumers and a crash of Redis under a stream of events; how long until
+what the killed process held is handled, and what the store holds at the end."""
+
+import contextlib
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.reliability.cluster import (
+    Broker,
+    Node,
+    Proc,
+    RedisServer,
+    running,
+    stored_raw,
+    wait_for,
+)
+from bench.reliability.workload import (
+    CeleryProducer,
+    HttpProducer,
+    Paced,
+    expected_ids,
+    make_events,
+)
+from telemetry.metrics import EVENTS
+
+SETTLE_S = 900.0
+
+
+@dataclass
+class Kill:
+    """One kill -9: what the process held, how long until its events were handled
+    (None: it held nothing), and until it answered again."""
+
+    held: int
+    recovery_s: float | None
+    restart_s: float
+
+
+@dataclass
+class StreamResult:
+    scenario: str
+    sent: int
+    stored: int
+    duplicated: int
+    lost: int
+    redelivered: int
+    resent_by_producer: int
+    kills: list[Kill] = field(default_factory=list)
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        out = asdict(self)
+        times = [k.recovery_s for k in self.kills if k.recovery_s is not None]
+        out["recovery_max_s"] = round(max(times), 1) if times else None
+        out["recovery_median_s"] = round(statistics.median(times), 1) if times else None
+        out["restart_max_s"] = round(max((k.restart_s for k in self.kills), default=0.0), 1)
+        return out
+
+
+def kill_cycle(proc: Proc, broker: Broker, kills: int, interval_s: float) -> list[Kill]:
+    """Every `interval_s`, kill -9 the process while it holds a message, restart it,
+    and time until every event it held is handled (no longer owed in the ledger)."""
+    done: list[Kill] = []
+    next_at = time.monotonic() + interval_s
+    for _ in range(kills):
+        time.sleep(max(0.0, next_at - time.monotonic()))
+        done.append(kill_once(proc, broker))
+        next_at = max(next_at + interval_s, time.monotonic() + 1)
+    return done
+
+
+def kill_once(proc: Proc, broker: Broker) -> Kill:
+    with contextlib.suppress(TimeoutError):
+        wait_for(lambda: bool(broker.in_flight()), 20, "a message in flight", every=0.05)
+    before = broker.live()
+    killed_at = time.monotonic()
+    proc.kill9()
+    held = broker.in_flight()
+    proc.start()
+    wait_for(lambda: proc.healthy() and bool(broker.live() - before), 120, "the restart")
+    restart_s = time.monotonic() - killed_at
+    recovery = None
+    if held:
+        wait_for(lambda: not broker.still_owed(held), 600, "the held events", every=0.1)
+        recovery = round(time.monotonic() - killed_at, 1)
+    return Kill(len(held), recovery, round(restart_s, 1))
+
+
+def _finish(
+    scenario: str, node: Node, producer: Paced, broker: Broker, kills: list[Kill]
+) -> StreamResult:
+    """After the consumer stopped: compare what was accepted with what is stored."""
+    events = producer.sent.events
+    banks = sorted({e.bank_id for e in events})
+    rt = node.runtime()
+    try:
+        count = stored_raw(rt, banks)
+        redelivered = sum(
+            rt.metrics.snapshot(1440, b).total(EVENTS, outcome="duplicate") for b in banks
+        )
+    finally:
+        rt.close()
+    expected = expected_ids(events)
+    return StreamResult(
+        scenario=scenario,
+        sent=len(events),
+        stored=len(count.ids & expected),
+        duplicated=count.duplicated,
+        lost=len(expected - count.ids),
+        redelivered=redelivered,
+        resent_by_producer=producer.sent.refused,
+        kills=kills,
+        notes={"unacked_left": broker.unacked(), "ledger_left": broker.owed()},
+    )
+
+
+def worker_kills(
+    server: RedisServer,
+    workdir: Path,
+    n_events: int,
+    kills: int,
+    interval_s: float,
+    extra: dict[str, str] | None = None,
+) -> StreamResult:
+    """`sediment worker` consuming a Celery producer's stream, killed -9 `kills` times;
+    `extra` settings for the worker (the recovery settings of before, say)."""
+    name = "worker-kills-before" if extra else "worker-kills"
+    node = Node(server.url, workdir, name, extra=dict(extra or {}))
+    broker = Broker(server.client(), node.queue)
+    events = make_events(name, n_events, [f"{name}-{i}" for i in range(20)])
+    proc = Proc.worker(node)
+    with running(proc):
+        wait_for(lambda: broker.consumers() > 0, 60, "the worker's heartbeat")
+        producer = CeleryProducer(server.url, node.queue, events, (kills + 1) * interval_s)
+        producer.start()
+        done = kill_cycle(proc, broker, kills, interval_s)
+        producer.join()
+        wait_for(broker.settled, SETTLE_S, "the worker to drain the stream")
+    return _finish("kill -9 of `sediment worker`", node, producer, broker, done)
+
+
+def serve_kills(
+    server: RedisServer, workdir: Path, n_events: int, kills: int, interval_s: float
+) -> tuple[StreamResult, Node]:
+    """`sediment serve` (standalone: it consumes in-process) taking HTTP retains,
+    killed -9 `kills` times. Returns its node, whose store the next checks use."""
+    node = Node(server.url, workdir, "serve-kills")
+    broker = Broker(server.client(), node.queue)
+    events = make_events("sk", n_events, [f"sk-{i}" for i in range(20)])
+    proc = Proc.serve(node)
+    with running(proc):
+        producer = HttpProducer(proc.base_url, events, (kills + 1) * interval_s)
+        producer.start()
+        done = kill_cycle(proc, broker, kills, interval_s)
+        producer.join()
+        wait_for(broker.settled, SETTLE_S, "serve to drain the stream")
+    return _finish("kill -9 of `sediment serve`", node, producer, broker, done), node
+
+
+def redis_crash(server: RedisServer, workdir: Path, n_events: int, down_s: float) -> StreamResult:
+    """Redis killed -9 mid-stream and restarted on its AOF: nothing accepted is lost,
+    and no `unacked` entry is left behind (D8)."""
+    node = Node(server.url, workdir, "redis-crash")
+    broker = Broker(server.client(), node.queue)
+    events = make_events("rc", n_events, [f"rc-{i}" for i in range(10)])
+    proc = Proc.worker(node)
+    duration = 60.0
+    with running(proc):
+        wait_for(lambda: broker.consumers() > 0, 60, "the worker's heartbeat")
+        producer = CeleryProducer(server.url, node.queue, events, duration)
+        producer.start()
+        time.sleep(duration / 2)
+        held = broker.in_flight()
+        queued = broker.queued()
+        server.kill()
+        crashed_at = time.monotonic()
+        time.sleep(down_s)
+        server.start()
+        back_s = time.monotonic() - crashed_at
+        producer.join()
+        drain_s = wait_for(broker.settled, SETTLE_S, "the stream after the restart")
+        alive = proc.alive()
+    result = _finish("Redis kill -9 and restart (AOF)", node, producer, broker, [])
+    result.notes.update(
+        {
+            "held_at_crash": len(held),
+            "queued_at_crash": queued,
+            "redis_down_s": round(back_s, 1),
+            "settled_after_restart_s": round(drain_s, 1),
+            "worker_survived": alive,
+        }
+    )
+    return result

@@ -1,0 +1,123 @@
+"""The fault suite end to end: one AOF Redis of its own, then each scenario on its own
+queue and data directory; the results as one JSON-able dict (`docs/reliability.md` is
+rendered from it by bench/reliability/report.py)."""
+
+import json
+import os
+import platform
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bench.reliability.api_checks import isolation_run, recall_load, schemathesis_run
+from bench.reliability.cluster import Broker, Proc, RedisServer, running
+from bench.reliability.faults import redis_crash, serve_kills, worker_kills
+from bench.reliability.poison import poison_run
+from sediment.settings import Settings
+
+BEFORE = {
+    "SEDIMENT_LOCK_TIMEOUT_S": "60",
+    "SEDIMENT_HOLDER_TTL_S": "0",
+    "SEDIMENT_LEDGER_SWEEP_S": "30",
+    "SEDIMENT_LEDGER_GRACE_S": "60",
+}
+"""The recovery settings of main before issue 15 (no heartbeat: kombu's visibility
+timeout brings back what a killed worker held)."""
+
+
+@dataclass(frozen=True)
+class SuiteConfig:
+    events: int = 10_000
+    kills: int = 10
+    interval_s: float = 30.0
+    redis_events: int = 2_000
+    poison: int = 1_000
+    schema_examples: int = 50
+    isolation_banks: int = 20
+    per_bank: int = 5
+    load_clients: int = 50
+    load_seconds: float = 60.0
+    baseline: bool = False
+
+
+QUICK = SuiteConfig(
+    events=300,
+    kills=1,
+    interval_s=10.0,
+    redis_events=0,
+    poison=20,
+    schema_examples=3,
+    isolation_banks=3,
+    per_bank=2,
+    load_clients=5,
+    load_seconds=5.0,
+)
+
+
+def _defaults() -> dict[str, Any]:
+    s = Settings.model_validate({})
+    names = (
+        "lock_timeout_s",
+        "holder_ttl_s",
+        "ledger_sweep_s",
+        "ledger_grace_s",
+        "visibility_timeout_s",
+        "dlq_max_payload_bytes",
+        "api_max_body_bytes",
+    )
+    return {n: getattr(s, n) for n in names}
+
+
+def run_suite(
+    config: SuiteConfig, workdir: Path | None = None, say: Callable[[str], None] = print
+) -> dict[str, Any]:
+    workdir = workdir or Path(tempfile.mkdtemp(prefix="sediment-reliability-"))
+    server = RedisServer(workdir)
+    server.start()
+    started = time.monotonic()
+    out: dict[str, Any] = {
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "host": f"{platform.node()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}",
+        "config": asdict(config),
+        "settings": _defaults(),
+    }
+    try:
+        say(f"kill -9 of sediment worker x{config.kills}, {config.events} events")
+        out["worker_kills"] = worker_kills(
+            server, workdir, config.events, config.kills, config.interval_s
+        ).summary()
+        if config.baseline:
+            say("the same, once, with the recovery settings of before (no heartbeat)")
+            out["worker_kills_before"] = worker_kills(
+                server, workdir, config.events // 10, 1, config.interval_s, extra=BEFORE
+            ).summary()
+        if config.redis_events:
+            say(f"Redis kill -9 and restart on its AOF, {config.redis_events} events")
+            out["redis_crash"] = redis_crash(server, workdir, config.redis_events, 3.0).summary()
+        say(f"{config.poison} poison events from hypothesis, and a 20 MB poison batch")
+        poison = poison_run(server, workdir, config.poison)
+        out["poison"] = {**asdict(poison), "failures": poison.failures}
+        say(f"kill -9 of sediment serve x{config.kills}, {config.events} events over HTTP")
+        result, node = serve_kills(server, workdir, config.events, config.kills, config.interval_s)
+        out["serve_kills"] = result.summary()
+        proc = Proc.serve(node)
+        with running(proc):
+            broker = Broker(server.client(), node.queue)
+            say(f"bank isolation fuzz over {config.isolation_banks} banks")
+            out["isolation"] = asdict(
+                isolation_run(proc, broker, config.isolation_banks, config.per_bank)
+            )
+            say(f"{config.load_clients} concurrent recall clients for {config.load_seconds} s")
+            banks = [f"sk-{i}" for i in range(20)]
+            out["load"] = asdict(recall_load(proc, banks, config.load_clients, config.load_seconds))
+            say(f"schemathesis over /openapi.json, {config.schema_examples} examples each")
+            out["schema"] = asdict(schemathesis_run(proc.base_url, config.schema_examples, workdir))
+    finally:
+        server.stop()
+    out["wall_time_s"] = round(time.monotonic() - started, 1)
+    (workdir / "reliability.json").write_text(json.dumps(out, indent=2), encoding="utf-8")
+    return out

@@ -1,0 +1,227 @@
+"""`sediment-bench scale`: recall latency as one bank grows, in-process and over HTTP,
+each beside the same-run floor; the resident memory of `serve` and of a worker.
+
+A store is loaded once per size, then measured in runs: each run asks the same
+queries (bench/workload.py) of `Recaller.recall` in this process, interleaved with
+the floor (the query's embedding plus one `search_dense` on the raw store with the
+bank filter), then of a real `sediment serve` (embedded mode, the same directory)
+over HTTP. Loading: small sizes are consolidated as producers would send them; large
+ones are raw upserts of pre-embedded events marked consolidated (hours of
+consolidation otherwise), which the case's `load` says.
+"""
+
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import redis
+from celery import Celery
+from rich.console import Console
+
+from bench.ingest_rate import BATCH, QUEUE, owed, warm_event, worker_env
+from bench.latency import Figures, latency_figures, ratio
+from bench.procs import redis_server, rss_mb, sediment, serve, stop, wait_until
+from bench.record import ScaleReport, Setting
+from bench.suite import case, finish, new_report
+from bench.workload import events as workload_events
+from bench.workload import queries as workload_queries
+from contracts.events import RetainEvent
+from contracts.recall import RecallRequest
+from readmodel.store import Filter, StoredPoint
+from readmodel.text import document_vector
+from sediment.bootstrap import Runtime, bootstrap
+from sediment.settings import Settings
+from worker.consolidation.consolidator import raw_memory
+from worker.ledger import Ledger
+from worker.publish import publish
+
+BANK = "bench-000"
+LIMIT = 10
+WARM_QUERIES = 5
+WORKER_EVENTS = 256
+LOAD_BATCH = 512
+
+
+@dataclass(frozen=True)
+class Size:
+    memories: int
+    consolidated: bool
+
+    @property
+    def load(self) -> str:
+        return "consolidated" if self.consolidated else "raw upserts marked consolidated"
+
+    @property
+    def name(self) -> str:
+        return f"{self.memories:,} memories ({'consolidated' if self.consolidated else 'raw'})"
+
+
+def load(rt: Runtime, events: Sequence[RetainEvent], consolidated: bool) -> float:
+    """Seconds to load `events` into the runtime's store."""
+    start = time.perf_counter()
+    if consolidated:
+        for i in range(0, len(events), BATCH):
+            rt.publisher.publish_retain(events[i : i + BATCH])
+        return time.perf_counter() - start
+    for i in range(0, len(events), LOAD_BATCH):
+        chunk = events[i : i + LOAD_BATCH]
+        vectors = rt.embedder.embed([e.indexed_text() for e in chunk])
+        now = datetime.now(UTC)
+        rt.store.upsert(
+            [
+                StoredPoint(
+                    raw_memory(e, now).model_copy(update={"consolidated": True}),
+                    v,
+                    document_vector(e.indexed_text()),
+                )
+                for e, v in zip(chunk, vectors, strict=True)
+            ]
+        )
+    return time.perf_counter() - start
+
+
+def in_process(rt: Runtime, queries: Sequence[str]) -> Figures:
+    """Recall and its floor, query by query, so both see the same machine."""
+    raw = getattr(rt.store, "inner", rt.store)
+    flt = Filter(bank_id=BANK)
+    floor_s, recall_s = [], []
+    for q in [*queries[:WARM_QUERIES], *queries]:
+        start = time.perf_counter()
+        vector = rt.embedder.embed([q])[0]
+        hits = raw.search_dense(vector, flt, LIMIT)
+        floor_s.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        response = rt.recaller.recall(BANK, RecallRequest(query=q, limit=LIMIT))
+        recall_s.append(time.perf_counter() - start)
+        if not hits or not response.results:
+            raise RuntimeError(f"no results for {q!r}: the store is not loaded")
+    floor_s, recall_s = floor_s[WARM_QUERIES:], recall_s[WARM_QUERIES:]
+    return {**latency_figures(recall_s, "recall_"), **latency_figures(floor_s, "floor_")}
+
+
+def over_http(base: str, queries: Sequence[str]) -> Figures:
+    timings = []
+    with httpx.Client(base_url=base, timeout=60) as client:
+        for i, q in enumerate([*queries[:WARM_QUERIES], *queries]):
+            start = time.perf_counter()
+            reply = client.post(f"/v1/banks/{BANK}/recall", json={"query": q, "limit": LIMIT})
+            elapsed = time.perf_counter() - start
+            reply.raise_for_status()
+            if i >= WARM_QUERIES:
+                timings.append(elapsed)
+    return latency_figures(timings, "http_")
+
+
+def serve_env(settings: Settings, data_dir: Path) -> dict[str, str]:
+    return {
+        "SEDIMENT_MODE": "embedded",
+        "SEDIMENT_DATA_DIR": str(data_dir),
+        "SEDIMENT_EMBEDDER": settings.embedder,
+        "SEDIMENT_LOG_LEVEL": "WARNING",
+        "SEDIMENT_LOG_FORMAT": "json",
+    }
+
+
+def one_run(settings: Settings, data_dir: Path, queries: Sequence[str], root: Path) -> Figures:
+    rt = bootstrap(settings.model_copy(update={"mode": "embedded", "data_dir": data_dir}))
+    try:
+        figures = in_process(rt, queries)
+    finally:
+        rt.close()
+    started, base = serve(serve_env(settings, data_dir), root / "serve.log")
+    try:
+        figures |= over_http(base, queries)
+        figures |= {f"serve_{k}": v for k, v in rss_mb(started.pid).items()}
+    finally:
+        stop(started.proc)
+    return figures | floor_ratios(figures, ("recall", "http"))
+
+
+def floor_ratios(figures: Figures, kinds: Sequence[str]) -> Figures:
+    """`{kind}_{pXX}_x_floor` for each kind and percentile both figures have."""
+    out: Figures = {}
+    for kind in kinds:
+        for q in ("p50", "p95", "p99"):
+            value, floor = figures.get(f"{kind}_{q}_ms"), figures.get(f"floor_{q}_ms")
+            if value is not None and floor is not None and (r := ratio(value, floor)):
+                out[f"{kind}_{q}_x_floor"] = r
+    return out
+
+
+def worker_rss(settings: Settings, data_dir: Path, root: Path) -> Figures:
+    """A standalone worker on the loaded store, after consolidating a few batches there."""
+    extra = [
+        e.model_copy(update={"bank_id": BANK})
+        for e in workload_events(1, WORKER_EVENTS, seed=99)
+    ]
+    with redis_server() as url:
+        client = redis.Redis.from_url(url)
+        app = Celery(broker=url, set_as_current=False)
+        env = worker_env(url, data_dir, settings.embedder, 1)
+        proc = sediment(["worker", "--pool", "solo", "--loglevel", "WARNING"], env, root / "w.log")
+        try:
+            ledger = Ledger(client)
+            publish(app, [warm_event(2), *extra], QUEUE, BATCH, ledger)
+            wait_until(lambda: owed(client) == 0, 1800, "the worker's events", every_s=0.2)
+            return {f"worker_{k}": v for k, v in rss_mb(proc.pid).items()}
+        finally:
+            stop(proc.proc)
+            app.close()
+            client.close()
+
+
+NOTES = (
+    "recall_*: Recaller.recall in this process; http_*: POST /v1/banks/B/recall to a "
+    "real `sediment serve` (embedded mode) on the same store; floor_*: the query's "
+    "embedding plus one filtered search_dense (bank filter, top 10) on the raw store, "
+    "interleaved with the in-process recalls; *_x_floor = figure / floor, per run",
+    "serve_rss_mb / serve_peak_rss_mb: the serve process after the HTTP queries; "
+    "worker_*: one `sediment worker` (standalone) on the loaded store after "
+    f"consolidating {WORKER_EVENTS} more events there",
+)
+
+
+def run_scale(
+    sizes: Sequence[Size], runs: int, n_queries: int, settings: Settings, err: Console
+) -> ScaleReport:
+    started = time.perf_counter()
+    report = new_report(
+        "scale",
+        {"embedder": settings.embedder, "limit": LIMIT, "queries": n_queries},
+        NOTES,
+    )
+    queries = [q for _, q in workload_queries(1, n_queries)]
+    for size in sizes:
+        with tempfile.TemporaryDirectory(prefix="sediment-scale-") as tmp:
+            root = Path(tmp)
+            data_dir = root / "data"
+            rt = bootstrap(settings.model_copy(update={"mode": "embedded", "data_dir": data_dir}))
+            events = list(workload_events(1, size.memories))
+            load_s = load(rt, events, size.consolidated)
+            points = rt.store.info().points
+            rt.close()
+            err.print(f"{size.name}: loaded in {load_s:.1f} s ({points} points)")
+            measured = []
+            for i in range(runs):
+                measured.append(one_run(settings, data_dir, queries, root))
+                err.print(f"  run {i + 1}/{runs}: {_brief(measured[-1])}")
+            rss = worker_rss(settings, data_dir, root)
+            measured = [run | rss for run in measured]
+        params: dict[str, Setting] = {
+            "memories": size.memories,
+            "points": points,
+            "load": size.load,
+            "load_s": round(load_s, 1),
+        }
+        report["cases"].append(case(size.name, params, measured))
+    return finish(report, started)
+
+
+def _brief(f: Figures) -> str:
+    return ", ".join(
+        f"{k} {f[k]}" for k in ("recall_p50_ms", "http_p50_ms", "floor_p50_ms", "serve_rss_mb")
+    )

@@ -1,0 +1,70 @@
+"""Forget events: what a data owner publishes to remove memories for good.
+
+A forget travels on the same queue as retains and is as safe under redelivery and
+reordering: it leaves a tombstone (memory id and event id, never text) for every
+memory it removes, so a later, redelivered or replayed retain of the same event is
+skipped instead of bringing the memory back.
+"""
+
+import uuid
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from contracts.base import AwareDatetime, BankId, Frozen
+from contracts.events import MAX_LABEL_CHARS, SCHEMA_VERSION
+
+MAX_FORGET_IDS = 1000
+
+
+class ForgetFilter(Frozen):
+    """Memories matching every given condition: any of `tags`, any of `entities`,
+    `occurred_at` within [start, end], `metadata.source_id` equal to `source_id`."""
+
+    tags: list[str] = Field(default_factory=list, max_length=32)
+    entities: list[str] = Field(default_factory=list, max_length=64)
+    start: AwareDatetime | None = None
+    end: AwareDatetime | None = None
+    source_id: str | None = Field(default=None, min_length=1, max_length=MAX_LABEL_CHARS)
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> "ForgetFilter":
+        given = (self.tags, self.entities, self.start, self.end, self.source_id)
+        if not any(v not in (None, []) for v in given):
+            raise ValueError(
+                "a forget filter needs at least one of tags, entities, start, end, source_id"
+            )
+        return self
+
+
+class ForgetEvent(Frozen):
+    """Forget memories of one bank. Exactly one selector: `memory_ids` (a memory's id
+    is uuid5 of its event id, so a producer can forget what it has not yet seen
+    stored), `filter`, or `all_memories` (the whole bank)."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    event_id: uuid.UUID
+    bank_id: BankId
+    memory_ids: list[uuid.UUID] = Field(default_factory=list, max_length=MAX_FORGET_IDS)
+    filter: ForgetFilter | None = None
+    all_memories: bool = False
+    requested_at: AwareDatetime | None = None
+
+    @model_validator(mode="after")
+    def _one_selector(self) -> "ForgetEvent":
+        chosen = sum([bool(self.memory_ids), self.filter is not None, self.all_memories])
+        if chosen != 1:
+            raise ValueError(
+                "a forget needs exactly one selector: memory_ids, filter, or all_memories=true"
+            )
+        return self
+
+
+class Tombstone(Frozen):
+    """What is left of a forgotten memory: its id and event id, no content."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    bank_id: BankId
+    memory_id: uuid.UUID
+    event_id: uuid.UUID | None = None
+    forget_event_id: uuid.UUID | None = None

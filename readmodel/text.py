@@ -1,0 +1,81 @@
+"""Text features shared by consolidation and recall: tokens, stems, stopwords and
+function words, and keyword (sparse) vectors of hashed terms with saturated term frequency.
+
+The engine applies IDF (the sparse vector is declared with the IDF modifier), so
+documents carry only term frequency and queries carry ones.
+"""
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Iterable
+from functools import lru_cache
+
+import snowballstemmer
+
+from readmodel.store import SparseVector
+
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+_K1 = 1.2
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    s t don doesn didn isn wasn ll re ve d m o y""".split()
+)
+
+# Question and filler words: never a topic of a memory or a query.
+FUNCTION_WORDS = frozenset(
+    """when what which where who whom whose why how from into have has had does did do
+    done can could would should will shall may might must also just like get got tell
+    told said say says know knew think thought ever yet still much many any some""".split()
+)
+
+
+def tokens(text: str) -> list[str]:
+    """Lowercase word tokens with possessive endings removed."""
+    out = []
+    for raw in _TOKEN.findall(text.lower()):
+        word = raw.replace("’", "'")
+        if word.endswith("'s"):
+            word = word[:-2]
+        out.append(word.replace("'", ""))
+    return [w for w in out if w]
+
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """Snowball (Porter 2) stem, so "lives" and "live" are one term."""
+    return str(_STEMMER.stemWord(word))
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed tokens that carry meaning for keyword matching."""
+    return [stem(t) for t in tokens(text) if t not in STOPWORDS]
+
+
+def term_id(term: str) -> int:
+    return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=4).digest(), "big")
+
+
+def _sparse(weights: dict[int, float]) -> SparseVector:
+    ordered = sorted(weights.items())
+    return SparseVector(tuple(i for i, _ in ordered), tuple(v for _, v in ordered))
+
+
+def document_vector(text: str) -> SparseVector:
+    counts = Counter(term_id(t) for t in terms(text))
+    return _sparse({i: tf * (_K1 + 1) / (tf + _K1) for i, tf in counts.items()})
+
+
+def query_vector(text: str | Iterable[str]) -> SparseVector:
+    words = terms(text) if isinstance(text, str) else list(text)
+    return _sparse({term_id(t): 1.0 for t in words})

@@ -1,0 +1,106 @@
+"""The HTTP API: FastAPI app factory. OpenAPI at /openapi.json, docs at /docs.
+
+Middleware order (outermost first): request id (so even a 413 carries one and is
+logged), then the bearer token (a `/v1/` request without a known token or key gets 401
+before its body is read), then the key's scope and bank (403), then the body limit and
+encoding check (413, 400). Ops routes (/v1/stats, /metrics, /dashboard) are in
+sediment/api/monitoring.py. The MCP endpoint, when the process hosts one, is mounted at
+/mcp behind the same check (sediment/api/auth.py).
+"""
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import Protocol
+
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from sediment.api.auth import RequireToken, ScopeGuard, TokenGuard
+from sediment.api.deps import ApiDeps
+from sediment.api.forget_routes import router as forget_router
+from sediment.api.models import ErrorBody, Health, Status
+from sediment.api.monitoring import install_ops
+from sediment.api.problems import BodyLimit, install_error_handlers
+from sediment.api.request_ids import RequestIds
+from sediment.api.routes import router
+
+COMPONENTS = ("store", "redis", "broker")
+
+
+def check(deps: ApiDeps, component: str) -> Status:
+    """A component without a check, or whose check raises, is reported failed."""
+    probe = deps.health.get(component)
+    if probe is None:
+        return "failed"
+    try:
+        return "ok" if probe() else "failed"
+    except Exception:
+        return "failed"
+
+
+Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
+
+
+class Endpoint(Protocol):
+    """An ASGI app served beside the API (the MCP endpoint), and what must run while
+    it is served."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None: ...
+
+    def running(self) -> AbstractAsyncContextManager[None]: ...
+
+
+def with_endpoint(lifespan: Lifespan | None, endpoint: Endpoint) -> Lifespan:
+    @asynccontextmanager
+    async def both(app: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            if lifespan is not None:
+                await stack.enter_async_context(lifespan(app))
+            await stack.enter_async_context(endpoint.running())
+            yield
+
+    return both
+
+
+def create_app(
+    deps: ApiDeps, lifespan: Lifespan | None = None, mcp: Endpoint | None = None
+) -> FastAPI:
+    """`lifespan` lets the hosting process start and stop what runs beside the API;
+    `mcp` is served at /mcp, behind the API's token."""
+    app = FastAPI(
+        lifespan=lifespan if mcp is None else with_endpoint(lifespan, mcp),
+        title="Sediment",
+        summary="Agent memory: retain, recall, feedback.",
+        version="1",
+        responses={
+            400: {"model": ErrorBody, "description": "request body is not valid UTF-8"},
+            401: {"model": ErrorBody, "description": "missing or wrong bearer token"},
+            413: {"model": ErrorBody, "description": "body over SEDIMENT_API_MAX_BODY_BYTES"},
+            422: {"model": ErrorBody, "description": "invalid fields, each named"},
+        },
+    )
+    app.state.deps = deps
+    install_error_handlers(app)
+    app.add_middleware(BodyLimit, max_bytes=deps.max_body_bytes)
+    app.add_middleware(ScopeGuard)
+    app.add_middleware(RequireToken)
+    app.add_middleware(RequestIds)
+    app.include_router(router, responses={404: {"model": ErrorBody}})
+    app.include_router(forget_router)
+    install_ops(app)
+    if mcp is not None:
+        app.router.routes.append(Route("/mcp", TokenGuard(mcp), include_in_schema=False))
+
+    @app.get(
+        "/healthz",
+        summary="Store, Redis and broker reachability (no token needed)",
+        responses={503: {"model": Health, "description": "a component failed"}},
+    )
+    def healthz() -> JSONResponse:
+        health = Health(**{c: check(deps, c) for c in COMPONENTS})
+        ok = all(v == "ok" for v in health.model_dump().values())
+        return JSONResponse(health.model_dump(), 200 if ok else 503)
+
+    return app

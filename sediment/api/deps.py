@@ -1,0 +1,38 @@
+"""What the HTTP API needs from its process, passed in by the bootstrap.
+
+Retains and feedback go through the process's `Publisher` (sediment/retain.py), the
+one retain path, chosen by the bootstrap.
+"""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from pydantic import SecretStr
+
+from readmodel.recall.recaller import Recaller
+from readmodel.store import MemoryStore
+from sediment.api.auth import ApiKey
+from sediment.retain import Publisher
+from telemetry.metrics import Metrics, NoopMetrics
+from telemetry.recall_logs import RecallLog
+
+HealthCheck = Callable[[], bool]
+
+
+@dataclass(frozen=True)
+class ApiDeps:
+    """`health` maps a component name (store, redis, broker) to a check that may raise.
+    `metrics` and `recall_log` feed /v1/stats, /metrics and the dashboard; with
+    `metrics_public` false, /metrics needs the token too."""
+
+    service: Recaller
+    store: MemoryStore
+    publisher: Publisher
+    max_text_bytes: int
+    max_body_bytes: int
+    api_token: SecretStr | None = None
+    health: Mapping[str, HealthCheck] = field(default_factory=dict)
+    metrics: Metrics = field(default_factory=NoopMetrics)
+    recall_log: RecallLog | None = None
+    metrics_public: bool = True
+    api_keys: tuple[ApiKey, ...] = ()

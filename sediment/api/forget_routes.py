@@ -1,0 +1,93 @@
+"""Forget endpoints: each publishes one `ForgetEvent` on the one retain path; the worker
+removes the memories, leaves tombstones and re-derives what they touched (202). In
+embedded mode the memories are gone before the response (`forgotten` counts them)."""
+
+import uuid
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Query
+from pydantic import Field
+
+from contracts.forget import ForgetEvent, ForgetFilter
+from sediment.api.auth import Deps, require_token
+from sediment.api.models import Body
+from sediment.api.routes import Bank, published
+from sediment.forgetting import forget_event
+
+router = APIRouter(prefix="/v1/banks/{bank_id}", dependencies=[Depends(require_token)])
+
+
+class ForgetBody(Body):
+    """Exactly one of `memory_ids`, `filter`, `all_memories`."""
+
+    memory_ids: list[uuid.UUID] = Field(default_factory=list)
+    filter: ForgetFilter | None = None
+    all_memories: bool = False
+
+
+class ForgetAccepted(Body):
+    event_id: uuid.UUID
+    queued: bool
+    forgotten: int | None = None
+
+
+def _send(event: ForgetEvent, deps: Deps) -> ForgetAccepted:
+    counted: list[int] = []
+    published(lambda: counted.append(deps.publisher.publish_forget([event])))
+    queued = deps.publisher.queued
+    return ForgetAccepted(
+        event_id=event.event_id, queued=queued, forgotten=None if queued else counted[0]
+    )
+
+
+def _event(bank_id: str, **selector: object) -> ForgetEvent:
+    try:
+        return forget_event(bank_id, **selector)  # type: ignore[arg-type]
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from exc
+
+
+@router.delete("/memories/{memory_id}", status_code=202, summary="Forget one memory")
+def forget_memory(bank_id: Bank, memory_id: uuid.UUID, deps: Deps) -> ForgetAccepted:
+    return _send(_event(bank_id, memory_ids=[memory_id]), deps)
+
+
+@router.delete("/memories", status_code=202, summary="Forget the memories matching a filter")
+def forget_matching(
+    bank_id: Bank,
+    deps: Deps,
+    tag: Annotated[list[str] | None, Query()] = None,
+    entity: Annotated[list[str] | None, Query()] = None,
+    start: datetime | None = None,
+    end: datetime | None = None,
+    source_id: str | None = None,
+) -> ForgetAccepted:
+    """Any of the tags, any of the entities, `occurred_at` in [start, end], and
+    `metadata.source_id`; at least one condition (forget a whole bank with DELETE
+    /v1/banks/{bank_id})."""
+    event = _event(
+        bank_id, tags=tag or [], entities=entity or [], start=start, end=end, source_id=source_id
+    )
+    return _send(event, deps)
+
+
+@router.post("/forget", status_code=202, summary="Forget by ids, a filter, or everything")
+def forget_body(bank_id: Bank, body: ForgetBody, deps: Deps) -> ForgetAccepted:
+    flt = body.filter
+    event = _event(
+        bank_id,
+        memory_ids=body.memory_ids,
+        tags=flt.tags if flt else [],
+        entities=flt.entities if flt else [],
+        start=flt.start if flt else None,
+        end=flt.end if flt else None,
+        source_id=flt.source_id if flt else None,
+        everything=body.all_memories,
+    )
+    return _send(event, deps)
+
+
+@router.delete("", status_code=202, summary="Forget a whole bank")
+def forget_bank(bank_id: Bank, deps: Deps) -> ForgetAccepted:
+    return _send(_event(bank_id, everything=True), deps)

@@ -1,0 +1,137 @@
+"""The bank-scoped endpoints. Every one takes the bank from the URL and reads or
+writes only that bank: a memory of bank A cannot be seen or voted on through bank B."""
+
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Annotated
+
+import pydantic
+from fastapi import APIRouter, Depends, HTTPException, Path, Query
+from fastapi.exceptions import RequestValidationError
+
+from contracts.base import BANK_ID_PATTERN
+from contracts.events import RetainEvent, RetainItem, derive_event_id
+from contracts.feedback import FeedbackEvent
+from contracts.recall import RecallRequest, RecallResponse
+from sediment.api.auth import Deps, require_token
+from sediment.api.models import (
+    FeedbackAccepted,
+    FeedbackBody,
+    MarkAccepted,
+    MarkBody,
+    MemoryView,
+    RetainAccepted,
+    RetainBody,
+    SessionKey,
+)
+from sediment.api.views import memory_view
+from sediment.retain import PublishError
+from telemetry.recall_logs import LastRecall
+
+Bank = Annotated[str, Path(pattern=BANK_ID_PATTERN, description="bank identifier")]
+
+
+router = APIRouter(prefix="/v1/banks/{bank_id}", dependencies=[Depends(require_token)])
+
+
+def to_events(bank_id: str, items: Sequence[RetainItem], max_text_bytes: int) -> list[RetainEvent]:
+    """Every item as a `RetainEvent` of the bank, or one 422 listing every bad field."""
+    events: list[RetainEvent] = []
+    errors: list[dict[str, object]] = []
+    for i, item in enumerate(items):
+        data = item.model_dump(exclude_unset=True)
+        data["bank_id"] = bank_id
+        if item.event_id is None:
+            when = item.occurred_at.astimezone(UTC).isoformat()
+            data["event_id"] = derive_event_id(bank_id, item.text, when)
+        try:
+            events.append(
+                RetainEvent.model_validate(data, context={"max_text_bytes": max_text_bytes})
+            )
+        except pydantic.ValidationError as exc:
+            errors += [{**e, "loc": ("body", "items", i, *e["loc"])} for e in exc.errors()]
+    if errors:
+        raise RequestValidationError(errors)
+    return events
+
+
+def published(send: Callable[[], object]) -> None:
+    try:
+        send()
+    except PublishError as exc:
+        raise HTTPException(503, f"the broker did not take the events ({exc}); retry") from exc
+
+
+def not_found(bank_id: str, what: str) -> HTTPException:
+    return HTTPException(404, f"no {what} in bank {bank_id}")
+
+
+@router.post("/memories", status_code=202, summary="Retain memories")
+def retain(bank_id: Bank, body: RetainBody, deps: Deps) -> RetainAccepted:
+    """Queue facts for consolidation; they become visible to recall once a worker is done."""
+    with deps.service.slow_calls.timed("api.retain", bank_id, {"items": len(body.items)}):
+        events = to_events(bank_id, body.items, deps.max_text_bytes)
+        published(lambda: deps.publisher.publish_retain(events))
+    return RetainAccepted(event_ids=[e.event_id for e in events])
+
+
+@router.post("/recall", summary="Recall memories")
+def recall(bank_id: Bank, request: RecallRequest, deps: Deps) -> RecallResponse:
+    """Hybrid ranking with current state and prefer-observations (on by default)."""
+    return deps.service.recall(bank_id, request)
+
+
+@router.post("/feedback", status_code=202, summary="Vote on a memory")
+def feedback(bank_id: Bank, body: FeedbackBody, deps: Deps) -> FeedbackAccepted:
+    with deps.service.slow_calls.timed("api.feedback", bank_id):
+        if not deps.store.fetch(bank_id, [body.memory_id]):
+            raise not_found(bank_id, f"memory {body.memory_id}")
+    event = FeedbackEvent(
+        event_id=body.event_id or uuid.uuid4(),
+        bank_id=bank_id,
+        memory_id=body.memory_id,
+        vote=body.vote,
+        occurred_at=datetime.now(UTC),
+        session_key=body.session_key,
+    )
+    published(lambda: deps.publisher.publish_feedback([event]))
+    return FeedbackAccepted(event_id=event.event_id)
+
+
+@router.post("/feedback/last-recall", status_code=202, summary="Mark the last recall")
+def mark_last_recall(bank_id: Bank, body: MarkBody, deps: Deps) -> MarkAccepted:
+    """Mark every result of the session's last recall that is not in `useful_ids` as not
+    useful. Nothing is marked when `useful_ids` is empty or names none of those results."""
+    if not body.useful_ids:
+        return MarkAccepted(useful=0, marked_not_useful=0, event_ids=[])
+    snapshot = deps.service.last_recall(bank_id, body.session_key)
+    if snapshot is None:
+        raise not_found(bank_id, f"last recall for session {body.session_key!r}")
+    events = deps.service.mark_last_recall(bank_id, body.session_key, body.useful_ids)
+    published(lambda: deps.publisher.publish_feedback(events))
+    shown = {r.id for r in snapshot.results}
+    return MarkAccepted(
+        useful=len(shown & set(body.useful_ids)),
+        marked_not_useful=len(events),
+        event_ids=[e.event_id for e in events],
+    )
+
+
+@router.get("/memories/{memory_id}", summary="A memory with provenance, edges and history")
+def get_memory(bank_id: Bank, memory_id: uuid.UUID, deps: Deps) -> MemoryView:
+    with deps.service.slow_calls.timed("api.get_memory", bank_id):
+        view = memory_view(deps.store, bank_id, memory_id)
+    if view is None:
+        raise not_found(bank_id, f"memory {memory_id}")
+    return view
+
+
+@router.get("/last-recall", summary="The session's last recall (ids and scores, no text)")
+def get_last_recall(
+    bank_id: Bank, session_key: Annotated[SessionKey, Query()], deps: Deps
+) -> LastRecall:
+    snapshot = deps.service.last_recall(bank_id, session_key)
+    if snapshot is None:
+        raise not_found(bank_id, f"last recall for session {session_key!r}")
+    return snapshot

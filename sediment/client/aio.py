@@ -1,0 +1,123 @@
+"""`AsyncSedimentClient`: `SedimentClient` for asyncio, the same calls awaited."""
+
+import asyncio
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Any, TypeVar
+
+import httpx
+
+from contracts.events import RetainItem
+from contracts.feedback import Vote
+from contracts.recall import RecallRequest, RecallResponse
+from sediment.api.models import FeedbackAccepted, Health, MemoryView, RetainAccepted
+from sediment.client.calls import Call, Calls, item, recall_options, recall_request, unreachable
+from sediment.client.retry import Retry
+from sediment.client.sync import DEFAULT_URL
+
+T = TypeVar("T")
+
+
+class AsyncSedimentClient:
+    """The arguments are `SedimentClient`'s; `sleep` is awaited."""
+
+    def __init__(
+        self,
+        url: str = DEFAULT_URL,
+        *,
+        token: str | None = None,
+        bank: str | None = None,
+        timeout: float | httpx.Timeout = 10.0,
+        retry: Retry | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.url = url.rstrip("/")
+        self._http = httpx.AsyncClient(
+            base_url=self.url, headers=headers, timeout=timeout, transport=transport
+        )
+        self._calls = Calls(bank)
+        self._retry = retry or Retry()
+        self._sleep = sleep
+
+    async def __aenter__(self) -> "AsyncSedimentClient":
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _send(self, call: Call[T]) -> T:
+        attempt = 1
+        while True:
+            try:
+                response = await self._http.request(call.method, call.path, json=call.body)
+            except httpx.TransportError as exc:
+                wait = self._retry.after(attempt, None, None)
+                if wait is None:
+                    raise unreachable(self.url, attempt, exc) from exc
+            else:
+                status = response.status_code
+                wait = (
+                    None
+                    if status in call.answers
+                    else self._retry.after(attempt, status, response.headers.get("retry-after"))
+                )
+                if wait is None:
+                    return call.answer(response)
+            await self._sleep(wait)
+            attempt += 1
+
+    async def retain(
+        self,
+        text: str,
+        *,
+        bank: str | None = None,
+        occurred_at: datetime | None = None,
+        key: str | None = None,
+        **fields: Any,
+    ) -> RetainAccepted:
+        return await self.retain_many([item(text, occurred_at, key=key, **fields)], bank=bank)
+
+    async def retain_many(
+        self, items: Sequence[RetainItem], *, bank: str | None = None
+    ) -> RetainAccepted:
+        return await self._send(self._calls.retain(items, bank))
+
+    async def recall(
+        self,
+        query: str | RecallRequest,
+        *,
+        bank: str | None = None,
+        limit: int | None = None,
+        history: bool | None = None,
+        as_of: datetime | None = None,
+        explain: bool | None = None,
+        session_key: str | None = None,
+    ) -> RecallResponse:
+        options = recall_options(limit, history, as_of, explain, session_key)
+        return await self._send(self._calls.recall(recall_request(query, **options), bank))
+
+    async def memory(self, memory_id: uuid.UUID | str, *, bank: str | None = None) -> MemoryView:
+        return await self._send(self._calls.memory(memory_id, bank))
+
+    async def feedback(
+        self,
+        memory_id: uuid.UUID | str,
+        vote: Vote,
+        *,
+        bank: str | None = None,
+        session_key: str | None = None,
+        event_id: uuid.UUID | None = None,
+    ) -> FeedbackAccepted:
+        return await self._send(self._calls.feedback(memory_id, vote, bank, session_key, event_id))
+
+    async def health(self) -> Health:
+        return await self._send(self._calls.health())

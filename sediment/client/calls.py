@@ -1,0 +1,177 @@
+"""The HTTP API's calls as data: what to send and how to read the answer. The sync and
+async clients differ only in how they send; building a call does no I/O, and every
+id a retry must repeat (event ids, `occurred_at` defaulted to now) is fixed here,
+before the first attempt."""
+
+import re
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Generic, TypeVar
+
+import httpx
+import pydantic
+
+from contracts.base import BANK_ID_PATTERN
+from contracts.events import RetainItem, derive_event_id
+from contracts.feedback import Vote
+from contracts.recall import RecallRequest, RecallResponse
+from sediment.api.models import (
+    FeedbackAccepted,
+    FeedbackBody,
+    Health,
+    MemoryView,
+    RetainAccepted,
+    RetainBody,
+)
+from sediment.client.errors import Unavailable, ValidationFailed, error_for, invalid_locally
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    method: str
+    path: str
+    read: Callable[[Any], T]
+    body: Mapping[str, Any] | None = None
+    answers: frozenset[int] = frozenset()
+    """Error statuses whose body is the answer (503 from /healthz), never retried."""
+
+    def answer(self, response: httpx.Response) -> T:
+        if response.is_success or response.status_code in self.answers:
+            return self.read(response.json())
+        raise error_for(response)
+
+
+def with_event_id(bank: str, item: RetainItem) -> RetainItem:
+    """The id the server would derive (bank, text, occurred_at), set here so the client
+    knows it even when an answer is lost; an id the caller chose is kept."""
+    if item.event_id is not None:
+        return item
+    when = item.occurred_at.astimezone(UTC).isoformat()
+    return item.model_copy(update={"event_id": derive_event_id(bank, item.text, when)})
+
+
+def item(text: str, occurred_at: datetime | None = None, **fields: Any) -> RetainItem:
+    """A retain item; `occurred_at` defaults to now (taken once, here)."""
+    data = {**fields, "text": text, "occurred_at": occurred_at or datetime.now(UTC)}
+    return validated(RetainItem, "retain item", data)
+
+
+class Calls:
+    """`bank`: the bank of calls that name none."""
+
+    def __init__(self, bank: str | None) -> None:
+        self.bank = bank
+
+    def _bank(self, bank: str | None) -> str:
+        chosen = bank or self.bank
+        if chosen is None:
+            raise ValidationFailed("no bank: pass bank=..., or give the client a default bank")
+        if not re.fullmatch(BANK_ID_PATTERN, chosen):
+            raise ValidationFailed(
+                f"bank {chosen!r} is not a bank id: 1-128 letters, digits, '_', '.', ':' or '-'"
+            )
+        return chosen
+
+    def retain(self, items: Sequence[RetainItem], bank: str | None) -> Call[RetainAccepted]:
+        bank_id = self._bank(bank)
+        body = validated(
+            RetainBody, "retain", {"items": [with_event_id(bank_id, i) for i in items]}
+        )
+        return Call(
+            "POST",
+            f"/v1/banks/{bank_id}/memories",
+            RetainAccepted.model_validate,
+            body.model_dump(mode="json", exclude_unset=True),
+        )
+
+    def recall(self, request: RecallRequest, bank: str | None) -> Call[RecallResponse]:
+        return Call(
+            "POST",
+            f"/v1/banks/{self._bank(bank)}/recall",
+            RecallResponse.model_validate,
+            request.model_dump(mode="json", exclude_unset=True),
+        )
+
+    def memory(self, memory_id: uuid.UUID | str, bank: str | None) -> Call[MemoryView]:
+        path = f"/v1/banks/{self._bank(bank)}/memories/{memory_uuid(memory_id)}"
+        return Call("GET", path, MemoryView.model_validate)
+
+    def feedback(
+        self,
+        memory_id: uuid.UUID | str,
+        vote: Vote,
+        bank: str | None,
+        session_key: str | None = None,
+        event_id: uuid.UUID | None = None,
+    ) -> Call[FeedbackAccepted]:
+        """Without `event_id`, a new one: this vote, retried, still counts once."""
+        fields = {
+            "memory_id": memory_uuid(memory_id),
+            "vote": vote,
+            "session_key": session_key,
+            "event_id": event_id or uuid.uuid4(),
+        }
+        body = validated(FeedbackBody, "feedback", fields)
+        return Call(
+            "POST",
+            f"/v1/banks/{self._bank(bank)}/feedback",
+            FeedbackAccepted.model_validate,
+            body.model_dump(mode="json", exclude_none=True),
+        )
+
+    def health(self) -> Call[Health]:
+        return Call("GET", "/healthz", Health.model_validate, answers=frozenset({503}))
+
+
+M = TypeVar("M", bound=pydantic.BaseModel)
+
+
+def validated(model: type[M], what: str, data: Mapping[str, Any]) -> M:
+    try:
+        return model.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise invalid_locally(what, exc) from None
+
+
+def memory_uuid(memory_id: uuid.UUID | str) -> uuid.UUID:
+    try:
+        return memory_id if isinstance(memory_id, uuid.UUID) else uuid.UUID(memory_id)
+    except ValueError:
+        raise ValidationFailed(f"memory_id {memory_id!r} is not a UUID") from None
+
+
+def recall_request(query: str | RecallRequest, **options: Any) -> RecallRequest:
+    """A request from a query and options, or a request with options changed; checked
+    here, so a bad one fails before it is sent."""
+    given = query.model_dump(exclude_unset=True) if isinstance(query, RecallRequest) else {}
+    query_text = query.query if isinstance(query, RecallRequest) else query
+    return validated(RecallRequest, "recall", {**given, "query": query_text, **options})
+
+
+def recall_options(
+    limit: int | None,
+    history: bool | None,
+    as_of: datetime | None,
+    explain: bool | None,
+    session_key: str | None,
+) -> dict[str, Any]:
+    """The options given, as `RecallRequest` fields; the others keep their defaults."""
+    state_mode = None if history is None else ("history" if history else "current")
+    given = {
+        "limit": limit,
+        "state_mode": state_mode,
+        "as_of": as_of,
+        "explain": explain,
+        "session_key": session_key,
+    }
+    return {k: v for k, v in given.items() if v is not None}
+
+
+def unreachable(url: str, attempts: int, exc: httpx.TransportError) -> Unavailable:
+    return Unavailable(
+        f"no answer from {url} after {attempts} attempt(s): {type(exc).__name__}: {exc}"
+    )

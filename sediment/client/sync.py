@@ -1,0 +1,129 @@
+"""`SedimentClient`: the HTTP API from Python, blocking, on httpx."""
+
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Any, TypeVar
+
+import httpx
+
+from contracts.events import RetainItem
+from contracts.feedback import Vote
+from contracts.recall import RecallRequest, RecallResponse
+from sediment.api.models import FeedbackAccepted, Health, MemoryView, RetainAccepted
+from sediment.client.calls import Call, Calls, item, recall_options, recall_request, unreachable
+from sediment.client.retry import Retry
+
+T = TypeVar("T")
+DEFAULT_URL = "http://127.0.0.1:8000"
+
+
+class SedimentClient:
+    """`token`: SEDIMENT_API_TOKEN of the server; `bank`: the bank of calls that name
+    none; `timeout`: seconds per attempt (or an `httpx.Timeout`); `retry`: see `Retry`.
+    `transport` and `sleep` replace the network and the clock (tests, proxies)."""
+
+    def __init__(
+        self,
+        url: str = DEFAULT_URL,
+        *,
+        token: str | None = None,
+        bank: str | None = None,
+        timeout: float | httpx.Timeout = 10.0,
+        retry: Retry | None = None,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.url = url.rstrip("/")
+        self._http = httpx.Client(
+            base_url=self.url, headers=headers, timeout=timeout, transport=transport
+        )
+        self._calls = Calls(bank)
+        self._retry = retry or Retry()
+        self._sleep = sleep
+
+    def __enter__(self) -> "SedimentClient":
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _send(self, call: Call[T]) -> T:
+        attempt = 1
+        while True:
+            try:
+                response = self._http.request(call.method, call.path, json=call.body)
+            except httpx.TransportError as exc:
+                wait = self._retry.after(attempt, None, None)
+                if wait is None:
+                    raise unreachable(self.url, attempt, exc) from exc
+            else:
+                status = response.status_code
+                wait = (
+                    None
+                    if status in call.answers
+                    else self._retry.after(attempt, status, response.headers.get("retry-after"))
+                )
+                if wait is None:
+                    return call.answer(response)
+            self._sleep(wait)
+            attempt += 1
+
+    def retain(
+        self,
+        text: str,
+        *,
+        bank: str | None = None,
+        occurred_at: datetime | None = None,
+        key: str | None = None,
+        **fields: Any,
+    ) -> RetainAccepted:
+        """One fact; `occurred_at` defaults to now, `fields` are `RetainItem`'s others."""
+        return self.retain_many([item(text, occurred_at, key=key, **fields)], bank=bank)
+
+    def retain_many(
+        self, items: Sequence[RetainItem], *, bank: str | None = None
+    ) -> RetainAccepted:
+        """Many facts in one request; each gets its event id before the first attempt."""
+        return self._send(self._calls.retain(items, bank))
+
+    def recall(
+        self,
+        query: str | RecallRequest,
+        *,
+        bank: str | None = None,
+        limit: int | None = None,
+        history: bool | None = None,
+        as_of: datetime | None = None,
+        explain: bool | None = None,
+        session_key: str | None = None,
+    ) -> RecallResponse:
+        """A query and the common options, or a whole `RecallRequest` for the rest."""
+        options = recall_options(limit, history, as_of, explain, session_key)
+        return self._send(self._calls.recall(recall_request(query, **options), bank))
+
+    def memory(self, memory_id: uuid.UUID | str, *, bank: str | None = None) -> MemoryView:
+        """A memory with its provenance, edges and newer states (`NotFound` if none)."""
+        return self._send(self._calls.memory(memory_id, bank))
+
+    def feedback(
+        self,
+        memory_id: uuid.UUID | str,
+        vote: Vote,
+        *,
+        bank: str | None = None,
+        session_key: str | None = None,
+        event_id: uuid.UUID | None = None,
+    ) -> FeedbackAccepted:
+        return self._send(self._calls.feedback(memory_id, vote, bank, session_key, event_id))
+
+    def health(self) -> Health:
+        return self._send(self._calls.health())

@@ -1,0 +1,98 @@
+"""The MCP server (official `mcp` SDK 2.x): `sediment mcp` over stdio, and streamable
+HTTP at /mcp of `sediment serve`, behind the API's token.
+
+Both serve the same tools (sediment/mcp_tools/tools.py) over the same deps as the
+HTTP API. Over HTTP the endpoint is stateless and answers in JSON: any API replica
+can take any request, and no session outlives one. Over stdio in embedded mode the
+process owns the store, so retains are consolidated before the call returns; in the
+other modes they are published to the queue like the HTTP API's.
+"""
+
+from contextlib import AbstractAsyncContextManager
+from importlib.metadata import version
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+from mcp.types import ToolAnnotations
+from starlette.types import Receive, Scope, Send
+
+from sediment.bootstrap import Runtime
+from sediment.mcp_tools.tools import SedimentTools
+
+NAME = "sediment"
+INSTRUCTIONS = (
+    "Sediment is long-term memory. `retain` what is worth remembering (give a `key` "
+    "to a value that can change, such as where someone lives, and `occurred_at` when it "
+    "did not happen just now); `recall` before answering from memory: it returns current "
+    "states, and `history` shows earlier ones. `inspect` shows where a memory came from "
+    "and what replaced it; `feedback` votes on a result. Banks are separate memory "
+    "spaces: nothing crosses between them."
+)
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+FORGET = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+)
+VOTE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+
+def build_server(tools: SedimentTools) -> MCPServer[Any]:
+    """`forget` publishes a `ForgetEvent` the worker applies (so replicas and replays
+    agree), annotated `destructive_hint=True`."""
+    default = tools.default_bank
+    note = f" The default bank is {default!r}." if default else " Every call names its bank."
+    server: MCPServer[Any] = MCPServer(
+        NAME, title="Sediment", version=version("sediment-memory"), instructions=INSTRUCTIONS + note
+    )
+    server.add_tool(tools.retain, title="Retain memories", annotations=WRITE)
+    server.add_tool(tools.recall, title="Recall memories", annotations=READ)
+    server.add_tool(tools.inspect, title="Inspect a memory", annotations=READ)
+    server.add_tool(tools.feedback, title="Vote on a memory", annotations=VOTE)
+    server.add_tool(tools.forget, title="Forget memories", annotations=FORGET)
+    server.add_tool(tools.stats, title="Bank statistics", annotations=READ)
+    server.add_tool(tools.banks, title="List banks", annotations=READ)
+    return server
+
+
+class HttpEndpoint:
+    """The streamable HTTP transport as an ASGI app for the API's /mcp route. `host` is
+    the interface `sediment serve` binds: on loopback the SDK's DNS-rebinding check is
+    on (only localhost Host and Origin headers)."""
+
+    def __init__(self, tools: SedimentTools, host: str) -> None:
+        server = build_server(tools)
+        server.streamable_http_app(stateless_http=True, json_response=True, host=host)
+        self._manager = server.session_manager
+        self._app = StreamableHTTPASGIApp(self._manager)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._app(scope, receive, send)
+
+    def running(self) -> AbstractAsyncContextManager[None]:
+        return self._manager.run()
+
+
+def http_endpoint(rt: Runtime, host: str) -> HttpEndpoint:
+    """Retains go to the queue, as the HTTP API's do."""
+    return HttpEndpoint(SedimentTools(rt.api_deps, rt.settings.mcp_bank, immediate=False), host)
+
+
+def stdio_tools(rt: Runtime, bank: str | None) -> SedimentTools:
+    """Through the process's one retain path: in embedded mode the process owns the
+    store and no worker runs, so the bootstrap's publisher consolidates before the call
+    returns; otherwise events are queued, as the HTTP API's are."""
+    default = bank or rt.settings.mcp_bank
+    return SedimentTools(rt.api_deps, default, immediate=not rt.publisher.queued)
+
+
+def run_stdio(rt: Runtime, bank: str | None) -> None:
+    """Serve on stdin/stdout until the client closes them; stdout carries only
+    protocol messages (logs go to stderr)."""
+    server = build_server(stdio_tools(rt, bank))
+    try:
+        server.run("stdio")
+    finally:
+        rt.close()

@@ -1,0 +1,2 @@
+"""The MCP tools (tools.py) and their models; the server that serves them is
+sediment/mcp_server.py."""

@@ -1,0 +1,273 @@
+"""The MCP tools: typed signatures (the schemas clients see) over the HTTP API's deps.
+
+Every call goes where the HTTP API's goes: retains and votes through the `Publisher`
+(the Celery queue, or in-process consolidation for `sediment mcp` in embedded mode),
+reads through the recall service and the store. A call the server cannot serve as
+given raises `ToolError` with what was wrong; the SDK returns it as an `isError`
+result and the server carries on. Messages name fields, ids and banks, never memory
+or query text, because the SDK logs them.
+"""
+
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Annotated, Literal
+
+import pydantic
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from contracts.base import BANK_ID_PATTERN, AwareDatetime
+from contracts.events import RetainEvent, derive_event_id
+from contracts.feedback import FeedbackEvent, Vote
+from contracts.memory import MemoryKind, State
+from contracts.recall import MAX_LIMIT, RecallRequest, RecallResponse
+from readmodel.store import Filter
+from sediment.api.deps import ApiDeps
+from sediment.api.models import MAX_ITEMS, MemoryView
+from sediment.api.problems import problems
+from sediment.api.views import memory_view
+from sediment.forgetting import forget_event
+from sediment.mcp_tools.models import Banks, BankStats, Forgot, MemoryItem, Retained, Voted
+from sediment.retain import PublishError
+from telemetry.metrics import EVENTS, RECALLS
+from worker.consolidation.neighbourhood import RAW_KINDS
+
+Bank = Annotated[
+    str | None,
+    Field(
+        pattern=BANK_ID_PATTERN,
+        description=(
+            "the bank (one memory space: letters, digits, '_', '.', ':', '-'); may be "
+            "omitted when the server has a default bank"
+        ),
+    ),
+]
+MemoryId = Annotated[uuid.UUID, Field(description="a memory's id, as recall returns it")]
+NO_BANK = (
+    "no bank given and this server has no default bank: pass `bank`, or start the "
+    "server with --bank / SEDIMENT_MCP_BANK"
+)
+
+
+def bad_fields(exc: pydantic.ValidationError, prefix: str = "") -> list[str]:
+    """One line per bad field, named as the caller wrote it, without the values."""
+    return [f"{prefix}{d.field}: {d.problem}" for d in problems(exc.errors())]
+
+
+def invalid(what: str, lines: Sequence[str]) -> ToolError:
+    return ToolError(f"invalid {what}: " + "; ".join(lines))
+
+
+class SedimentTools:
+    """`immediate`: retains and votes are applied before the call returns (in-process
+    consolidation), so the results say `consolidated`/`counted`, not `queued`."""
+
+    def __init__(self, deps: ApiDeps, default_bank: str | None, immediate: bool) -> None:
+        self._deps = deps
+        self.default_bank = default_bank
+        self._immediate = immediate
+
+    def bank_of(self, bank: str | None) -> str:
+        if bank is not None:
+            return bank
+        if self.default_bank is None:
+            raise ToolError(NO_BANK)
+        return self.default_bank
+
+    def _publish(self, send: Callable[[], object]) -> None:
+        try:
+            send()
+        except PublishError as exc:
+            raise ToolError(f"the broker did not take the events ({exc}); retry") from exc
+
+    def retain(
+        self,
+        items: Annotated[
+            list[MemoryItem],
+            Field(min_length=1, max_length=MAX_ITEMS, description="one or more facts"),
+        ],
+        bank: Bank = None,
+    ) -> Retained:
+        """Remember facts. Give each a `key` (e.g. 'alice.city') when it is a value that
+        can change, and `occurred_at` when it did not happen just now: the later state
+        of a key replaces the earlier one in recall."""
+        bank_id = self.bank_of(bank)
+        deps = self._deps
+        with deps.service.slow_calls.timed("mcp.retain", bank_id, {"items": len(items)}):
+            events = to_events(bank_id, items, deps.max_text_bytes, datetime.now(UTC))
+            self._publish(lambda: deps.publisher.publish_retain(events))
+        status = "consolidated" if self._immediate else "queued"
+        return Retained(bank=bank_id, event_ids=[e.event_id for e in events], status=status)
+
+    def recall(
+        self,
+        query: Annotated[str, Field(min_length=1, max_length=4096, description="what to find")],
+        bank: Bank = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="most results")] = 10,
+        kinds: Annotated[
+            Sequence[MemoryKind], Field(max_length=3, description="only these kinds")
+        ] = (),
+        tags: Annotated[Sequence[str], Field(max_length=32, description="only these tags")] = (),
+        tags_match: Annotated[
+            Literal["any", "all"], Field(description="a result needs any or all of the tags")
+        ] = "any",
+        start: Annotated[
+            AwareDatetime | None, Field(description="only what occurred from this time")
+        ] = None,
+        end: Annotated[
+            AwareDatetime | None, Field(description="only what occurred up to this time")
+        ] = None,
+        as_of: Annotated[
+            AwareDatetime | None, Field(description="the state as it was at this time")
+        ] = None,
+        history: Annotated[
+            bool, Field(description="every state, superseded ones too, not only the current")
+        ] = False,
+        explain: Annotated[bool, Field(description="score components and stage timings")] = False,
+        session_key: Annotated[
+            str | None, Field(max_length=256, description="groups recalls of one conversation")
+        ] = None,
+        max_tokens: Annotated[
+            int | None, Field(ge=1, le=100_000, description="budget for the results' text")
+        ] = None,
+    ) -> RecallResponse:
+        """Find what the bank knows about a query: current states first (a superseded
+        memory is shown as its newest state), consolidated observations preferred."""
+        if not query.strip():
+            raise ToolError("invalid recall: query: is blank; say what to look for")
+        try:
+            request = RecallRequest(
+                query=query,
+                limit=limit,
+                kinds=list(kinds),
+                tags=list(tags),
+                tags_match=tags_match,
+                start=start,
+                end=end,
+                as_of=as_of,
+                state_mode="history" if history else "current",
+                explain=explain,
+                session_key=session_key,
+                max_tokens=max_tokens,
+            )
+        except pydantic.ValidationError as exc:
+            raise invalid("recall", bad_fields(exc)) from None
+        return self._deps.service.recall(self.bank_of(bank), request)
+
+    def inspect(self, memory_id: MemoryId, bank: Bank = None) -> MemoryView:
+        """One memory with its provenance (an observation's sources), what it replaced,
+        what replaced it, and its newer states."""
+        bank_id = self.bank_of(bank)
+        with self._deps.service.slow_calls.timed("mcp.inspect", bank_id):
+            view = memory_view(self._deps.store, bank_id, memory_id)
+        if view is None:
+            raise ToolError(not_found(bank_id, memory_id))
+        return view
+
+    def feedback(
+        self,
+        memory_id: MemoryId,
+        vote: Annotated[
+            Vote, Field(description="up: helpful; down: wrong; not_useful: beside the point")
+        ],
+        bank: Bank = None,
+        session_key: Annotated[str | None, Field(min_length=1, max_length=256)] = None,
+        event_id: Annotated[
+            uuid.UUID | None, Field(description="idempotency key: a vote counts once per id")
+        ] = None,
+    ) -> Voted:
+        """Vote on a recalled memory; votes nudge its later ranking, within bounds."""
+        bank_id = self.bank_of(bank)
+        deps = self._deps
+        if not deps.store.fetch(bank_id, [memory_id]):
+            raise ToolError(not_found(bank_id, memory_id))
+        event = FeedbackEvent(
+            event_id=event_id or uuid.uuid4(),
+            bank_id=bank_id,
+            memory_id=memory_id,
+            vote=vote,
+            occurred_at=datetime.now(UTC),
+            session_key=session_key,
+        )
+        self._publish(lambda: deps.publisher.publish_feedback([event]))
+        status = "counted" if self._immediate else "queued"
+        return Voted(bank=bank_id, event_id=event.event_id, status=status)
+
+    def forget(
+        self,
+        memory_ids: Annotated[
+            list[uuid.UUID], Field(max_length=1000, description="memories to forget")
+        ] = [],  # noqa: B006
+        tags: Annotated[list[str], Field(description="or: memories with any of these tags")] = [],  # noqa: B006
+        source_id: Annotated[str | None, Field(description="or: metadata.source_id")] = None,
+        bank: Bank = None,
+    ) -> Forgot:
+        """Forget memories for good (by ids, or by tags and/or source id): they leave
+        recall, observations and histories, and a replayed retain never brings them back."""
+        bank_id = self.bank_of(bank)
+        try:
+            event = forget_event(bank_id, memory_ids=memory_ids, tags=tags, source_id=source_id)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from exc
+        counted: list[int] = []
+        self._publish(lambda: counted.append(self._deps.publisher.publish_forget([event])))
+        if self._immediate:
+            return Forgot(
+                bank=bank_id, event_id=event.event_id, status="forgotten", forgotten=counted[0]
+            )
+        return Forgot(bank=bank_id, event_id=event.event_id, status="queued")
+
+    def stats(
+        self,
+        bank: Bank = None,
+        minutes: Annotated[int, Field(ge=1, le=1440, description="activity window")] = 60,
+    ) -> BankStats:
+        """How much the bank holds, and how much it was written and read lately."""
+        bank_id = self.bank_of(bank)
+        store, snapshot = self._deps.store, self._deps.metrics.snapshot(minutes, bank_id)
+        return BankStats(
+            bank=bank_id,
+            memories=store.count(Filter(bank_id, kinds=RAW_KINDS)),
+            observations=store.count(Filter(bank_id, kinds=("observation",))),
+            superseded=store.count(Filter(bank_id, state=State.SUPERSEDED)),
+            minutes=minutes,
+            retained=snapshot.total(EVENTS, outcome="stored"),
+            recalls=snapshot.total(RECALLS),
+        )
+
+    def banks(self) -> Banks:
+        """The banks that hold memories, and this server's default bank."""
+        return Banks(banks=sorted(self._deps.store.banks()), default_bank=self.default_bank)
+
+
+def not_found(bank_id: str, memory_id: uuid.UUID) -> str:
+    return (
+        f"no memory {memory_id} in bank {bank_id}: check the id, and that it belongs to "
+        "this bank (a memory is only visible within its own bank)"
+    )
+
+
+def to_events(
+    bank_id: str, items: Sequence[MemoryItem], max_text_bytes: int, now: datetime
+) -> list[RetainEvent]:
+    """Every item as a `RetainEvent` of the bank, or one error naming every bad field.
+    The event id is derived as the HTTP API derives it, so one item sent through
+    either is one event."""
+    events: list[RetainEvent] = []
+    errors: list[str] = []
+    for i, item in enumerate(items):
+        when = item.occurred_at or now
+        data = {**item.model_dump(exclude_unset=True), "bank_id": bank_id, "occurred_at": when}
+        if item.event_id is None:
+            iso = when.astimezone(UTC).isoformat()
+            data["event_id"] = derive_event_id(bank_id, item.text, iso)
+        try:
+            events.append(
+                RetainEvent.model_validate(data, context={"max_text_bytes": max_text_bytes})
+            )
+        except pydantic.ValidationError as exc:
+            errors += bad_fields(exc, f"items.{i}.")
+    if errors:
+        raise invalid("retain", errors)
+    return events

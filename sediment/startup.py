@@ -1,0 +1,43 @@
+"""How a command starts: settings read and checked once, logging configured, then
+the bootstrap. Invalid settings stop the process with the variable named."""
+
+import pydantic
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from sediment.bootstrap import Runtime, bootstrap
+from sediment.logs import configure
+from sediment.persistence import refusal
+from sediment.settings import Settings
+from sediment.settings_errors import problems
+
+err = Console(stderr=True)
+
+
+def settings_or_exit() -> Settings:
+    """Invalid settings stop the process with the variable named and what it accepts."""
+    try:
+        settings = Settings()
+    except pydantic.ValidationError as exc:
+        for line in problems(exc):
+            err.print(f"[red]invalid setting[/red] {escape(line)}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    configure(settings.log_format, settings.log_level)
+    return settings
+
+
+def runtime(*, hosts_worker: bool = False) -> Runtime:
+    return bootstrap(settings_or_exit(), hosts_worker=hosts_worker)
+
+
+def require_durable_redis(rt: Runtime) -> None:
+    """`serve` and `worker` on a shared Redis: refuse one that loses data on restart
+    (sediment/persistence.py)."""
+    if not rt.topology.shared_redis:
+        return
+    s = rt.settings
+    problem = refusal(rt.redis, s.redis_url, s.allow_volatile_redis)
+    if problem is not None:
+        err.print(f"[red]refusing to start[/red]: {escape(problem)}", highlight=False)
+        raise typer.Exit(2)

@@ -1,0 +1,222 @@
+"""`RedisMetrics`: the `Metrics` port on redis-py (or fakeredis in embedded mode).
+
+Key schema, all under `sediment:metrics:`; every key is EXPIREd to the retention
+(SEDIMENT_METRICS_RETENTION_S) when a process first writes it in a minute:
+
+    c:{name}:{labels}:{minute}  string  INCRBY by the count
+    h:{name}:{labels}:{minute}  hash    HINCRBY `{bound}` (upper bucket bound in ms, `%g`,
+                                        `inf` past the last); HINCRBYFLOAT `sum` (ms).
+                                        The count is the sum of the bucket fields.
+    g:{name}:{labels}           hash    HSET `value`, `ts` (Unix seconds of the sample)
+    minute:{minute}             set     ids (`c:{name}:{labels}`, `h:...`) written that minute
+    gauges                      set     ids (`g:{name}:{labels}`) of the gauges
+
+`{minute}` is Unix seconds // 60. `{labels}` is `key=value` pairs sorted by key and
+joined by `,`, values percent-encoded (so `:` `,` `=` never appear raw), or `-`.
+
+Writes are buffered per thread and sent as one pipeline (transaction=False) when
+the outermost `batch()` ends; a write outside any batch is its own batch. A process
+sends EXPIRE and the minute-index SADD once per key and minute (after a pipeline
+that succeeded), so a steady batch is one INCRBY per counter and one HINCRBY per
+touched bucket plus one HINCRBYFLOAT per histogram. A Redis failure drops that
+batch with a warning: metrics never fail the work they measure. A snapshot is two
+round trips: the minute indexes, then the series they list.
+"""
+
+import threading
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import partial
+from typing import Final
+
+import redis
+import structlog
+
+from telemetry.metrics import Defer, Labels, MetricsSnapshot, bucket_bound
+from telemetry.recall_logs import SLOW_STREAM
+from telemetry.series_fold import (
+    Fold,
+    Histogram,
+    checked,
+    encode_labels,
+    kept,
+    slow_count,
+    text,
+)
+
+PREFIX: Final = "sediment:metrics:"
+GAUGE_INDEX: Final = PREFIX + "gauges"
+SLOW_SCAN_MAX: Final = 100_000
+
+log = structlog.get_logger("sediment.metrics")
+
+
+def minute_key(minute: int) -> str:
+    return f"{PREFIX}minute:{minute}"
+
+
+@dataclass
+class _Pending:
+    counters: Counter[tuple[str, int]] = field(default_factory=Counter)
+    hists: dict[tuple[str, int], Histogram] = field(default_factory=dict)
+    gauges: dict[str, tuple[float, float]] = field(default_factory=dict)
+    depth: int = 0
+
+    def take(self) -> "_Pending":
+        taken = _Pending(self.counters, self.hists, self.gauges)
+        self.counters, self.hists, self.gauges = Counter(), {}, {}
+        return taken
+
+
+class RedisMetrics:
+    """Thread-safe: each thread has its own buffer; the client's pool is shared."""
+
+    def __init__(
+        self, client: redis.Redis, retention_s: int, clock: Callable[[], float] = time.time
+    ) -> None:
+        self._client = client
+        self._ttl = retention_s
+        self._clock = clock
+        self._local = threading.local()
+        self._ready: dict[int, set[str]] = {}
+        self._ready_lock = threading.Lock()
+
+    def _pending(self) -> _Pending:
+        pending: _Pending | None = getattr(self._local, "pending", None)
+        if pending is None:
+            pending = self._local.pending = _Pending()
+        return pending
+
+    def _minute(self) -> int:
+        return int(self._clock() // 60)
+
+    @contextmanager
+    def batch(self, defer: Defer | None = None) -> Iterator[None]:
+        pending = self._pending()
+        pending.depth += 1
+        try:
+            yield
+        finally:
+            pending.depth -= 1
+            if pending.depth == 0:
+                flush = partial(self._flush, pending.take())
+                if defer is None:
+                    flush()
+                else:
+                    defer(flush)
+
+    def _done(self, pending: _Pending) -> None:
+        if pending.depth == 0:
+            self._flush(pending.take())
+
+    def incr(self, name: str, n: int = 1, labels: Labels | None = None) -> None:
+        pending = self._pending()
+        sid = f"c:{checked(name)}:{encode_labels(labels)}"
+        pending.counters[(sid, self._minute())] += n
+        self._done(pending)
+
+    def observe(self, name: str, value_ms: float, labels: Labels | None = None) -> None:
+        pending = self._pending()
+        sid = f"h:{checked(name)}:{encode_labels(labels)}"
+        hist = pending.hists.get((sid, self._minute()))
+        if hist is None:
+            hist = pending.hists[(sid, self._minute())] = Histogram()
+        hist.buckets[bucket_bound(value_ms)] += 1
+        hist.total += value_ms
+        self._done(pending)
+
+    def gauge(self, name: str, value: float, labels: Labels | None = None) -> None:
+        pending = self._pending()
+        sid = f"g:{checked(name)}:{encode_labels(labels)}"
+        pending.gauges[sid] = (float(value), self._clock())
+        self._done(pending)
+
+    def _flush(self, p: _Pending) -> None:
+        if not (p.counters or p.hists or p.gauges):
+            return
+        pipe = self._client.pipeline(transaction=False)
+        for (sid, minute), n in p.counters.items():
+            pipe.incrby(f"{PREFIX}{sid}:{minute}", n)
+        for (sid, minute), h in p.hists.items():
+            key = f"{PREFIX}{sid}:{minute}"
+            for bound, n in h.buckets.items():
+                pipe.hincrby(key, f"{bound:g}", n)
+            pipe.hincrbyfloat(key, "sum", h.total)
+        new = self._new_series([*p.counters, *p.hists])
+        for minute, sids in new.items():
+            for sid in sids:
+                pipe.expire(f"{PREFIX}{sid}:{minute}", self._ttl)
+            pipe.sadd(minute_key(minute), *sids)
+            pipe.expire(minute_key(minute), self._ttl)
+        for sid, (value, ts) in p.gauges.items():
+            pipe.hset(f"{PREFIX}{sid}", mapping={"value": repr(value), "ts": repr(ts)})
+            pipe.expire(f"{PREFIX}{sid}", self._ttl)
+        if p.gauges:
+            pipe.sadd(GAUGE_INDEX, *p.gauges)
+            pipe.expire(GAUGE_INDEX, self._ttl)
+        try:
+            pipe.execute()
+        except (redis.RedisError, OSError) as exc:
+            log.warning("metrics_dropped", error_class=type(exc).__name__)
+            return
+        with self._ready_lock:
+            for minute, sids in new.items():
+                self._ready.setdefault(minute, set()).update(sids)
+
+    def _new_series(self, written: list[tuple[str, int]]) -> dict[int, set[str]]:
+        """Series not yet given their TTL and index entry by this process this minute."""
+        new: defaultdict[int, set[str]] = defaultdict(set)
+        if not written:
+            return new
+        latest = max(minute for _, minute in written)
+        with self._ready_lock:
+            for old in [m for m in self._ready if m < latest - 1]:
+                del self._ready[old]
+            for sid, minute in written:
+                if sid not in self._ready.get(minute, ()):
+                    new[minute].add(sid)
+        return new
+
+    def snapshot(self, minutes: int, bank: str | None = None) -> MetricsSnapshot:
+        if minutes < 1:
+            raise ValueError("minutes must be at least 1")
+        now = self._clock()
+        first = int(now // 60) - minutes + 1
+        pipe = self._client.pipeline(transaction=False)
+        for m in range(first, first + minutes):
+            pipe.smembers(minute_key(m))
+        pipe.smembers(GAUGE_INDEX)
+        pipe.xrange(SLOW_STREAM, min=str(first * 60_000), max="+", count=SLOW_SCAN_MAX)
+        *indexes, gauge_ids, slow = pipe.execute()
+        wanted = [
+            (sid, first + i)
+            for i, ids in enumerate(indexes)
+            for sid in sorted(text(x) for x in ids)
+            if kept(sid, bank)
+        ]
+        gauges = sorted(g for g in (text(x) for x in gauge_ids) if kept(g, bank))
+        pipe = self._client.pipeline(transaction=False)
+        for sid, minute in wanted:
+            key = f"{PREFIX}{sid}:{minute}"
+            if sid.startswith("c:"):
+                pipe.get(key)
+            else:
+                pipe.hgetall(key)
+        for gid in gauges:
+            pipe.hgetall(PREFIX + gid)
+        values = pipe.execute()
+        window_s = max(1.0, (minutes - 1) * 60 + now % 60)
+        agg = Fold(first, minutes, window_s)
+        for (sid, minute), value in zip(wanted, values, strict=False):
+            agg.add(sid, minute, value)
+        stale = [gid for gid, v in zip(gauges, values[len(wanted) :], strict=True) if not v]
+        for gid, value in zip(gauges, values[len(wanted) :], strict=True):
+            agg.add_gauge(gid, value)
+        if stale:
+            self._client.srem(GAUGE_INDEX, *stale)
+        at = datetime.fromtimestamp(now, UTC)
+        return agg.snapshot(at, bank, slow_count(slow, bank))

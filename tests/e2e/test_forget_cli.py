@@ -1,0 +1,68 @@
+"""`sediment forget` as a user runs it: embedded mode, one process per command."""
+
+import json
+import uuid
+from pathlib import Path
+
+from tests.e2e.cli import sediment
+from worker.consolidation.relations import memory_id
+
+
+def test_forget_by_id_then_by_source_then_all(tmp_path: Path) -> None:
+    ids = [uuid.UUID(int=i + 1) for i in range(3)]
+    lines = [
+        {
+            "event_id": str(ids[0]),
+            "bank_id": "cli",
+            "text": "The vault code is 4417.",
+            "occurred_at": "2024-01-01T00:00:00Z",
+        },
+        {
+            "event_id": str(ids[1]),
+            "bank_id": "cli",
+            "text": "Dana likes sailing.",
+            "occurred_at": "2024-01-02T00:00:00Z",
+            "metadata": {"source_id": "crm-7"},
+        },
+        {
+            "event_id": str(ids[2]),
+            "bank_id": "cli",
+            "text": "Evan plays chess.",
+            "occurred_at": "2024-01-03T00:00:00Z",
+        },
+    ]
+    events = tmp_path / "events.jsonl"
+    events.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    sediment(tmp_path, "ingest", str(events))
+    out = sediment(tmp_path, "forget", "--bank", "cli", "--id", str(memory_id(ids[0]))).stdout
+    assert "forgot 1 memories" in out
+    assert "4417" not in sediment(tmp_path, "recall", "vault code", "--bank", "cli").stdout
+    again = sediment(tmp_path, "ingest", str(events)).stdout
+    assert "4417" not in sediment(tmp_path, "recall", "vault code", "--bank", "cli").stdout, again
+    assert (
+        "forgot 1" in sediment(tmp_path, "forget", "--bank", "cli", "--source-id", "crm-7").stdout
+    )
+    assert "forgot 1" in sediment(tmp_path, "forget", "--bank", "cli", "--all").stdout
+    bad = sediment(tmp_path, "forget", "--bank", "cli", check=False)
+    assert bad.returncode == 2 and "exactly one selector" in bad.stderr
+
+
+def test_export_then_import_into_an_empty_deployment(tmp_path: Path) -> None:
+    line = {
+        "event_id": str(uuid.UUID(int=7)),
+        "bank_id": "src",
+        "text": "Fay paints murals.",
+        "occurred_at": "2024-01-01T00:00:00Z",
+    }
+    events = tmp_path / "events.jsonl"
+    events.write_text(json.dumps(line) + "\n")
+    sediment(tmp_path, "ingest", str(events))
+    dump = tmp_path / "dump.jsonl"
+    sediment(tmp_path, "export", "--bank", "src", "--out", str(dump))
+    assert json.loads(dump.read_text().splitlines()[0])["format"] == "sediment-export"
+    other = {"SEDIMENT_DATA_DIR": str(tmp_path / "other")}
+    out = sediment(tmp_path, "import", str(dump), "--bank", "dst", env=other).stdout
+    assert "imported 1 events into bank dst (1 new)" in out
+    again = sediment(tmp_path, "import", str(dump), "--bank", "dst", env=other).stdout
+    assert "(0 new)" in again
+    assert "murals" in sediment(tmp_path, "recall", "murals", "--bank", "dst", env=other).stdout

@@ -1,0 +1,229 @@
+"""The MCP server as an MCP client uses it, through the SDK's own client: `sediment mcp`
+over stdio (embedded, a store in a temporary directory), and streamable HTTP at /mcp
+of a real `sediment serve` in standalone mode (its worker consuming from real Redis)."""
+
+import os
+import uuid
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis
+from mcp import MCPError
+
+from tests.e2e.cli import sediment
+from tests.e2e.mcp_session import McpSession, http, stdio
+from tests.e2e.test_http import Server, eventually, running
+from tests.helpers import redis_url
+
+REDIS_URL = redis_url(14)
+TOKEN = "mcp-e2e-token"
+TOOLS = {"retain", "recall", "inspect", "feedback", "stats", "banks"}
+BOSTON = {
+    "text": "Alice lives in Boston.",
+    "key": "alice.city",
+    "occurred_at": "2024-01-01T09:00:00Z",
+}
+SEATTLE = {
+    "text": "Alice moved to Seattle.",
+    "key": "alice.city",
+    "occurred_at": "2024-06-01T09:00:00Z",
+}
+WHERE = "Where does Alice live?"
+
+
+def texts(response: dict[str, Any]) -> list[str]:
+    return [r["text"] for r in response["results"]]
+
+
+@pytest.fixture(scope="module")
+def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpSession]:
+    """`sediment mcp --bank notes`: one process for the module, like a desktop agent's."""
+    tmp = Path(tmp_path_factory.mktemp("mcp-stdio"))
+    with McpSession(lambda: stdio(tmp, "--bank", "notes")) as session:
+        yield session
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    db = redis.Redis.from_url(REDIS_URL)
+    try:
+        db.ping()
+    except redis.ConnectionError:
+        pytest.fail("the MCP e2e tests need Redis on 127.0.0.1:6379 (.ci/run starts it)")
+    db.flushdb()
+    env = {
+        **os.environ,
+        "SEDIMENT_MODE": "standalone",
+        "SEDIMENT_REDIS_URL": REDIS_URL,
+        "SEDIMENT_QUEUE": f"sediment-mcp-{uuid.uuid4().hex[:8]}",
+        "SEDIMENT_API_TOKEN": TOKEN,
+    }
+    env.pop("SEDIMENT_MCP_BANK", None)
+    with running(env, tmp_path_factory.mktemp("mcp-http")) as srv:
+        yield srv
+    db.flushdb()
+
+
+@pytest.fixture(scope="module")
+def remote(server: Server) -> Iterator[McpSession]:
+    with McpSession(partial(http, server.url + "/mcp", TOKEN)) as session:
+        yield session
+
+
+def test_stdio_lists_typed_documented_tools(local: McpSession) -> None:
+    tools = {t.name: t for t in local.tools()}
+    assert set(tools) == TOOLS
+    assert all(t.description and t.input_schema["type"] == "object" for t in tools.values())
+    recall = tools["recall"].input_schema["properties"]
+    assert (recall["limit"]["minimum"], recall["limit"]["maximum"]) == (1, 100)
+    assert recall["query"]["minLength"] == 1 and "bank" not in tools["recall"].input_schema.get(
+        "required", []
+    )
+    assert "results" in (tools["recall"].output_schema or {})["properties"]
+    assert tools["retain"].input_schema["properties"]["items"]["minItems"] == 1
+    assert tools["recall"].annotations and tools["recall"].annotations.read_only_hint
+
+
+def test_stdio_update_then_recall_returns_the_new_state(local: McpSession) -> None:
+    """Embedded: each retain is consolidated before the call returns."""
+    first = local.ok("retain", items=[BOSTON])
+    assert first["status"] == "consolidated" and first["bank"] == "notes"
+    local.ok("retain", items=[SEATTLE])
+    now = local.ok("recall", query=WHERE)
+    assert "Seattle" in texts(now)[0] and not any("Boston" in t for t in texts(now))
+    history = local.ok("recall", query=WHERE, history=True, explain=True)
+    states = {r["text"]: r["state"] for r in history["results"]}
+    assert states[BOSTON["text"]] == "superseded" and history["explain"]
+    view = local.ok("inspect", memory_id=now["results"][0]["id"])
+    assert [s["text"] for s in view["edges"]["supersedes"]] == [BOSTON["text"]]
+
+
+def test_stdio_retains_many_items_once_each(local: McpSession) -> None:
+    items = [
+        {"text": "Carol plays the oboe.", "occurred_at": "2024-02-01T09:00:00Z"},
+        {"text": "Carol's oboe is from 1962.", "occurred_at": "2024-02-02T09:00:00Z"},
+    ]
+    first = local.ok("retain", items=items, bank="music")
+    again = local.ok("retain", items=items, bank="music")
+    assert first["event_ids"] == again["event_ids"] and len(set(first["event_ids"])) == 2
+    assert local.ok("stats", bank="music")["memories"] == 2
+    assert "music" in local.ok("banks")["banks"]
+
+
+def test_stdio_bank_isolation(local: McpSession) -> None:
+    local.ok("retain", items=[{"text": "Bob likes green tea."}], bank="bank-a")
+    found = local.ok("recall", query="Bob tea", bank="bank-a")
+    assert texts(found) == ["Bob likes green tea."]
+    assert not any("Bob" in t for t in texts(local.ok("recall", query="Bob tea", bank="bank-b")))
+    hidden = local.error("inspect", memory_id=found["results"][0]["id"], bank="bank-b")
+    assert "no memory" in hidden and "bank-b" in hidden
+
+
+def test_stdio_feedback_is_counted(local: McpSession) -> None:
+    local.ok("retain", items=[{"text": "Dan's locker code is 4411."}], bank="votes")
+    shown = local.ok("recall", query="Dan locker code", bank="votes")["results"][0]
+    vote = local.ok("feedback", memory_id=shown["id"], vote="up", bank="votes")
+    assert vote["status"] == "counted"
+    view = local.ok("inspect", memory_id=shown["id"], bank="votes")
+    assert view["memory"]["votes_up"] == 1
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "words"),
+    [
+        ("recall", {"query": ""}, ["query", "at least 1 character"]),
+        ("recall", {"query": "Alice", "limit": 0}, ["limit", "greater than or equal to 1"]),
+        ("recall", {"query": "Alice", "bank": "no spaces!"}, ["bank", "pattern"]),
+        ("recall", {"query": "   "}, ["query", "blank"]),
+        ("retain", {"items": []}, ["items", "at least 1 item"]),
+        ("retain", {"items": [{"text": "x", "occurred_at": "2024-01-01T09:00:00"}]}, ["timezone"]),
+        ("retain", {"items": [{"text": "ok"}, {"text": " "}]}, ["items.1.text", "blank"]),
+        ("inspect", {"memory_id": "not-a-uuid"}, ["memory_id"]),
+        ("inspect", {"memory_id": str(uuid.UUID(int=7))}, ["no memory", "bank notes"]),
+        ("feedback", {"memory_id": str(uuid.UUID(int=7)), "vote": "meh"}, ["vote"]),
+    ],
+)
+def test_stdio_bad_calls_are_tool_errors(
+    local: McpSession, tool: str, arguments: dict[str, object], words: list[str]
+) -> None:
+    message = local.error(tool, **arguments)
+    for word in words:
+        assert word in message, message
+    assert local.ok("banks")["default_bank"] == "notes"
+
+
+def test_http_token_is_enforced_on_mcp(server: Server) -> None:
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": TOKEN}):
+        r = httpx.post(server.url + "/mcp", json=hello, headers=headers)
+        assert r.status_code == 401, r.text
+        assert r.json()["error"] == "unauthorized" and r.headers["www-authenticate"] == "Bearer"
+    with (
+        pytest.raises(ExceptionGroup) as refused,
+        McpSession(partial(http, server.url + "/mcp", None)),
+    ):
+        pass
+    assert refused.group_contains(MCPError)
+
+
+def test_http_lists_tools(remote: McpSession) -> None:
+    assert {t.name for t in remote.tools()} == TOOLS
+
+
+def test_http_update_then_recall_returns_the_new_state(remote: McpSession) -> None:
+    """Standalone: retains are queued; the serve process's worker consolidates them."""
+    assert remote.ok("retain", items=[BOSTON], bank="people")["status"] == "queued"
+    remote.ok("retain", items=[SEATTLE], bank="people")
+
+    def settled() -> dict[str, Any] | None:
+        now = remote.ok("recall", query=WHERE, bank="people")
+        shown = texts(now)
+        return now if shown and "Seattle" in shown[0] and len(shown) == 1 else None
+
+    now = eventually(settled, "the update to be consolidated")
+    view = remote.ok("inspect", memory_id=now["results"][0]["id"], bank="people")
+    assert [s["text"] for s in view["edges"]["supersedes"]] == [BOSTON["text"]]
+    assert remote.ok("stats", bank="people")["superseded"] == 1
+
+
+def test_http_bank_isolation(remote: McpSession) -> None:
+    remote.ok("retain", items=[{"text": "Erin keeps bees."}], bank="bees")
+    eventually(lambda: texts(remote.ok("recall", query="Erin bees", bank="bees")), "Erin's bees")
+    assert not any("Erin" in t for t in texts(remote.ok("recall", query="Erin bees", bank="wasps")))
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "words"),
+    [
+        ("recall", {"query": "Alice"}, ["no bank given", "SEDIMENT_MCP_BANK"]),
+        ("recall", {"query": "", "bank": "people"}, ["query"]),
+        ("recall", {"query": "Alice", "bank": "people", "limit": 0}, ["limit"]),
+        ("recall", {"query": "Alice", "bank": "bad/bank"}, ["bank", "pattern"]),
+    ],
+)
+def test_http_bad_calls_are_tool_errors(
+    remote: McpSession, tool: str, arguments: dict[str, object], words: list[str]
+) -> None:
+    message = remote.error(tool, **arguments)
+    for word in words:
+        assert word in message, message
+    assert remote.ok("banks")["default_bank"] is None
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "words"),
+    [
+        (["--bank", "a b"], {}, "--bank 'a b' is not a bank id"),
+        ([], {"SEDIMENT_MCP_BANK": "a/b"}, "invalid setting SEDIMENT_MCP_BANK"),
+    ],
+)
+def test_a_bad_default_bank_stops_sediment_mcp_at_start(
+    tmp_path: Path, args: list[str], env: dict[str, str], words: str
+) -> None:
+    run = sediment(tmp_path, "mcp", *args, env=env, check=False)
+    assert run.returncode == 2 and words in run.stderr, run.stderr
+    assert run.stdout == ""

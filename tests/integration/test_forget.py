@@ -1,0 +1,118 @@
+"""Forget, end to end: after a forget, recall never returns the memory, a redelivered
+retain of it is skipped, and no byte of its text is left in Redis (every key, dumped)
+or in the data directory's files, in embedded mode and with a real `celery worker`."""
+
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from contracts.events import RetainEvent
+from contracts.recall import RecallRequest
+from sediment.bootstrap import Runtime, bootstrap
+from sediment.forgetting import forget, forget_event
+from sediment.settings import Settings
+from tests.helpers import event
+from tests.integration.conftest import WorkerEnv, wait_until
+from worker.consolidation.relations import memory_id
+from worker.publish import publish, publish_forget
+from worker.tasks import letter
+
+pytestmark = pytest.mark.integration
+BANK = "forget-it"
+
+
+def marked(marker: str) -> list[RetainEvent]:
+    texts = [
+        f"Alice keeps the spare key under the {marker} flowerpot.",
+        "Alice lives in Lisbon.",
+        "Bob drinks green tea every morning.",
+    ]
+    return [event(t, day, bank=BANK) for day, t in enumerate(texts)]
+
+
+def files_with(root: Path, marker: str) -> list[str]:
+    found = []
+    for path in root.rglob("*"):
+        if path.is_file() and marker.encode() in path.read_bytes():
+            found.append(str(path))
+    return found
+
+
+def redis_keys_with(client: redis.Redis, marker: str) -> list[str]:
+    found = []
+    for key in client.scan_iter(count=1000):
+        dumped = client.dump(key)
+        if dumped is not None and marker.encode() in dumped:
+            found.append(key.decode())
+    return found
+
+
+def recalled_ids(rt: Runtime, query: str) -> set[uuid.UUID]:
+    request = RecallRequest(query=query, limit=20, prefer_observations=False, state_mode="history")
+    return {r.id for r in rt.recall_pipeline.recall(BANK, request).results}
+
+
+def poison_of(e: RetainEvent) -> dict[str, object]:
+    """A rejected copy of the event, as a dead letter would keep it."""
+    return {**e.model_dump(mode="json"), "occurred_at": "2024-01-01T00:00:00"}
+
+
+@pytest.fixture
+def embedded(tmp_path: Path) -> Iterator[Settings]:
+    yield Settings(_env_file=None, mode="embedded", data_dir=tmp_path / "data")  # type: ignore[call-arg]
+
+
+def test_embedded_forget_leaves_no_trace(embedded: Settings) -> None:
+    marker = "zq" + uuid.uuid4().hex
+    events = marked(marker)
+    doomed = events[0]
+    rt = bootstrap(embedded)
+    assert rt.publisher.publish_retain(events) == 3
+    assert memory_id(doomed.event_id) in recalled_ids(rt, f"spare key {marker} flowerpot")
+    rt.dead_letters.add(letter("sediment.retain.v1", poison_of(doomed), ValueError("x"), 1))
+    assert forget(rt.publisher, BANK, memory_ids=[memory_id(doomed.event_id)]) == 1
+    assert memory_id(doomed.event_id) not in recalled_ids(rt, f"spare key {marker} flowerpot")
+    assert rt.publisher.publish_retain([doomed]) == 0
+    assert rt.dead_letters.length() == 0
+    rt.close()
+    assert files_with(embedded.data_dir, marker) == []
+    again = bootstrap(embedded)
+    assert again.publisher.publish_retain([doomed]) == 0
+    assert memory_id(doomed.event_id) not in recalled_ids(again, "spare key flowerpot")
+    assert memory_id(events[1].event_id) in recalled_ids(again, "Alice lives in Lisbon")
+    again.close()
+
+
+def test_worker_forget_leaves_no_trace_in_redis_or_files(worker_env: WorkerEnv) -> None:
+    marker = "zq" + uuid.uuid4().hex
+    events = marked(marker)
+    doomed = events[0]
+    producer = worker_env.producer()
+    proc = worker_env.start("worker")
+    publish(producer, events, worker_env.queue)
+    producer.send_task("sediment.retain.v1", args=[poison_of(doomed)], queue=worker_env.queue)
+    wait_until(worker_env.settled, 120, "the retains")
+    assert worker_env.redis.xlen("sediment:dlq") == 1
+    forget_ev = forget_event(BANK, memory_ids=[memory_id(doomed.event_id)])
+    publish_forget(producer, [forget_ev], worker_env.queue)
+    wait_until(worker_env.settled, 120, "the forget")
+    publish(producer, [doomed], worker_env.queue)
+    wait_until(worker_env.settled, 120, "the redelivered retain")
+    worker_env.stop(proc)
+
+    assert redis_keys_with(worker_env.redis, marker) == []
+    assert worker_env.redis.xlen("sediment:dlq") == 0
+    rt = worker_env.runtime()
+    assert memory_id(doomed.event_id) not in recalled_ids(rt, f"spare key {marker} flowerpot")
+    assert memory_id(events[1].event_id) in recalled_ids(rt, "Alice lives in Lisbon")
+    stones = rt.tombstones.of_bank(BANK)
+    assert [t.memory_id for t in stones] == [memory_id(doomed.event_id)]
+    assert marker not in json.dumps([t.model_dump(mode="json") for t in stones])
+    rt.close()
+    assert files_with(worker_env.data_dir, marker) == []
+    log = (worker_env.log_dir / "worker.log").read_bytes()
+    assert marker.encode() not in log

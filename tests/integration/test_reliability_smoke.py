@@ -1,0 +1,52 @@
+"""A short run of the fault suite (`make reliability` runs the long one): real processes
+on a Redis of its own with AOF; one kill -9 of a worker under a few hundred events, a
+few fuzzed poison events with a 20 MB batch, a small schemathesis run."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bench.reliability.api_checks import schemathesis_run
+from bench.reliability.cluster import Node, Proc, RedisServer, running
+from bench.reliability.faults import worker_kills
+from bench.reliability.poison import poison_run
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    redis = RedisServer(tmp_path_factory.mktemp("reliability"))
+    redis.start()
+    yield redis
+    redis.stop()
+
+
+def test_a_killed_worker_loses_nothing_and_is_recovered_from_within_30_s(
+    server: RedisServer, tmp_path: Path
+) -> None:
+    result = worker_kills(server, tmp_path, n_events=300, kills=1, interval_s=8).summary()
+    assert result["sent"] == 300
+    assert (result["lost"], result["duplicated"]) == (0, 0)
+    assert result["stored"] == 300
+    held = [k for k in result["kills"] if k["held"]]
+    assert all(k["recovery_s"] <= 30 for k in held), result["kills"]
+    assert result["notes"] == {"unacked_left": 0, "ledger_left": 0}
+
+
+def test_poison_is_dead_lettered_within_the_cap_and_good_events_stored(
+    server: RedisServer, tmp_path: Path
+) -> None:
+    result = poison_run(server, tmp_path, n_poison=15)
+    assert result.failures == 0, result
+    assert result.largest_letter_bytes <= result.cap_bytes < result.largest_poison_bytes
+    assert result.good_stored == result.good_sent and result.poison_stored == 0
+
+
+def test_schemathesis_finds_nothing(server: RedisServer, tmp_path: Path) -> None:
+    node = Node(server.url, tmp_path, "schema")
+    with running(Proc.serve(node)) as proc:
+        result = schemathesis_run(proc.base_url, max_examples=3, out_dir=tmp_path)
+    assert result.cases > 0
+    assert result.failures == 0, (result, (tmp_path / "schemathesis.log").read_text()[-3000:])

@@ -1,0 +1,100 @@
+"""Export -> import into an empty deployment gives the identical read model (ids,
+states, edges, observations, tombstones); importing twice changes nothing."""
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from contracts.events import RetainEvent
+from readmodel.store import Filter, MemoryStore
+from sediment.bootstrap import Runtime, bootstrap
+from sediment.forgetting import forget
+from sediment.settings import Settings
+from sediment.transfer import export_lines, import_lines
+from worker.consolidation.relations import memory_id
+
+pytestmark = pytest.mark.integration
+BANK = "transfer"
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
+WORLD = [
+    ("Alice lives in Boston.", 0, "Alice.city"),
+    ("Alice's home is in Boston.", 1, "Alice.city"),
+    ("Alice moved to Seattle.", 2, None),
+    ("Alice drinks coffee every morning.", 0, None),
+    ("Every morning Alice drinks coffee.", 1, None),
+    ("Alice no longer drinks coffee every morning.", 3, None),
+    ("Alice keeps a diary.", 4, None),
+]
+
+
+def events() -> list[RetainEvent]:
+    return [
+        RetainEvent(
+            event_id=uuid.UUID(int=i + 1),
+            bank_id=BANK,
+            text=text,
+            occurred_at=T0 + timedelta(days=day),
+            entities=["Alice"],
+            tags=["family"],
+            key=key,
+            metadata={"source_id": f"doc-{i}"},
+        )
+        for i, (text, day, key) in enumerate(WORLD)
+    ]
+
+
+def model(store: MemoryStore, bank: str) -> list[tuple[object, ...]]:
+    rows = []
+    for p in store.scroll(Filter(bank)):
+        r = p.record
+        rows.append(
+            (
+                str(r.id),
+                r.kind,
+                r.text,
+                r.state.value,
+                str(r.superseded_by),
+                str(r.relation),
+                str(r.observation_id),
+                tuple(getattr(r, "source_memory_ids", ())),
+                getattr(r, "proof_count", None),
+                tuple(r.tags),
+                tuple(r.entities),
+                r.key,
+                tuple(sorted(r.metadata.items())),
+                r.occurred_at,
+            )
+        )
+    return sorted(rows, key=str)
+
+
+def runtime(path: Path) -> Runtime:
+    return bootstrap(Settings(_env_file=None, mode="embedded", data_dir=path))  # type: ignore[call-arg]
+
+
+def test_export_import_is_identical_and_idempotent(tmp_path: Path) -> None:
+    source = runtime(tmp_path / "a")
+    all_events = events()
+    source.publisher.publish_retain(all_events)
+    forget(source.publisher, BANK, memory_ids=[memory_id(all_events[-1].event_id)])
+    expected = model(source.store, BANK)
+    lines = list(export_lines(source.store, source.tombstones, BANK, datetime.now(UTC)))
+    source.close()
+    assert "Alice keeps a diary" not in "\n".join(lines)
+    assert {"observation", "superseded"} <= {x for row in expected for x in row[1:4]}
+
+    target = runtime(tmp_path / "b")
+    done = import_lines(target.publisher, lines)
+    assert (done.events, done.stored, done.tombstones) == (6, 6, 1)
+    assert model(target.store, BANK) == expected
+    again = import_lines(target.publisher, lines)
+    assert again.stored == 0 and model(target.store, BANK) == expected
+    assert target.publisher.publish_retain([all_events[-1]]) == 0
+    assert [t.memory_id for t in target.tombstones.of_bank(BANK)] == [
+        memory_id(all_events[-1].event_id)
+    ]
+    other = import_lines(target.publisher, lines, bank="copy")
+    assert other.stored == 6 and len(model(target.store, "copy")) == len(expected)
+    target.close()

@@ -1,0 +1,67 @@
+"""The forget endpoints publish one ForgetEvent each, with exactly one selector; an
+embedded runtime's own publisher forgets before the response."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from contracts.recall import RecallRequest
+from readmodel.store import Filter
+from sediment.api.app import create_app
+from sediment.api.deps import ApiDeps
+from tests.unit.api_support import BOSTON, CELLO_1, Api, mid, open_api, seeded_runtime
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[Api]:
+    yield from open_api(tmp_path)
+
+
+def test_each_endpoint_publishes_one_selector(api: Api) -> None:
+    memory = mid(BOSTON)
+    assert api.client.delete(f"/v1/banks/b1/memories/{memory}").status_code == 202
+    r = api.client.delete("/v1/banks/b1/memories", params={"tag": ["x", "y"], "source_id": "s"})
+    assert r.status_code == 202
+    assert api.client.delete("/v1/banks/b1").status_code == 202
+    body = {"filter": {"entities": ["Bob"], "start": "2024-01-01T00:00:00Z"}}
+    assert api.client.post("/v1/banks/b1/forget", json=body).status_code == 202
+    by_id, by_filter, whole, posted = api.publisher.forgets
+    assert by_id.memory_ids == [memory] and by_id.bank_id == "b1"
+    assert by_filter.filter is not None and by_filter.filter.tags == ["x", "y"]
+    assert by_filter.filter.source_id == "s"
+    assert whole.all_memories
+    assert posted.filter is not None and posted.filter.entities == ["Bob"]
+
+
+def test_no_selector_or_two_selectors_is_422(api: Api) -> None:
+    assert api.client.delete("/v1/banks/b1/memories").status_code == 422
+    both = {"memory_ids": [str(mid(BOSTON))], "all_memories": True}
+    r = api.client.post("/v1/banks/b1/forget", json=both)
+    assert r.status_code == 422 and "exactly one selector" in r.text
+    assert api.publisher.forgets == []
+
+
+def test_embedded_forget_is_done_before_the_response(tmp_path: Path) -> None:
+    rt = seeded_runtime(tmp_path)
+    deps = ApiDeps(
+        service=rt.recaller,
+        store=rt.store,
+        publisher=rt.publisher,
+        max_text_bytes=rt.settings.max_text_bytes,
+        max_body_bytes=rt.settings.api_max_body_bytes,
+        api_token=SecretStr("t"),
+    )
+    with TestClient(create_app(deps), headers={"Authorization": "Bearer t"}) as client:
+        r = client.delete(f"/v1/banks/b1/memories/{mid(CELLO_1)}")
+        assert r.status_code == 202 and r.json()["forgotten"] == 1
+        assert r.json()["queued"] is False
+        results = rt.recaller.recall("b1", RecallRequest(query="cello orchestra", limit=10))
+        assert mid(CELLO_1) not in {x.id for x in results.results}
+        assert client.delete("/v1/banks/b1").json()["forgotten"] == 3
+        assert rt.store.count(Filter("b1")) == 0
+        assert rt.store.count(Filter("b2")) == 1
+        assert client.delete("/v1/banks/b1/memories/x").status_code == 422
+    rt.close()

@@ -1,0 +1,132 @@
+"""The MCP tools in one process: retain items become the same events the HTTP API
+makes, bad input is a tool error naming each field, and /mcp takes the API's token.
+The in-process calls go through the SDK's own client connected to the server object."""
+
+import asyncio
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from mcp import Client
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import SecretStr
+
+from contracts.events import RetainItem, derive_event_id
+from sediment.api.app import create_app
+from sediment.api.routes import to_events as api_events
+from sediment.mcp_server import HttpEndpoint, build_server
+from sediment.mcp_tools.models import MemoryItem
+from sediment.mcp_tools.tools import SedimentTools, to_events
+from tests.unit.api_support import Api, open_api
+
+WHEN = datetime(2024, 3, 1, 9, tzinfo=UTC)
+LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+ACCEPT = {"Accept": "application/json, text/event-stream"}
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+    yield from open_api(Path(tmp_path_factory.mktemp("mcp")))
+
+
+def tools(api: Api, default_bank: str | None = None) -> SedimentTools:
+    deps = api.client.app.state.deps  # type: ignore[attr-defined]
+    return SedimentTools(deps, default_bank, immediate=False)
+
+
+def call(api: Api, name: str, arguments: dict[str, Any], bank: str | None = "b1") -> Any:
+    async def run() -> Any:
+        async with Client(build_server(tools(api, bank))) as client:
+            return await client.call_tool(name, arguments)
+
+    return asyncio.run(run())
+
+
+def test_an_item_is_the_event_the_http_api_makes() -> None:
+    [ours] = to_events(
+        "b1", [MemoryItem(text="Alice lives in Boston.", occurred_at=WHEN)], 1024, WHEN
+    )
+    item = RetainItem(text="Alice lives in Boston.", occurred_at=WHEN)
+    [theirs] = api_events("b1", [item], 1024)
+    assert ours == theirs
+    assert ours.event_id == derive_event_id("b1", "Alice lives in Boston.", WHEN.isoformat())
+
+
+def test_occurred_at_defaults_to_now() -> None:
+    [event] = to_events("b1", [MemoryItem(text="Bob is here.")], 1024, WHEN)
+    assert event.occurred_at == WHEN
+
+
+def test_every_bad_item_is_named_without_its_text() -> None:
+    items = [MemoryItem(text="fine"), MemoryItem(text=" "), MemoryItem(text="secret" * 20)]
+    with pytest.raises(ToolError) as caught:
+        to_events("b1", items, 64, WHEN)
+    message = str(caught.value)
+    assert message.startswith("invalid retain: items.1.text: text is blank; items.2.text: ")
+    assert "the limit is 64 (SEDIMENT_MAX_TEXT_BYTES)" in message and "secret" not in message
+
+
+def test_a_call_without_bank_needs_a_default(api: Api) -> None:
+    with pytest.raises(ToolError, match="no bank given"):
+        tools(api).bank_of(None)
+    assert tools(api, "b9").bank_of(None) == "b9" and tools(api, "b9").bank_of("b2") == "b2"
+
+
+def test_retain_publishes_through_the_api_publisher(api: Api) -> None:
+    result = call(
+        api, "retain", {"items": [{"text": "Dana swims.", "occurred_at": "2024-01-01T00:00:00Z"}]}
+    )
+    assert not result.is_error and result.structured_content["status"] == "queued"
+    published = api.publisher.retained[-1]
+    assert (published.bank_id, published.text) == ("b1", "Dana swims.")
+    assert str(published.event_id) == result.structured_content["event_ids"][0]
+
+
+def test_recall_reads_the_default_bank(api: Api) -> None:
+    result = call(api, "recall", {"query": "Where does Alice live?", "limit": 1})
+    assert not result.is_error
+    [top] = result.structured_content["results"]
+    assert top["text"] == "Alice lives in Seattle."
+
+
+def test_a_dead_broker_is_a_tool_error(api: Api) -> None:
+    api.publisher.failing = True
+    try:
+        result = call(api, "retain", {"items": [{"text": "Eve runs."}]})
+    finally:
+        api.publisher.failing = False
+    assert result.is_error and "the broker did not take the events" in result.content[0].text
+
+
+@pytest.mark.parametrize(
+    ("token", "header", "status"),
+    [
+        pytest.param(None, None, 200, id="no token configured: open"),
+        pytest.param("t0ken", None, 401, id="token, no header"),
+        pytest.param("t0ken", "Bearer nope", 401, id="token, wrong header"),
+        pytest.param("t0ken", "t0ken", 401, id="token without the Bearer scheme"),
+        pytest.param("t0ken", "bearer t0ken", 200, id="token, right header"),
+        pytest.param("", "Bearer ", 401, id="empty token admits nobody"),
+    ],
+)
+def test_mcp_endpoint_takes_the_api_token(
+    api: Api, token: str | None, header: str | None, status: int
+) -> None:
+    deps = replace(
+        api.client.app.state.deps,  # type: ignore[attr-defined]
+        api_token=None if token is None else SecretStr(token),
+    )
+    endpoint = HttpEndpoint(SedimentTools(deps, "b1", immediate=False), host="0.0.0.0")
+    headers = {**ACCEPT, **({} if header is None else {"Authorization": header})}
+    with TestClient(create_app(deps, mcp=endpoint)) as client:
+        r = client.post("/mcp", json=LIST_TOOLS, headers=headers)
+        assert r.status_code == status, r.text
+        if status == 401:
+            assert r.json()["error"] == "unauthorized" and r.headers["www-authenticate"] == "Bearer"
+        else:
+            assert {t["name"] for t in r.json()["result"]["tools"]} >= {"retain", "recall"}
+        assert client.get("/healthz").status_code == 200

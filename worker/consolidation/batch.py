@@ -1,0 +1,262 @@
+"""`BatchView`: the store as one bank's batch of events sees it.
+
+A batch is consolidated one event after another, exactly as single events are, but
+against this view instead of the store: reads go to the store once (neighbour queries
+for the whole batch in one engine call, then fetches and scrolls remembered) and are
+answered from memory after that; writes are kept here, and events of the batch see
+each other's writes (a batch-local neighbour index over the points written so far).
+`flush` then writes everything in four store calls, done-markers last, so a crash
+anywhere leaves the batch to be redone whole. The result is the read model that one
+event at a time would give (tests/property/test_convergence.py checks any split).
+"""
+
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from typing import Protocol
+
+import numpy as np
+
+from contracts.memory import Observation
+from readmodel.embedders import Embedder, Vectors
+from readmodel.store import (
+    DerivedPatch,
+    Filter,
+    Hit,
+    MemoryStore,
+    Record,
+    StoredPoint,
+    Vector,
+    matches,
+)
+
+Query = tuple[bytes, Filter, int, float | None]
+
+
+def patched(record: Record, patch: DerivedPatch) -> Record:
+    return record.model_copy(
+        update={
+            "state": patch.state,
+            "superseded_by": patch.superseded_by,
+            "relation": patch.relation,
+            "observation_id": patch.observation_id,
+            "consolidated": patch.consolidated,
+            "supersession_reason": patch.supersession_reason,
+        }
+    )
+
+
+class BatchView:
+    """Implements the store calls gather and apply make (fetch, search_dense, scroll,
+    upsert, set_derived, delete) for one bank, over `store`."""
+
+    def __init__(self, store: MemoryStore, bank_id: str) -> None:
+        self._store = store
+        self._bank = bank_id
+        self._seen: dict[uuid.UUID, StoredPoint | None] = {}
+        self._written: dict[uuid.UUID, StoredPoint] = {}
+        self._patches: dict[uuid.UUID, DerivedPatch] = {}
+        self._deleted: set[uuid.UUID] = set()
+        self._searches: dict[Query, list[Hit]] = {}
+        self._scrolls: dict[Filter, list[StoredPoint]] = {}
+
+    def prefetch_neighbours(
+        self, vectors: Sequence[Vector], flt: Filter, limit: int, threshold: float | None
+    ) -> None:
+        """The store's answers to every event's neighbour query, in one engine call."""
+        if not len(vectors):
+            return
+        answers = self._store.search_dense_batch(vectors, flt, limit, threshold, True)
+        for vector, hits in zip(vectors, answers, strict=True):
+            key = np.asarray(vector, dtype=np.float32).tobytes()
+            self._searches[(key, flt, limit, threshold)] = hits
+            for h in hits:
+                dense = h.dense if h.dense is not None else np.zeros(0, np.float32)
+                self._seen.setdefault(h.record.id, StoredPoint(h.record, dense))
+
+    def prefetch_scroll(self, flt: Filter) -> None:
+        """Remember the store's answer to `flt`; later scrolls whose filter asks for a
+        subset of its `declared_supersedes_any` are answered from it."""
+        self._scrolls[flt] = list(self._store.scroll(flt, with_vectors=True))
+
+    def _current(self, point: StoredPoint) -> StoredPoint | None:
+        """The point as this batch has left it: written, patched, deleted or untouched."""
+        rid = point.record.id
+        if rid in self._deleted:
+            return None
+        if rid in self._written:
+            return self._written[rid]
+        patch = self._patches.get(rid)
+        return point if patch is None else replace(point, record=patched(point.record, patch))
+
+    def fetch(
+        self, bank_id: str, ids: Sequence[uuid.UUID], with_vectors: bool = False
+    ) -> list[StoredPoint]:
+        if bank_id != self._bank:
+            return self._store.fetch(bank_id, ids, with_vectors)
+        wanted = list(dict.fromkeys(ids))
+        missing = [i for i in wanted if i not in self._seen and i not in self._written]
+        if missing:
+            found = {p.record.id: p for p in self._store.fetch(bank_id, missing, True)}
+            for i in missing:
+                self._seen[i] = found.get(i)
+        out = []
+        for i in wanted:
+            base = self._written.get(i) or self._seen.get(i)
+            point = None if base is None else self._current(base)
+            if point is not None:
+                out.append(point)
+        return out
+
+    def search_dense(
+        self,
+        vector: Vector | Sequence[float],
+        flt: Filter,
+        limit: int,
+        score_threshold: float | None = None,
+        with_vectors: bool = False,
+    ) -> list[Hit]:
+        query = np.asarray(vector, dtype=np.float32)
+        key = (query.tobytes(), flt, limit, score_threshold)
+        if key not in self._searches:
+            self._searches[key] = self._store.search_dense(query, flt, limit, score_threshold, True)
+        hits = {}
+        for h in self._searches[key]:
+            base = StoredPoint(
+                h.record, h.dense if h.dense is not None else np.zeros(0, np.float32)
+            )
+            point = self._current(base)
+            if point is not None and matches(flt, point.record):
+                hits[point.record.id] = Hit(point.record, h.score, point.dense)
+        for point in self._written.values():
+            if matches(flt, point.record) and point.dense.shape == query.shape:
+                score = float(np.dot(query, point.dense))
+                if score_threshold is None or score >= score_threshold:
+                    hits[point.record.id] = Hit(point.record, score, point.dense)
+        ranked = sorted(hits.values(), key=lambda h: (-h.score, str(h.record.id)))
+        return ranked[:limit]
+
+    def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]:
+        """Every point matching `flt` as the batch has left them, in id order."""
+        source = self._stored_for(flt)
+        found: dict[uuid.UUID, StoredPoint] = {}
+        for p in source:
+            current = self._current(p)
+            if current is not None and matches(flt, current.record):
+                found[current.record.id] = current
+        for p in self._written.values():
+            if matches(flt, p.record):
+                found[p.record.id] = p
+        return iter([found[k] for k in sorted(found)])
+
+    def _stored_for(self, flt: Filter) -> list[StoredPoint]:
+        for known, points in self._scrolls.items():
+            wanted = set(flt.declared_supersedes_any)
+            if (
+                wanted
+                and wanted <= set(known.declared_supersedes_any)
+                and known.bank_id == flt.bank_id
+            ):
+                return points
+        if flt not in self._scrolls:
+            self._scrolls[flt] = list(self._store.scroll(flt, with_vectors=True))
+        return self._scrolls[flt]
+
+    def upsert(self, points: Sequence[StoredPoint]) -> None:
+        for p in points:
+            self._written[p.record.id] = p
+            self._deleted.discard(p.record.id)
+            self._patches.pop(p.record.id, None)
+
+    def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
+        for patch in patches:
+            if patch.id in self._written:
+                point = self._written[patch.id]
+                self._written[patch.id] = replace(point, record=patched(point.record, patch))
+            else:
+                self._patches[patch.id] = patch
+
+    def delete(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None:
+        for i in ids:
+            self._written.pop(i, None)
+            self._patches.pop(i, None)
+            self._deleted.add(i)
+
+    def flush(self, new_ids: Sequence[uuid.UUID]) -> None:
+        """Raw points and observations, then patches of older records, then deletes;
+        the batch's done-markers last."""
+        news = set(new_ids)
+        pending = [
+            replace(p, record=p.record.model_copy(update={"consolidated": False}))
+            if p.record.id in news
+            else p
+            for p in self._written.values()
+        ]
+        raw_first = sorted(pending, key=lambda p: isinstance(p.record, Observation))
+        if raw_first:
+            self._store.upsert(raw_first)
+        older = [p for i, p in sorted(self._patches.items(), key=lambda kv: kv[0])]
+        if older:
+            self._store.set_derived(self._bank, older)
+        if self._deleted:
+            self._store.delete(self._bank, sorted(self._deleted))
+        done = [_patch_of(self._written[i].record) for i in new_ids if i in self._written]
+        if done:
+            self._store.set_derived(self._bank, done)
+
+
+def _patch_of(r: Record) -> DerivedPatch:
+    return DerivedPatch(
+        r.id, r.state, r.superseded_by, r.relation, r.observation_id, True, r.supersession_reason
+    )
+
+
+class TextVectors:
+    """The batch's embedder for decisions: a text embedded once per batch, however many
+    events compare against it (memories with a context are re-embedded on their text
+    alone to decide; see neighbourhood.content_view)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self._inner = inner
+        self._known: dict[str, Vector] = {}
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    @property
+    def dimension(self) -> int:
+        return self._inner.dimension
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._known))
+        if missing:
+            self._known.update(zip(missing, self._inner.embed(missing), strict=True))
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.stack([self._known[t] for t in texts])
+
+
+class ConsolidationStore(Protocol):
+    """What gathering and applying need of a store: the store itself, or a `BatchView`."""
+
+    def fetch(
+        self, bank_id: str, ids: Sequence[uuid.UUID], with_vectors: bool = False
+    ) -> list[StoredPoint]: ...
+
+    def search_dense(
+        self,
+        vector: Vector | Sequence[float],
+        flt: Filter,
+        limit: int,
+        score_threshold: float | None = None,
+        with_vectors: bool = False,
+    ) -> list[Hit]: ...
+
+    def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]: ...
+
+    def upsert(self, points: Sequence[StoredPoint]) -> None: ...
+
+    def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None: ...
+
+    def delete(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None: ...

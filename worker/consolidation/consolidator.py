@@ -1,0 +1,233 @@
+"""The consolidation core: embed, upsert the raw memory, decide, apply, mark done."""
+
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from enum import Enum
+from functools import partial
+
+import numpy as np
+
+from contracts.events import RetainEvent
+from contracts.memory import Memory
+from readmodel.embedders import Embedder
+from readmodel.store import Filter, MemoryStore, StoredPoint, tagset_of
+from readmodel.text import document_vector
+from telemetry.metrics import (
+    CONSOLIDATION_LAG_MS,
+    CONSOLIDATION_MS,
+    Metrics,
+    NoopMetrics,
+    count_events,
+)
+from worker.consolidation.apply import apply
+from worker.consolidation.batch import BatchView, TextVectors
+from worker.consolidation.decide import Plan, decide
+from worker.consolidation.neighbourhood import RAW_KINDS, content_view, gather
+from worker.consolidation.policy import ConsolidationPolicy
+from worker.consolidation.relations import LinkKind, features, memory_id
+from worker.locks import Locks
+from worker.tombstones import MemoryTombstones, Tombstones
+
+
+class Status(Enum):
+    STORED = "stored"
+    DUPLICATE = "duplicate"
+    FORGOTTEN = "forgotten"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    event_id: uuid.UUID
+    memory_id: uuid.UUID
+    status: Status
+    merged: int = 0
+    superseded: int = 0
+
+
+@dataclass(frozen=True)
+class Consolidator:
+    """Everything consolidation needs, wired once per process by the bootstrap."""
+
+    store: MemoryStore
+    embedder: Embedder
+    locks: Locks
+    policy: ConsolidationPolicy = field(default_factory=ConsolidationPolicy)
+    clock: Callable[[], datetime] = field(default=partial(datetime.now, UTC))
+    metrics: Metrics = field(default_factory=NoopMetrics)
+    tombstones: Tombstones = field(default_factory=MemoryTombstones)
+
+
+def raw_memory(event: RetainEvent, created_at: datetime) -> Memory:
+    return Memory(
+        id=memory_id(event.event_id),
+        bank_id=event.bank_id,
+        kind=event.kind,
+        text=event.text,
+        context=event.context,
+        occurred_at=event.occurred_at,
+        mentioned_at=event.mentioned_at,
+        created_at=created_at,
+        entities=list(event.entities),
+        tags=list(event.tags),
+        key=event.key,
+        importance=event.importance,
+        metadata=dict(event.metadata),
+        event_id=event.event_id,
+        declared_supersedes=list(event.supersedes),
+    )
+
+
+def consolidate_points(
+    bank_id: str, points: Sequence[StoredPoint], deps: Consolidator
+) -> list[Plan]:
+    """Consolidate raw points of one bank in order, as one batch under the bank's lock:
+    each is upserted into the batch's view and what it touches recomputed there; the
+    view is written to the store at the end (worker/consolidation/batch.py)."""
+    with deps.locks.hold(f"bank:{bank_id}"):
+        return [plan for _, plan in consolidate_locked(bank_id, points, deps)]
+
+
+def consolidate_locked(
+    bank_id: str, points: Sequence[StoredPoint], deps: Consolidator
+) -> list[tuple[StoredPoint, Plan]]:
+    """`consolidate_points` for a caller that holds the bank's lock. Points whose memory
+    has a tombstone are left out: checked here, under the lock, so a forget that ran
+    while the batch waited for it wins."""
+    forgotten = deps.tombstones.forgotten(bank_id, [p.record.id for p in points])
+    points = [p for p in points if p.record.id not in forgotten]
+    if not points:
+        return []
+    view = BatchView(deps.store, bank_id)
+    _prefetch(view, bank_id, points, deps.policy)
+    texts = TextVectors(deps.embedder)
+    plans = []
+    for point in points:
+        view.upsert([point])
+        hood = content_view(gather(view, point, deps.policy), texts)
+        plan = decide(hood, deps.policy)
+        apply(plan, view, bank_id)
+        plans.append(plan)
+    view.flush([p.record.id for p in points])
+    return list(zip(points, plans, strict=True))
+
+
+def _prefetch(
+    view: BatchView, bank_id: str, points: Sequence[StoredPoint], policy: ConsolidationPolicy
+) -> None:
+    """The store reads every event's gather starts with, one call per kind of read."""
+    groups: dict[tuple[str, float], list[StoredPoint]] = {}
+    for p in points:
+        threshold = policy.search_threshold(bool(features(p.record).slots))
+        groups.setdefault((tagset_of(p.record.tags), threshold), []).append(p)
+    for (tagset, threshold), group in groups.items():
+        scope = Filter(bank_id=bank_id, kinds=RAW_KINDS, tagset=tagset)
+        vectors = [p.dense for p in group]
+        view.prefetch_neighbours(vectors, scope, policy.neighbour_limit, threshold)
+    reverse = [k for p in points for k in (p.record.id, p.record.event_id) if k is not None]
+    view.prefetch_scroll(
+        Filter(bank_id=bank_id, kinds=RAW_KINDS, declared_supersedes_any=tuple(reverse))
+    )
+
+
+def _already_done(events: Sequence[RetainEvent], store: MemoryStore) -> set[uuid.UUID]:
+    done: set[uuid.UUID] = set()
+    by_bank: dict[str, list[uuid.UUID]] = {}
+    for e in events:
+        by_bank.setdefault(e.bank_id, []).append(memory_id(e.event_id))
+    for bank, ids in by_bank.items():
+        done.update(p.record.id for p in store.fetch(bank, ids) if p.record.consolidated)
+    return done
+
+
+def _forgotten(events: Sequence[RetainEvent], deps: Consolidator) -> set[uuid.UUID]:
+    by_bank: dict[str, list[uuid.UUID]] = {}
+    for e in events:
+        by_bank.setdefault(e.bank_id, []).append(memory_id(e.event_id))
+    out: set[uuid.UUID] = set()
+    for bank, ids in by_bank.items():
+        out |= deps.tombstones.forgotten(bank, ids)
+    return out
+
+
+def consolidate(
+    events: Sequence[RetainEvent], deps: Consolidator, published_at: datetime | None = None
+) -> list[Outcome]:
+    """Consolidate events in order; ones already done (the done-marker is set) are skipped.
+
+    `published_at` is when the message was published (the publish header), for the
+    publish-to-visible lag; the metrics of the whole call are sent as one batch.
+    """
+    with deps.metrics.batch():
+        return _consolidate(events, deps, published_at)
+
+
+def _ms(delta: timedelta) -> float:
+    return max(0.0, delta.total_seconds() * 1000)
+
+
+def _measured(
+    deps: Consolidator,
+    event: RetainEvent,
+    outcome: Outcome,
+    duration_ms: float,
+    published_at: datetime | None,
+) -> None:
+    """Outcome counters, duration, and lag from event time (and publish time) to visible."""
+    m, bank = deps.metrics, event.bank_id
+    count_events(m, "stored", [bank])
+    if outcome.merged:
+        count_events(m, "merged", [bank])
+    if outcome.superseded:
+        count_events(m, "superseded", [bank])
+    m.observe(CONSOLIDATION_MS, duration_ms, {"bank": bank})
+    now = deps.clock()
+    m.observe(CONSOLIDATION_LAG_MS, _ms(now - event.occurred_at), {"since": "occurred"})
+    if published_at is not None:
+        m.observe(CONSOLIDATION_LAG_MS, _ms(now - published_at), {"since": "published"})
+
+
+def _consolidate(
+    events: Sequence[RetainEvent], deps: Consolidator, published_at: datetime | None
+) -> list[Outcome]:
+    done = _already_done(events, deps.store)
+    todo = list({e.event_id: e for e in events if memory_id(e.event_id) not in done}.values())
+    started = time.perf_counter()
+    embedded = deps.embedder.embed([e.indexed_text() for e in todo])
+    by_bank: dict[str, list[StoredPoint]] = {}
+    for event, vector in zip(todo, embedded, strict=True):
+        point = StoredPoint(
+            raw_memory(event, deps.clock()),
+            np.asarray(vector, dtype=np.float32),
+            document_vector(event.indexed_text()),
+        )
+        by_bank.setdefault(event.bank_id, []).append(point)
+    stored: dict[uuid.UUID, Outcome] = {}
+    for bank, points in by_bank.items():
+        with deps.locks.hold(f"bank:{bank}"):
+            kept = consolidate_locked(bank, points, deps)
+        for point, plan in kept:
+            merged = sum(1 for lk in plan.links if lk.kind is LinkKind.MERGE)
+            eid = point.record.event_id
+            assert eid is not None
+            stored[eid] = Outcome(
+                eid, point.record.id, Status.STORED, merged, len(plan.links) - merged
+            )
+    share_ms = (time.perf_counter() - started) * 1000 / max(1, len(todo))
+    outcomes = []
+    forgotten = _forgotten(events, deps)
+    for event in events:
+        outcome = stored.pop(event.event_id, None)
+        if outcome is None and memory_id(event.event_id) in forgotten:
+            outcomes.append(Outcome(event.event_id, memory_id(event.event_id), Status.FORGOTTEN))
+            count_events(deps.metrics, "forgotten", [event.bank_id])
+            continue
+        if outcome is None:
+            outcomes.append(Outcome(event.event_id, memory_id(event.event_id), Status.DUPLICATE))
+            count_events(deps.metrics, "duplicate", [event.bank_id])
+            continue
+        outcomes.append(outcome)
+        _measured(deps, event, outcome, share_ms, published_at)
+    return outcomes

@@ -1,0 +1,145 @@
+"""Forget: remove memories for good and re-derive what they touched.
+
+Under the bank's lock: tombstones first (so nothing brings the memories back, even if
+this crashes half-way), then the memories connected to the forgotten ones by an edge
+(same observation, superseded by or superseding one, declaring one) are reset, the
+forgotten memories and the observations of that neighbourhood deleted, and the reset
+memories consolidated again in event-time order from their stored vectors, as a
+rebuild does for a whole bank. By convergence the result is the read model the
+retains of the remaining events alone would give (tests/property/test_forget.py).
+
+A memory left unconsolidated by a crash (its done-marker unset) is consolidated again
+by the next forget of its bank, so a redelivered forget repairs its own half-done work.
+"""
+
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from contracts.forget import ForgetEvent, ForgetFilter, Tombstone
+from contracts.memory import Observation, State
+from readmodel.store import DerivedPatch, Filter, Record, StoredPoint
+from telemetry.metrics import count_events
+from worker.consolidation.consolidator import Consolidator, consolidate_locked
+from worker.consolidation.neighbourhood import RAW_KINDS
+from worker.consolidation.relations import time_key
+
+SOURCE_ID_KEY = "source_id"
+
+
+@dataclass(frozen=True)
+class ForgetOutcome:
+    """`forgotten`: memories removed; `recomputed`: memories consolidated again."""
+
+    event_id: uuid.UUID
+    bank_id: str
+    forgotten_event_ids: tuple[uuid.UUID, ...]
+    forgotten: int
+    recomputed: int
+    observations_removed: int
+
+
+def selected(flt: ForgetFilter, record: Record) -> bool:
+    """Whether a raw memory matches every condition of a forget filter."""
+    checks = (
+        not flt.tags or bool(set(flt.tags) & set(record.tags)),
+        not flt.entities or bool(set(flt.entities) & set(record.entities)),
+        flt.start is None or record.occurred_at >= flt.start,
+        flt.end is None or record.occurred_at <= flt.end,
+        flt.source_id is None or record.metadata.get(SOURCE_ID_KEY) == flt.source_id,
+    )
+    return all(checks)
+
+
+def _targets(event: ForgetEvent, raw: Sequence[StoredPoint]) -> list[StoredPoint]:
+    if event.all_memories:
+        return list(raw)
+    if event.filter is not None:
+        return [p for p in raw if selected(event.filter, p.record)]
+    wanted = set(event.memory_ids)
+    return [p for p in raw if p.record.id in wanted]
+
+
+def _neighbours(record: Record, by_event: dict[uuid.UUID, uuid.UUID]) -> Iterable[uuid.UUID]:
+    yield from (i for i in (record.superseded_by, record.observation_id) if i is not None)
+    for declared in record.declared_supersedes:
+        yield by_event.get(declared, declared)
+    if isinstance(record, Observation):
+        yield from record.source_memory_ids
+
+
+def connected(start: Iterable[uuid.UUID], records: dict[uuid.UUID, Record]) -> set[uuid.UUID]:
+    """Ids reachable from `start` over edges in either direction."""
+    by_event = {r.event_id: r.id for r in records.values() if r.event_id is not None}
+    graph: dict[uuid.UUID, set[uuid.UUID]] = {i: set() for i in records}
+    for r in records.values():
+        for other in _neighbours(r, by_event):
+            if other in graph:
+                graph[r.id].add(other)
+                graph[other].add(r.id)
+    seen = set(start)
+    frontier = list(seen)
+    while frontier:
+        here = frontier.pop()
+        for other in graph.get(here, ()):
+            if other not in seen:
+                seen.add(other)
+                frontier.append(other)
+    return seen
+
+
+def _reset(point: StoredPoint) -> StoredPoint:
+    record = point.record.model_copy(
+        update={
+            "state": State.CURRENT,
+            "superseded_by": None,
+            "relation": None,
+            "observation_id": None,
+            "consolidated": False,
+        }
+    )
+    return StoredPoint(record, point.dense, point.sparse)
+
+
+def _tombstones(event: ForgetEvent, targets: Sequence[StoredPoint]) -> list[Tombstone]:
+    found = {p.record.id: p.record.event_id for p in targets}
+    ids = list(dict.fromkeys([*event.memory_ids, *found]))
+    return [
+        Tombstone(
+            bank_id=event.bank_id,
+            memory_id=i,
+            event_id=found.get(i),
+            forget_event_id=event.event_id,
+        )
+        for i in ids
+    ]
+
+
+def forget(event: ForgetEvent, deps: Consolidator) -> ForgetOutcome:
+    """Forget what `event` selects; safe to run again (tombstones are kept once)."""
+    bank = event.bank_id
+    with deps.locks.hold(f"bank:{bank}"):
+        raw = list(deps.store.scroll(Filter(bank, kinds=RAW_KINDS), with_vectors=True))
+        observations = [p.record for p in deps.store.scroll(Filter(bank, kinds=("observation",)))]
+        targets = _targets(event, raw)
+        deps.tombstones.add(_tombstones(event, targets))
+        records = {p.record.id: p.record for p in raw} | {o.id: o for o in observations}
+        gone = {p.record.id for p in targets}
+        pending = {p.record.id for p in raw if not p.record.consolidated}
+        touched = connected(gone | pending, records)
+        redo = [_reset(p) for p in raw if p.record.id in touched and p.record.id not in gone]
+        dropped = [o.id for o in observations if o.id in touched]
+        if redo:
+            deps.store.set_derived(
+                bank,
+                [DerivedPatch(p.record.id, State.CURRENT, None, None, None, False) for p in redo],
+            )
+        if gone or dropped:
+            deps.store.delete(bank, sorted(gone | set(dropped), key=str))
+        redo.sort(key=lambda p: time_key(p.record))
+        consolidate_locked(bank, redo, deps)
+        if gone:
+            deps.store.purge()
+    count_events(deps.metrics, "forgotten", [bank] * len(gone))
+    events = tuple(p.record.event_id for p in targets if p.record.event_id is not None)
+    return ForgetOutcome(event.event_id, bank, events, len(gone), len(redo), len(dropped))
