@@ -16,8 +16,8 @@ from readmodel.recall.recaller import Recaller
 from readmodel.recall.rerank import EmbeddingReranker, RerankStage
 from readmodel.store import MemoryStore
 from readmodel.stores.metered import MeteredStore
-from sediment.api.auth import load_keys
 from sediment.api.deps import ApiDeps
+from sediment.api.keys import load_keys
 from sediment.retain import InlinePublisher, Publisher, QueuePublisher
 from sediment.settings import Settings
 from sediment.slow_tasks import watch_slow_tasks

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from sediment.api.auth import ApiKey, digest
+from sediment.api.keys import ApiKey, digest
 from sediment.forgetting import forget_event
 from sediment.retain import PublishError
 from sediment.startup import runtime

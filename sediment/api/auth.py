@@ -14,21 +14,18 @@ for a mounted app (/mcp); the route dependency `require_token` applies the same 
 (`authorized`) again and makes the OpenAPI document declare the bearer scheme.
 """
 
-import fnmatch
-import hashlib
 import hmac
-import json
 import re
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Annotated, Final, Literal
+from typing import Annotated, Final
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter
+from pydantic import SecretStr
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sediment.api.deps import ApiDeps
+from sediment.api.keys import ApiKey, key_of
 from sediment.api.problems import error_response
 
 PROTECTED_PREFIX: Final = "/v1/"
@@ -113,54 +110,6 @@ class TokenGuard:
                 await error_response(401, UNAUTHORIZED, CHALLENGE)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
-
-
-KeyScope = Literal["read", "write", "forget", "admin"]
-SCOPES: Final[tuple[str, ...]] = ("read", "write", "forget", "admin")
-ADMIN: Final = "SEDIMENT_API_TOKEN"
-
-
-class ApiKey(BaseModel):
-    """One entry of `SEDIMENT_API_KEYS_FILE`: the secret's SHA-256 (hex), the banks it
-    opens (fnmatch patterns) and its scopes. `admin` implies every scope."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    name: str = Field(min_length=1, max_length=128)
-    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
-    banks: tuple[str, ...] = Field(min_length=1)
-    scopes: tuple[KeyScope, ...] = Field(min_length=1)
-
-    def opens(self, bank: str | None) -> bool:
-        return bank is None or any(fnmatch.fnmatchcase(bank, p) for p in self.banks)
-
-    def grants(self, scope: str) -> bool:
-        return scope in self.scopes or "admin" in self.scopes
-
-
-def digest(secret: str) -> str:
-    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
-
-
-def load_keys(path: Path) -> tuple[ApiKey, ...]:
-    """The keys file, or a ValueError naming the variable and what is wrong."""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        return tuple(TypeAdapter(list[ApiKey]).validate_python(raw))
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"SEDIMENT_API_KEYS_FILE={path}: {exc}") from exc
-
-
-def key_of(keys: Sequence[ApiKey], given: str | None) -> ApiKey | None:
-    """The key whose digest is the given secret's; every entry compared in constant time."""
-    if not given:
-        return None
-    have = digest(given).encode("ascii")
-    found = None
-    for key in keys:
-        if hmac.compare_digest(have, key.sha256.encode("ascii")):
-            found = key
-    return found
 
 
 def known(expected: SecretStr | None, keys: Sequence[ApiKey], given: str | None) -> bool:

@@ -11,7 +11,7 @@ from pydantic import SecretStr
 
 from readmodel.recall.recaller import Recaller
 from readmodel.store import MemoryStore
-from sediment.api.auth import ApiKey
+from sediment.api.keys import ApiKey
 from sediment.retain import Publisher
 from telemetry.metrics import Metrics, NoopMetrics
 from telemetry.recall_logs import RecallLog

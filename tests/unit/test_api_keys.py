@@ -10,8 +10,9 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from sediment.api.app import create_app
-from sediment.api.auth import ApiKey, digest, load_keys, required
+from sediment.api.auth import required
 from sediment.api.deps import ApiDeps
+from sediment.api.keys import ApiKey, digest, load_keys
 from tests.unit.api_support import BOSTON, RecordingPublisher, mid, seeded_runtime
 
 KEYS = [
