@@ -21,7 +21,7 @@ from tests.helpers import redis_url
 
 REDIS_URL = redis_url(14)
 TOKEN = "mcp-e2e-token"
-TOOLS = {"retain", "recall", "inspect", "feedback", "stats", "banks"}
+TOOLS = {"retain", "recall", "inspect", "feedback", "stats", "banks", "forget"}
 BOSTON = {
     "text": "Alice lives in Boston.",
     "key": "alice.city",

@@ -1,5 +1,6 @@
-"""`sediment worker` and `sediment serve` refuse a Redis without persistence (the
-shared test Redis runs with `--appendonly no`), and say why and how."""
+"""`sediment worker` and `sediment serve` refuse a Redis without persistence, and say
+why and how: against a `redis-server` of the test's own, started with `--appendonly no`
+and no snapshots."""
 
 import os
 import subprocess
@@ -7,33 +8,33 @@ import sys
 from pathlib import Path
 
 import pytest
-import redis
 
-from tests.helpers import redis_url
-
-URL = redis_url(14)
+from bench.procs import redis_server
 
 
 @pytest.mark.parametrize("command", [["worker", "--pool", "solo"], ["serve", "--port", "1"]])
 def test_a_volatile_redis_is_refused(tmp_path: Path, command: list[str]) -> None:
-    if redis.Redis.from_url(URL).config_get("appendonly").get("appendonly") != "no":
-        pytest.skip("the test Redis has AOF on")
+    with redis_server() as url:
+        out = _run(command, url, tmp_path)
+    said = " ".join(out.stderr.split())
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "refusing to start" in said and "a restart would lose queued events" in said
+    assert "appendonly yes" in said and "SEDIMENT_ALLOW_VOLATILE_REDIS=true" in said
+
+
+def _run(command: list[str], url: str, tmp_path: Path) -> "subprocess.CompletedProcess[str]":
     env = {
         **os.environ,
         "SEDIMENT_MODE": "standalone",
-        "SEDIMENT_REDIS_URL": URL,
+        "SEDIMENT_REDIS_URL": url,
         "SEDIMENT_DATA_DIR": str(tmp_path),
         "SEDIMENT_ALLOW_VOLATILE_REDIS": "false",
         "SEDIMENT_EMBEDDER": "hash",
     }
-    out = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "sediment.cli", *command],
         env=env,
         capture_output=True,
         text=True,
         timeout=120,
     )
-    said = " ".join(out.stderr.split())
-    assert out.returncode == 2, out.stdout + out.stderr
-    assert "refusing to start" in said and "a restart would lose queued events" in said
-    assert "appendonly yes" in said and "SEDIMENT_ALLOW_VOLATILE_REDIS=true" in said
