@@ -30,7 +30,9 @@ class Memory(Frozen):
     `declared_supersedes` keeps what the producer said this replaces; `superseded_by`,
     `relation` and `supersession_reason` (why: subject, attribute, old value -> new
     value) are derived by consolidation; `observation_id` names the observation this
-    memory belongs to, if any; `consolidated` is the done-marker.
+    memory belongs to, if any; `consolidated` is the done-marker. `slot_keys` index the
+    facts the text states (`subject|attribute`, computed once at ingest): consolidation
+    compares a new fact only with memories that share one.
     """
 
     schema_version: Literal[1] = SCHEMA_VERSION
@@ -50,6 +52,7 @@ class Memory(Frozen):
     metadata: dict[str, str] = Field(default_factory=dict)
     event_id: uuid.UUID | None = None
     declared_supersedes: list[uuid.UUID] = Field(default_factory=list)
+    slot_keys: list[str] = Field(default_factory=list)
     state: State = State.CURRENT
     superseded_by: uuid.UUID | None = None
     relation: Relation | None = None

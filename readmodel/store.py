@@ -67,6 +67,7 @@ class Filter:
     occurred_from: datetime | None = None
     occurred_to: datetime | None = None
     declared_supersedes_any: tuple[uuid.UUID, ...] = ()
+    slot_keys_any: tuple[str, ...] = ()
     superseded_by: uuid.UUID | None = None
     observation_ids: tuple[uuid.UUID, ...] = ()
 
@@ -109,23 +110,25 @@ def matches(flt: Filter, r: Record) -> bool:
     """`flt`'s meaning in plain Python: what every adapter's engine filter must select
     (the contract suite checks each against this), and how a batch's own, not yet
     written records are filtered."""
-    checks = (
-        r.bank_id == flt.bank_id,
-        not flt.ids or r.id in flt.ids,
-        not flt.kinds or r.kind in flt.kinds,
-        not flt.tags_any or bool(set(flt.tags_any) & set(r.tags)),
-        set(flt.tags_all) <= set(r.tags),
-        flt.tagset is None or tagset_of(r.tags) == flt.tagset,
-        flt.state is None or r.state == flt.state,
-        flt.key is None or r.key == flt.key,
-        flt.occurred_from is None or r.occurred_at >= flt.occurred_from,
-        flt.occurred_to is None or r.occurred_at <= flt.occurred_to,
-        not flt.declared_supersedes_any
-        or bool(set(flt.declared_supersedes_any) & set(r.declared_supersedes)),
-        flt.superseded_by is None or r.superseded_by == flt.superseded_by,
-        not flt.observation_ids or r.observation_id in flt.observation_ids,
+    return (
+        r.bank_id == flt.bank_id
+        and (not flt.ids or r.id in flt.ids)
+        and (not flt.kinds or r.kind in flt.kinds)
+        and (not flt.tags_any or bool(set(flt.tags_any) & set(r.tags)))
+        and set(flt.tags_all) <= set(r.tags)
+        and (flt.tagset is None or tagset_of(r.tags) == flt.tagset)
+        and (flt.state is None or r.state == flt.state)
+        and (flt.key is None or r.key == flt.key)
+        and (flt.occurred_from is None or r.occurred_at >= flt.occurred_from)
+        and (flt.occurred_to is None or r.occurred_at <= flt.occurred_to)
+        and (
+            not flt.declared_supersedes_any
+            or bool(set(flt.declared_supersedes_any) & set(r.declared_supersedes))
+        )
+        and (not flt.slot_keys_any or bool(set(flt.slot_keys_any) & set(r.slot_keys)))
+        and (flt.superseded_by is None or r.superseded_by == flt.superseded_by)
+        and (not flt.observation_ids or r.observation_id in flt.observation_ids)
     )
-    return all(checks)
 
 
 class MemoryStore(Protocol):

@@ -2,6 +2,8 @@
 
 Replays the raw memories through the same consolidation in event-time order,
 reusing their stored vectors; by convergence the result equals the incremental one.
+Slot keys are computed again from each memory's text, so a rebuild also brings memories
+stored by an earlier version (or under earlier rules) to the current index.
 """
 
 from collections.abc import Callable
@@ -10,7 +12,8 @@ from contracts.memory import State
 from readmodel.store import DerivedPatch, Filter, StoredPoint
 from worker.consolidation.consolidator import Consolidator, consolidate_points
 from worker.consolidation.neighbourhood import RAW_KINDS
-from worker.consolidation.relations import time_key
+from worker.consolidation.relations import features, time_key
+from worker.consolidation.updates import slot_keys
 
 REBUILD_BATCH = 256
 
@@ -23,6 +26,7 @@ def _reset(point: StoredPoint) -> StoredPoint:
             "relation": None,
             "observation_id": None,
             "consolidated": False,
+            "slot_keys": slot_keys(features(point.record)),
         }
     )
     return StoredPoint(record, point.dense, point.sparse)

@@ -42,6 +42,7 @@ KEYWORD_INDEXES: Final = (
     "key",
     TAGSET_FIELD,
     "declared_supersedes",
+    "slot_keys",
     "superseded_by",
     "observation_id",
 )
@@ -253,6 +254,8 @@ def _uuid_conditions(flt: Filter) -> list[Condition]:
     conds: list[Condition] = []
     if flt.declared_supersedes_any:
         conds.append(MatchAny("declared_supersedes", _strs(flt.declared_supersedes_any)))
+    if flt.slot_keys_any:
+        conds.append(MatchAny("slot_keys", flt.slot_keys_any))
     if flt.superseded_by is not None:
         conds.append(MatchValue("superseded_by", str(flt.superseded_by)))
     if flt.observation_ids:

@@ -126,6 +126,7 @@ def corpus_record(bank: str, i: int) -> Record:
         "state": State.SUPERSEDED if i % 4 == 3 else State.CURRENT,
         "superseded_by": mid(bank, i + 1) if i % 4 == 3 else None,
         "observation_id": mid(bank, 100 + i % 2) if i % 3 == 0 else None,
+        "slot_keys": [f"p{i % 3}|home", f"p{i % 3}|"] if i % 2 == 1 else [],
     }
     if i % 3 == 2:
         return observation(bank, i, **fields)
@@ -165,6 +166,7 @@ FILTER_CASES: dict[str, Filter] = {
     "declared_supersedes_any": Filter(
         BANK, declared_supersedes_any=(mid(BANK, 3), mid(BANK, 9), mid(OTHER, 5))
     ),
+    "slot_keys_any": Filter(BANK, slot_keys_any=("p1|home", "p2|", "absent|")),
     "superseded_by": Filter(BANK, superseded_by=mid(BANK, 8)),
     "observation_ids": Filter(BANK, observation_ids=(mid(BANK, 100),)),
     "combined": Filter(BANK, kinds=("world", "experience"), tags_any=("a",), state=State.CURRENT),

@@ -59,6 +59,7 @@ class BatchView:
         self._deleted: set[uuid.UUID] = set()
         self._searches: dict[Query, list[Hit]] = {}
         self._scrolls: dict[Filter, list[StoredPoint]] = {}
+        self._by_slot: dict[Filter, dict[str, list[StoredPoint]]] = {}
 
     def prefetch_neighbours(
         self, vectors: Sequence[Vector], flt: Filter, limit: int, threshold: float | None
@@ -76,8 +77,24 @@ class BatchView:
 
     def prefetch_scroll(self, flt: Filter) -> None:
         """Remember the store's answer to `flt`; later scrolls whose filter asks for a
-        subset of its `declared_supersedes_any` are answered from it."""
+        subset of its `declared_supersedes_any` or `slot_keys_any` are answered from it."""
         self._scrolls[flt] = list(self._store.scroll(flt, with_vectors=True))
+
+    def _among(self, known: Filter, flt: Filter) -> list[StoredPoint]:
+        """The points of `known`'s scroll that hold one of `flt`'s slot keys, through an
+        index by slot key built on first use (a batch asks once per fact)."""
+        index = self._by_slot.get(known)
+        if index is None:
+            index = {}
+            for p in self._scrolls[known]:
+                for key in p.record.slot_keys:
+                    index.setdefault(key, []).append(p)
+            self._by_slot[known] = index
+        found: dict[uuid.UUID, StoredPoint] = {}
+        for key in flt.slot_keys_any:
+            for p in index.get(key, ()):
+                found[p.record.id] = p
+        return list(found.values())
 
     def _current(self, point: StoredPoint) -> StoredPoint | None:
         """The point as this batch has left it: written, patched, deleted or untouched."""
@@ -150,14 +167,12 @@ class BatchView:
         return iter([found[k] for k in sorted(found)])
 
     def _stored_for(self, flt: Filter) -> list[StoredPoint]:
+        """The stored points for `flt`: from a prefetched scroll that selects a superset
+        (the same filter with more `declared_supersedes_any` or `slot_keys_any` values),
+        else from the store (and remembered)."""
         for known, points in self._scrolls.items():
-            wanted = set(flt.declared_supersedes_any)
-            if (
-                wanted
-                and wanted <= set(known.declared_supersedes_any)
-                and known.bank_id == flt.bank_id
-            ):
-                return points
+            if _narrows(flt, known):
+                return self._among(known, flt) if flt.slot_keys_any else points
         if flt not in self._scrolls:
             self._scrolls[flt] = list(self._store.scroll(flt, with_vectors=True))
         return self._scrolls[flt]
@@ -203,6 +218,16 @@ class BatchView:
         done = [_patch_of(self._written[i].record) for i in new_ids if i in self._written]
         if done:
             self._store.set_derived(self._bank, done)
+
+
+def _narrows(flt: Filter, known: Filter) -> bool:
+    """Whether every point `flt` selects is among those `known` selected: both filters
+    equal but for an any-of condition whose values in `flt` are a subset of `known`'s."""
+    for name in ("declared_supersedes_any", "slot_keys_any"):
+        wanted, have = getattr(flt, name), getattr(known, name)
+        if wanted and set(wanted) <= set(have):
+            return replace(flt, **{name: have}) == known
+    return False
 
 
 def _patch_of(r: Record) -> DerivedPatch:

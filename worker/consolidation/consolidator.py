@@ -24,10 +24,12 @@ from telemetry.metrics import (
 )
 from worker.consolidation.apply import apply
 from worker.consolidation.batch import BatchView, TextVectors
-from worker.consolidation.decide import Plan, decide
-from worker.consolidation.neighbourhood import RAW_KINDS, content_view, gather
+from worker.consolidation.decide import Plan, decide, links_of
+from worker.consolidation.neighbourhood import RAW_KINDS, candidates, complete, content_view
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import LinkKind, features, memory_id
+from worker.consolidation.statements import statement_features
+from worker.consolidation.updates import candidate_keys, slot_keys
 from worker.locks import Locks
 from worker.tombstones import MemoryTombstones, Tombstones
 
@@ -77,6 +79,7 @@ def raw_memory(event: RetainEvent, created_at: datetime) -> Memory:
         metadata=dict(event.metadata),
         event_id=event.event_id,
         declared_supersedes=list(event.supersedes),
+        slot_keys=slot_keys(statement_features(event.text, event.entities)),
     )
 
 
@@ -106,8 +109,9 @@ def consolidate_locked(
     plans = []
     for point in points:
         view.upsert([point])
-        hood = content_view(gather(view, point, deps.policy), texts)
-        plan = decide(hood, deps.policy)
+        hood = content_view(candidates(view, point, deps.policy), texts)
+        links = links_of(hood, deps.policy)
+        plan = decide(complete(view, hood, links), deps.policy, links)
         apply(plan, view, bank_id)
         plans.append(plan)
     view.flush([p.record.id for p in points])
@@ -118,18 +122,20 @@ def _prefetch(
     view: BatchView, bank_id: str, points: Sequence[StoredPoint], policy: ConsolidationPolicy
 ) -> None:
     """The store reads every event's gather starts with, one call per kind of read."""
-    groups: dict[tuple[str, float], list[StoredPoint]] = {}
+    groups: dict[str, list[StoredPoint]] = {}
     for p in points:
-        threshold = policy.search_threshold(bool(features(p.record).slots))
-        groups.setdefault((tagset_of(p.record.tags), threshold), []).append(p)
-    for (tagset, threshold), group in groups.items():
+        groups.setdefault(tagset_of(p.record.tags), []).append(p)
+    for tagset, group in groups.items():
         scope = Filter(bank_id=bank_id, kinds=RAW_KINDS, tagset=tagset)
         vectors = [p.dense for p in group]
-        view.prefetch_neighbours(vectors, scope, policy.neighbour_limit, threshold)
+        view.prefetch_neighbours(vectors, scope, policy.neighbour_limit, policy.search_threshold)
     reverse = [k for p in points for k in (p.record.id, p.record.event_id) if k is not None]
     view.prefetch_scroll(
         Filter(bank_id=bank_id, kinds=RAW_KINDS, declared_supersedes_any=tuple(reverse))
     )
+    keys = sorted({k for p in points for k in candidate_keys(features(p.record))})
+    if keys:
+        view.prefetch_scroll(Filter(bank_id=bank_id, kinds=RAW_KINDS, slot_keys_any=tuple(keys)))
 
 
 def _already_done(events: Sequence[RetainEvent], store: MemoryStore) -> set[uuid.UUID]:

@@ -82,7 +82,8 @@ def _patch_of(m: Memory) -> DerivedPatch:
     )
 
 
-def _links(hood: Neighbourhood, policy: ConsolidationPolicy) -> list[Link]:
+def links_of(hood: Neighbourhood, policy: ConsolidationPolicy) -> list[Link]:
+    """How the new memory relates to each neighbour, in id order (None: not at all)."""
     new = hood.new.record
     others = [
         n for n in sorted(hood.neighbours, key=lambda p: p.record.id) if n.record.id != new.id
@@ -165,14 +166,17 @@ def build_observation(
     return ObservationWrite(record, latest.id)
 
 
-def decide(hood: Neighbourhood, policy: ConsolidationPolicy) -> Plan:
+def decide(
+    hood: Neighbourhood, policy: ConsolidationPolicy, links: Sequence[Link] | None = None
+) -> Plan:
+    """`links`: `links_of(hood, policy)` when the caller has it already."""
     new = hood.new.record
     records: dict[uuid.UUID, Memory] = {k: p.record for k, p in hood.known.items()}
     records[new.id] = new
     stored = {k: _patch_of(m) for k, m in records.items()}
     derived = dict(stored)
     derived[new.id] = DerivedPatch(new.id, State.CURRENT, None, None, None, False)
-    links = _links(hood, policy)
+    links = list(links) if links is not None else links_of(hood, policy)
     _apply_supersessions(derived, records, links)
     members, absorbed = _component(hood, derived, links)
     writes: dict[uuid.UUID, ObservationWrite] = {}

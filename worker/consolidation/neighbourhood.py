@@ -1,7 +1,7 @@
 """Gathering a new memory's neighbourhood from the store (reads only)."""
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from contracts.memory import Observation
 from readmodel.embedders import Embedder
@@ -9,7 +9,8 @@ from readmodel.store import EMPTY_VECTOR, Filter, StoredPoint, tagset_of
 from worker.consolidation.batch import ConsolidationStore
 from worker.consolidation.decide import Neighbourhood
 from worker.consolidation.policy import ConsolidationPolicy
-from worker.consolidation.relations import features, memory_id
+from worker.consolidation.relations import Link, features, memory_id
+from worker.consolidation.updates import candidate_keys
 
 RAW_KINDS = ("world", "experience")
 
@@ -27,12 +28,16 @@ def _candidates(
 ) -> list[StoredPoint]:
     m = new.record
     scope = Filter(bank_id=m.bank_id, kinds=RAW_KINDS, tagset=tagset_of(m.tags))
-    threshold = policy.search_threshold(bool(features(m).slots))
+    threshold = policy.search_threshold
     similar = store.search_dense(new.dense, scope, policy.neighbour_limit, threshold, True)
     found = {
         h.record.id: StoredPoint(h.record, h.dense if h.dense is not None else EMPTY_VECTOR)
         for h in similar
     }
+    keys = candidate_keys(features(m))
+    if keys:
+        same_slot = Filter(bank_id=m.bank_id, kinds=RAW_KINDS, slot_keys_any=keys)
+        found.update({p.record.id: p for p in store.scroll(same_slot, with_vectors=True)})
     if m.key is not None:
         same_key = Filter(bank_id=m.bank_id, kinds=RAW_KINDS, tagset=scope.tagset, key=m.key)
         found.update({p.record.id: p for p in store.scroll(same_key, with_vectors=True)})
@@ -57,24 +62,49 @@ def _fetch_missing(
         known.update({p.record.id: p for p in store.fetch(bank_id, missing, True)})
 
 
-def gather(
+def candidates(
     store: ConsolidationStore, new: StoredPoint, policy: ConsolidationPolicy
 ) -> Neighbourhood:
-    """Neighbours, the observations they belong to with all members, and current superseders."""
-    bank = new.record.bank_id
+    """The memories `new` may relate to, and nothing else yet (see `complete`)."""
     neighbours = _candidates(store, new, policy)
-    known = {p.record.id: p for p in neighbours}
-    obs_ids = sorted({o for p in neighbours if (o := p.record.observation_id) is not None})
+    return Neighbourhood(new, tuple(neighbours), {p.record.id: p for p in neighbours}, {})
+
+
+def complete(
+    store: ConsolidationStore, hood: Neighbourhood, links: Sequence[Link] | None = None
+) -> Neighbourhood:
+    """What a plan over `links` touches besides the neighbours: the observations of the
+    neighbours a link names, all their members, and the current superseders of those
+    (all neighbours when `links` is None). A neighbour no link names is left as it is,
+    so nothing about it needs reading."""
+    bank, new_id = hood.new.record.bank_id, hood.new.record.id
+    known = dict(hood.known)
+    if links is None:
+        involved = list(hood.neighbours)
+    else:
+        named = {i for lk in links for i in (lk.older, lk.newer)} - {new_id}
+        involved = [p for p in hood.neighbours if p.record.id in named]
+    obs_ids = sorted({o for p in involved if (o := p.record.observation_id) is not None})
     observations: dict[uuid.UUID, Observation] = {}
     for point in store.fetch(bank, obs_ids):
         if isinstance(point.record, Observation):
             observations[point.record.id] = point.record
     members = [m for o in observations.values() for m in o.source_memory_ids]
     _fetch_missing(store, bank, known, members)
-    superseders = [p.record.superseded_by for p in known.values() if p.record.superseded_by]
-    _fetch_missing(store, bank, known, [s for s in superseders if s is not None])
-    known.pop(new.record.id, None)
-    return Neighbourhood(new, tuple(neighbours), known, observations)
+    reach = {p.record.id for p in involved} | set(members)
+    superseders = [
+        s for k, p in known.items() if k in reach and (s := p.record.superseded_by) is not None
+    ]
+    _fetch_missing(store, bank, known, superseders)
+    known.pop(new_id, None)
+    return Neighbourhood(hood.new, hood.neighbours, known, observations)
+
+
+def gather(
+    store: ConsolidationStore, new: StoredPoint, policy: ConsolidationPolicy
+) -> Neighbourhood:
+    """Neighbours, the observations they belong to with all members, and current superseders."""
+    return complete(store, candidates(store, new, policy))
 
 
 def content_view(hood: Neighbourhood, embedder: Embedder) -> Neighbourhood:

@@ -84,22 +84,19 @@ NEGATION_PATTERN = _cue_pattern(NEGATION_CUES)
 @dataclass(frozen=True)
 class ConsolidationPolicy:
     """`merge_threshold`: cosine at which two texts say the same thing (a restatement);
-    `neighbour_limit`: how many similar memories are compared with each new one;
-    `search_floor`: the lowest cosine of a neighbour worth comparing. An update does not
-    depend on closeness (the static embedder scores "Ivan is dating Laura" and "Ivan is
-    engaged to Sofia" at 0.3): it is decided by subject, attribute and value, so the
-    neighbourhood is searched wide."""
+    `neighbour_limit`: how many similar memories are compared with each new one. An
+    update does not depend on closeness (the static embedder scores "Ivan is dating
+    Laura" and "Ivan is engaged to Sofia" at 0.3): it is decided by subject, attribute
+    and value, so the facts it compares are found by their slot keys, not by search."""
 
     merge_threshold: float = 0.84
     neighbour_limit: int = 64
-    search_floor: float = 0.05
 
-    def search_threshold(self, is_fact: bool) -> float:
-        """How close a neighbour must be: any fact may update a fact, while an episode can
-        only merge with a restatement. Engines score approximately; search a little wider
-        than any decision needs."""
-        floor = self.search_floor if is_fact else self.merge_threshold
-        return max(0.0, floor - 0.02)
+    @property
+    def search_threshold(self) -> float:
+        """How close a neighbour must be to be compared for a merge. Engines score
+        approximately; search a little wider than the decision needs."""
+        return max(0.0, self.merge_threshold - 0.02)
 
 
 def change_cue(text: str) -> str | None:

@@ -43,6 +43,35 @@ def implicit_update(older: StatementFeatures, newer: StatementFeatures) -> Updat
     return None
 
 
+def subject_key(subject: str) -> str:
+    """What `same_subject` needs equal: the subject, or for an event its kind alone."""
+    return "event:" + subject[6:].split("|")[0] if subject.startswith("event:") else subject
+
+
+def slot_keys(features: StatementFeatures) -> list[str]:
+    """The index keys a fact is stored under (`Memory.slot_keys`): `subject|attribute`
+    for each slot (a retraction of any attribute: `subject|*`) and `subject|`."""
+    keys: set[str] = set()
+    for s in features.slots:
+        subject = subject_key(s.subject)
+        keys.update((f"{subject}|{s.attribute}", f"{subject}|"))
+    return sorted(keys)
+
+
+def candidate_keys(features: StatementFeatures) -> tuple[str, ...]:
+    """The stored keys of every fact `implicit_update` could relate to these features, in
+    either time order: the same subject and attribute, a retraction of any attribute of
+    the subject, and for a retraction of any attribute every fact of the subject. Two
+    facts that share none of these keys never update one another (see `compare`)."""
+    keys: set[str] = set()
+    for s in features.slots:
+        subject = subject_key(s.subject)
+        keys.update((f"{subject}|{s.attribute}", f"{subject}|{ANY}"))
+        if s.attribute == ANY:
+            keys.add(f"{subject}|")
+    return tuple(sorted(keys))
+
+
 def same_subject(a: str, b: str) -> bool:
     """Equal keys; for events, the same kind of event with compatible owner and
     qualifiers ("my appointment" and "the dentist appointment")."""

@@ -1,0 +1,52 @@
+"""Slot keys: consolidation compares a new fact only with memories sharing a key, so every
+pair `implicit_update` relates must share one. Checked over every pair of statements of
+a subject in the supersession benchmark's dev set and the update table's pairs."""
+
+import json
+from itertools import permutations
+from pathlib import Path
+
+from worker.consolidation.statements import statement_features
+from worker.consolidation.updates import candidate_keys, implicit_update, slot_keys
+
+DEV = Path(__file__).resolve().parents[2] / "bench" / "data" / "supersession_dev.json"
+
+
+def _statements() -> list[tuple[str, list[str]]]:
+    data = json.loads(DEV.read_text(encoding="utf-8"))
+    return [(s["text"], s["entities"]) for b in data["banks"] for s in b["statements"]]
+
+
+def _finds(new: tuple[str, list[str]], stored: tuple[str, list[str]]) -> bool:
+    keys = set(candidate_keys(statement_features(*new)))
+    return bool(keys & set(slot_keys(statement_features(*stored))))
+
+
+def test_every_related_pair_shares_a_slot_key_in_both_arrival_orders() -> None:
+    statements = _statements()
+    related = 0
+    by_entity: dict[str, list[tuple[str, list[str]]]] = {}
+    for s in statements:
+        by_entity.setdefault(",".join(sorted(s[1])), []).append(s)
+    for group in by_entity.values():
+        for older, newer in permutations(group, 2):
+            fo, fn = statement_features(*older), statement_features(*newer)
+            if implicit_update(fo, fn) is None:
+                continue
+            related += 1
+            assert _finds(newer, older) and _finds(older, newer), (older[0], newer[0])
+    assert related >= 100
+
+
+def test_episodes_have_no_keys_and_facts_do() -> None:
+    assert slot_keys(statement_features("Ana moved the car to the other side.", ["Ana"])) == []
+    keys = slot_keys(statement_features("Ana lives in Porto.", ["Ana"]))
+    assert keys and all("|" in k for k in keys)
+
+
+def test_a_retraction_of_any_attribute_reaches_every_fact_of_its_subject() -> None:
+    ended = statement_features("Ana is no longer vegetarian.", ["Ana"])
+    fact = statement_features("Ana is vegetarian.", ["Ana"])
+    assert implicit_update(fact, ended) is not None
+    assert set(candidate_keys(ended)) & set(slot_keys(fact))
+    assert set(candidate_keys(fact)) & set(slot_keys(ended))
