@@ -78,6 +78,11 @@ def test_relationship_and_deadline_updates_supersede(
         ("We have a golden retriever named Biscuit.", "We adopted a second dog, a beagle."),
         ("Ana lives in Porto.", "Ana still lives in Porto."),
         ("Farid and Ivo broke up; he is seeing Selma now.", "Farid is married to Selma."),
+        ("Tim: I'm learning how to play the violin now.", "Tim: I'm learning German now."),
+        (
+            "John: We're planning to take a team trip next month to explore a new city.",
+            "John: I'm going to need some new shoes after all these games though.",
+        ),
     ],
 )
 def test_another_subject_attribute_or_the_same_value_does_not_supersede(

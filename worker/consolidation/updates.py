@@ -14,7 +14,9 @@ value of its attribute.
 from dataclasses import dataclass
 
 from contracts.memory import Relation
+from readmodel.text import STOPWORDS
 from worker.consolidation.frames import ANY, Mode, Tier
+from worker.consolidation.policy import CHANGE_CUES
 from worker.consolidation.slotvalues import ends, same_value, value_terms
 from worker.consolidation.statements import Slot, StatementFeatures
 
@@ -123,8 +125,13 @@ def _after_retraction(o: Slot, n: Slot, cue: str | None, where: str) -> Update |
 
 
 def _same_plan(o: Slot, n: Slot) -> bool:
-    """Two plans are one plan when they share a word besides their places and dates."""
+    """Two plans are one plan when they share a word besides their places and dates,
+    function words and change words ("a new city" and "some new shoes" are two plans)."""
     if o.attribute != "plan":
         return True
-    plain = {t for t in value_terms(o.value) & value_terms(n.value) if t.isalpha()}
+    shared = value_terms(o.value) & value_terms(n.value)
+    plain = {t for t in shared if t.isalpha() and t not in STOPWORDS and t not in CUE_WORDS}
     return bool(plain)
+
+
+CUE_WORDS = frozenset(w for cue in CHANGE_CUES for w in cue.split())
