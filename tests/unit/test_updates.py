@@ -48,14 +48,26 @@ def test_an_episode_with_change_words_never_supersedes_and_is_never_superseded(
         ("Ivan is dating Laura.", "Ivan is engaged to Sofia.", (), EVOLVED),
         ("Ivan is dating Laura.", "Ivan and Laura broke up in June.", (), INVALIDATED),
         ("Uma: My partner is Umar.", "Uma: I am with Maren now.", ("Uma", "Maren"), EVOLVED),
-        ("Farid is in a relationship with Ivo.", "Farid and Ivo broke up; he is seeing Selma now.",
-         (), INVALIDATED),
-        ("The Atlas deadline is October 15.", "The Atlas deadline was pushed back to November 30.",
-         (), EVOLVED),
+        (
+            "Farid is in a relationship with Ivo.",
+            "Farid and Ivo broke up; he is seeing Selma now.",
+            (),
+            INVALIDATED,
+        ),
+        (
+            "The Atlas deadline is October 15.",
+            "The Atlas deadline was pushed back to November 30.",
+            (),
+            EVOLVED,
+        ),
         ("My thesis is due on May 22.", "My thesis deadline was extended to June 28.", (), EVOLVED),
         ("New date for Juniper: March 3.", "Juniper slipped to April 10.", (), EVOLVED),
-        ("Priyanka used to live in Jersey City.", "My coworker Priyanka moved to Brooklyn.", (),
-         EVOLVED),
+        (
+            "Priyanka used to live in Jersey City.",
+            "My coworker Priyanka moved to Brooklyn.",
+            (),
+            EVOLVED,
+        ),
     ],
 )
 def test_relationship_and_deadline_updates_supersede(
@@ -116,3 +128,34 @@ def test_a_habit_needs_a_change_word() -> None:
     old = "I park on level 3 of the office garage."
     assert verdict(old, "I park on level 5 of the garage.") is None
     assert verdict(old, "Since the renovation I park on level 5.") is EVOLVED
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "merges"),
+    [
+        (
+            ("Ana felt calm after a long walk.", ["Ana"]),
+            ("Ben felt calm after a long walk.", ["Ben"]),
+            False,
+        ),
+        (
+            ("Ana felt calm after a long walk.", ["Ana"]),
+            ("Ana felt calm after a long walk.", ["Ana"]),
+            True,
+        ),
+        (
+            ("Ana felt calm after a long walk.", ["Ana"]),
+            ("Ana felt calm after a long walk.", []),
+            True,
+        ),
+        (("Ana and Ben hiked.", ["Ana", "Ben"]), ("Ana and Ben hiked.", ["ben"]), True),
+    ],
+)
+def test_a_restatement_is_about_the_same_people(
+    older: tuple[str, list[str]], newer: tuple[str, list[str]], merges: bool
+) -> None:
+    a = memory(older[0], 0, entities=older[1])
+    b = memory(newer[0], 30, entities=newer[1])
+    link = relate(a, b, 0.99, POLICY)
+    assert (link is not None and link.kind is LinkKind.MERGE) is merges
+    assert link == relate(b, a, 0.99, POLICY)

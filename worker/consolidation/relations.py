@@ -140,6 +140,17 @@ def relate(a: Memory, b: Memory, similarity: float, policy: ConsolidationPolicy)
 
 
 def restates(older: Memory, newer: Memory) -> bool:
-    """No value named by one side only on both sides, and no negation on one side only."""
+    """About the same people (when both name entities, they share one), no value named by
+    one side only on both sides, and no negation on one side only. "Ana felt calm after a
+    walk" and "Ben felt calm after a walk" are two episodes, however close their texts."""
+    if not shares_entity(older, newer):
+        return False
     negation_flip = has_negation_cue(older.text) != has_negation_cue(newer.text)
     return not negation_flip and not values_conflict(older.text, newer.text)
+
+
+def shares_entity(a: Memory, b: Memory) -> bool:
+    """True unless both name entities and none in common (case-insensitive)."""
+    if not a.entities or not b.entities:
+        return True
+    return bool({e.casefold() for e in a.entities} & {e.casefold() for e in b.entities})
