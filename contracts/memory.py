@@ -30,7 +30,9 @@ class Memory(Frozen):
     `declared_supersedes` keeps what the producer said this replaces; `superseded_by`,
     `relation` and `supersession_reason` (why: subject, attribute, old value -> new
     value) are derived by consolidation; `observation_id` names the observation this
-    memory belongs to, if any; `consolidated` is the done-marker.
+    memory belongs to, if any; `consolidated` is the done-marker. `expires_at`: from
+    then on recall skips it and the expiry sweep forgets it (an observation's is its
+    members' earliest).
     """
 
     schema_version: Literal[1] = SCHEMA_VERSION
@@ -59,6 +61,7 @@ class Memory(Frozen):
     votes_up: int = Field(default=0, ge=0)
     votes_down: int = Field(default=0, ge=0)
     not_useful: int = Field(default=0, ge=0)
+    expires_at: AwareDatetime | None = None
 
 
 class Observation(Memory):

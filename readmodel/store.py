@@ -54,7 +54,9 @@ class Hit:
 
 @dataclass(frozen=True)
 class Filter:
-    """Conditions for candidates; all given conditions must hold. `bank_id` always applies."""
+    """Conditions for candidates; all given conditions must hold. `bank_id` always applies.
+    `live_at`: records not expired at that instant (no `expires_at`, or a later one);
+    `expired_at`: records expired by then (`expires_at` at or before it)."""
 
     bank_id: str
     ids: tuple[uuid.UUID, ...] = ()
@@ -69,6 +71,8 @@ class Filter:
     declared_supersedes_any: tuple[uuid.UUID, ...] = ()
     superseded_by: uuid.UUID | None = None
     observation_ids: tuple[uuid.UUID, ...] = ()
+    live_at: datetime | None = None
+    expired_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,11 @@ def tagset_of(tags: Sequence[str]) -> str:
     return "\x1f".join(sorted(set(tags)))
 
 
+def expired(record: Record, at: datetime) -> bool:
+    """Whether `record` has expired by `at` (expiry is inclusive: gone at `expires_at`)."""
+    return record.expires_at is not None and record.expires_at <= at
+
+
 def matches(flt: Filter, r: Record) -> bool:
     """`flt`'s meaning in plain Python: what every adapter's engine filter must select
     (the contract suite checks each against this), and how a batch's own, not yet
@@ -124,6 +133,8 @@ def matches(flt: Filter, r: Record) -> bool:
         or bool(set(flt.declared_supersedes_any) & set(r.declared_supersedes)),
         flt.superseded_by is None or r.superseded_by == flt.superseded_by,
         not flt.observation_ids or r.observation_id in flt.observation_ids,
+        flt.live_at is None or not expired(r, flt.live_at),
+        flt.expired_at is None or expired(r, flt.expired_at),
     )
     return all(checks)
 

@@ -77,6 +77,7 @@ def raw_memory(event: RetainEvent, created_at: datetime) -> Memory:
         metadata=dict(event.metadata),
         event_id=event.event_id,
         declared_supersedes=list(event.supersedes),
+        expires_at=event.expires_at,
     )
 
 
