@@ -26,6 +26,8 @@ app.command()(data_commands.forget)
 app.add_typer(data_commands.keys_app, name="keys")
 app.command()(data_commands.export)
 app.command("import")(data_commands.import_)
+app.command()(data_commands.audit)
+app.command()(data_commands.expire)
 console = Console()
 err = Console(stderr=True)
 
@@ -102,7 +104,7 @@ def worker(
     loglevel: str = "INFO",
 ) -> None:
     """Run a Celery worker consuming retain events."""
-    rt = runtime()
+    rt = runtime(actor="worker")
     require_durable_redis(rt)
     if rt.topology.local_store and pool == "prefork" and rt.settings.worker_concurrency > 1:
         err.print(
@@ -112,7 +114,10 @@ def worker(
         raise typer.Exit(2)
     if rt.settings.metrics_enabled:
         attach_to_worker(rt.gauges(store=False), rt.redis, rt.settings.metrics_sample_s)
-    maintenance.sweep_in_worker(rt.sweep_loop, rt.heartbeat)
+    expiry = not (rt.topology.local_store and pool == "prefork")
+    if expiry and rt.topology.local_store:
+        _ = rt.store
+    maintenance.sweep_in_worker(rt.sweep_loops(expiry=expiry), rt.heartbeat)
     worker_shutdown.connect(lambda **_: rt.close(), weak=False)
     worker_process_shutdown.connect(lambda **_: rt.close(), weak=False)
     argv = [
@@ -183,7 +188,7 @@ def mcp(
     if bank is not None and not re.fullmatch(BANK_ID_PATTERN, bank):
         err.print(f"--bank {bank!r} is not a bank id: letters, digits, '_', '.', ':' or '-'")
         raise typer.Exit(2)
-    run_stdio(runtime(), bank)
+    run_stdio(runtime(actor="mcp"), bank)
 
 
 @app.command("last-recall")
