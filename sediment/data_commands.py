@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sediment.api.keys import ApiKey, digest
+from sediment.auditing import acting_as
 from sediment.forgetting import forget_event
 from sediment.retain import PublishError
 from sediment.startup import runtime
@@ -172,7 +173,8 @@ def expire(
     every SEDIMENT_EXPIRY_SWEEP_S; recall hides them from the moment they expire)."""
     rt = runtime()
     try:
-        report = rt.expiry_sweep.sweep([bank] if bank else None)
+        with acting_as("cli"):
+            report = rt.expiry_sweep.sweep([bank] if bank else None)
     except PublishError as exc:
         err.print(f"[red]the broker did not take the forgets ({exc}); retry[/red]")
         raise typer.Exit(1) from exc
