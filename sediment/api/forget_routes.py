@@ -7,9 +7,11 @@ from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import Body as Payload
 from pydantic import Field
 
 from contracts.forget import ForgetEvent, ForgetFilter
+from sediment.api import examples
 from sediment.api.auth import Deps, require_token
 from sediment.api.models import Body
 from sediment.api.routes import Bank, published
@@ -73,7 +75,11 @@ def forget_matching(
 
 
 @router.post("/forget", status_code=202, summary="Forget by ids, a filter, or everything")
-def forget_body(bank_id: Bank, body: ForgetBody, deps: Deps) -> ForgetAccepted:
+def forget_body(
+    bank_id: Bank,
+    body: Annotated[ForgetBody, Payload(openapi_examples=examples.FORGET)],
+    deps: Deps,
+) -> ForgetAccepted:
     flt = body.filter
     event = _event(
         bank_id,

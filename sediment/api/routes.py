@@ -8,12 +8,14 @@ from typing import Annotated
 
 import pydantic
 from fastapi import APIRouter, Depends, HTTPException, Path, Query
+from fastapi import Body as Payload
 from fastapi.exceptions import RequestValidationError
 
 from contracts.base import BANK_ID_PATTERN
 from contracts.events import RetainEvent, RetainItem, derive_event_id, with_expiry
 from contracts.feedback import FeedbackEvent
 from contracts.recall import RecallRequest, RecallResponse
+from sediment.api import examples
 from sediment.api.auth import Deps, require_token
 from sediment.api.models import (
     FeedbackAccepted,
@@ -71,8 +73,14 @@ def not_found(bank_id: str, what: str) -> HTTPException:
 
 
 @router.post("/memories", status_code=202, summary="Retain memories")
-def retain(bank_id: Bank, body: RetainBody, deps: Deps) -> RetainAccepted:
-    """Queue facts for consolidation; they become visible to recall once a worker is done."""
+def retain(
+    bank_id: Bank,
+    body: Annotated[RetainBody, Payload(openapi_examples=examples.RETAIN)],
+    deps: Deps,
+) -> RetainAccepted:
+    """Queue facts for consolidation; they become visible to recall once a worker is done.
+    An item with `ttl_s` or `expires_at` is hidden from recall from that instant and
+    forgotten by the next expiry sweep (SEDIMENT_EXPIRY_SWEEP_S)."""
     with deps.service.slow_calls.timed("api.retain", bank_id, {"items": len(body.items)}):
         events = to_events(bank_id, body.items, deps.max_text_bytes, datetime.now(UTC))
         published(lambda: deps.publisher.publish_retain(events))
@@ -80,7 +88,11 @@ def retain(bank_id: Bank, body: RetainBody, deps: Deps) -> RetainAccepted:
 
 
 @router.post("/recall", summary="Recall memories")
-def recall(bank_id: Bank, request: RecallRequest, deps: Deps) -> RecallResponse:
+def recall(
+    bank_id: Bank,
+    request: Annotated[RecallRequest, Payload(openapi_examples=examples.RECALL)],
+    deps: Deps,
+) -> RecallResponse:
     """Hybrid ranking with current state and prefer-observations (on by default)."""
     return deps.service.recall(bank_id, request)
 
