@@ -20,6 +20,7 @@ from readmodel.recall.pipeline import RecallPipeline
 from readmodel.recall.state import chain_heads
 from readmodel.store import Filter, Record, expired
 from readmodel.stores.edge import EdgeStore
+from sediment.api.views import memory_view
 from tests.fakes import NoLocks
 from tests.helpers import T0, event, memory, mid
 from tests.unit.test_recall_stages import CountingFetch, superseded
@@ -199,3 +200,12 @@ def test_a_sweep_held_elsewhere_does_nothing_and_event_ids_are_derived(
     expected = sorted([mid(SEATTLE), mid(CELLO_1), mid(LOCKER)], key=str)
     assert [e.memory_ids for e in sent] == [expected]
     assert [e.event_id for e in again] == [e.event_id for e in sent]
+
+
+def test_the_memory_view_hides_what_expired(cons: Consolidator) -> None:
+    assert memory_view(cons.store, "b1", mid(LOCKER), NOW) is not None
+    assert memory_view(cons.store, "b1", mid(LOCKER), LATER) is None
+    before = memory_view(cons.store, "b1", mid(BOSTON), NOW)
+    after = memory_view(cons.store, "b1", mid(BOSTON), LATER)
+    assert before is not None and [h.id for h in before.history] == [mid(SEATTLE)]
+    assert after is not None and after.history == []
