@@ -3,6 +3,7 @@
 import re
 import sys
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -12,7 +13,7 @@ from rich.console import Console
 
 from contracts.base import BANK_ID_PATTERN
 from contracts.recall import RecallRequest
-from readmodel.store import Filter
+from readmodel.store import Filter, expired
 from sediment import data_commands, maintenance
 from sediment.ingest import IngestDeps, run_ingest
 from sediment.render import last_recall_table, print_record, recall_table
@@ -87,6 +88,12 @@ def inspect(
         raise typer.Exit(2)
     rt = runtime()
     found = rt.store.fetch(bank, [memory_id])
+    if found and expired(found[0].record, datetime.now(UTC)):
+        err.print(
+            f"[red]memory {memory_id} of bank {bank} has expired[/red] "
+            "(the next expiry sweep forgets it)"
+        )
+        raise typer.Exit(1)
     if not found:
         err.print(
             f"[red]no memory {memory_id} in bank {bank}[/red]: check the id, and that it "
