@@ -5,7 +5,15 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import Field, TypeAdapter, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic.config import JsonDict
 
 from contracts.base import (
     NOT_BLANK_PATTERN,
@@ -60,6 +68,11 @@ EXPIRES_AT_DESCRIPTION = (
     "state recomputed). An instant already past is accepted: the memory is never shown."
 )
 _TTL: Final = TypeAdapter(TtlSeconds)
+ONE_EXPIRY_ONLY: Final[JsonDict] = {
+    "required": ["ttl_s", "expires_at"],
+    "properties": {"ttl_s": {"type": "number"}, "expires_at": {"type": "string"}},
+}
+"""Both `ttl_s` and `expires_at` given (not null), which an item may not be (JSON Schema)."""
 
 
 def with_expiry(data: dict[str, Any], now: datetime) -> dict[str, Any]:
@@ -122,6 +135,8 @@ class RetainItem(RetainFields):
     """One fact to remember in a bank the request names (URL or tool argument);
     `event_id` defaults to one derived from bank, text and `occurred_at`, so resending
     the same item is one event. Validated again as a `RetainEvent` before it is retained."""
+
+    model_config = ConfigDict(json_schema_extra={"not": ONE_EXPIRY_ONLY})
 
     event_id: uuid.UUID | None = None
     ttl_s: TtlSeconds | None = None

@@ -19,6 +19,7 @@ from contracts.events import (
     MAX_SUPERSEDES,
     MAX_TAGS,
     MAX_TTL_S,
+    ONE_EXPIRY_ONLY,
     EventKind,
     Label,
 )
@@ -30,6 +31,8 @@ class Model(BaseModel):
 
 class MemoryItem(Model):
     """One fact to remember."""
+
+    model_config = ConfigDict(json_schema_extra={"not": ONE_EXPIRY_ONLY})
 
     text: str = Field(min_length=1, description="the fact, in one or a few sentences")
     occurred_at: AwareDatetime | None = Field(
