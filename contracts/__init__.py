@@ -1,5 +1,6 @@
 """Sediment's wire and read-model contracts: pydantic models and their JSON Schema, nothing else."""
 
+from contracts.audit import AuditAction, AuditEntry
 from contracts.deadletter import DeadLetter
 from contracts.events import SCHEMA_VERSION, EventKind, RetainEvent, derive_event_id
 from contracts.feedback import FeedbackEvent, Vote
@@ -16,6 +17,8 @@ from contracts.recall import (
 
 __all__ = [
     "SCHEMA_VERSION",
+    "AuditAction",
+    "AuditEntry",
     "Components",
     "DeadLetter",
     "EventKind",

@@ -2,9 +2,18 @@
 
 import math
 import uuid
+from datetime import datetime, timedelta
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic.config import JsonDict
 
 from contracts.base import (
     NOT_BLANK_PATTERN,
@@ -26,6 +35,7 @@ MAX_LABEL_CHARS = 128
 MAX_SUPERSEDES = 32
 MAX_METADATA_ITEMS = 32
 MAX_METADATA_VALUE_CHARS = 1024
+MAX_TTL_S = 100 * 365 * 86_400
 EVENT_NAMESPACE = uuid.UUID("6f2b6a47-4f4c-5a0e-9a3e-5ed1e1e7c0de")
 
 EventKind = Literal["world", "experience"]
@@ -38,6 +48,45 @@ def _names_and_values(schema: dict[str, Any]) -> None:
     for value_schema in schema.pop("patternProperties", {}).values():
         schema["additionalProperties"] = value_schema
         schema.setdefault("propertyNames", {})["pattern"] = PRINTABLE_PATTERN
+
+
+TtlSeconds = Annotated[
+    Number,
+    Field(
+        gt=0,
+        le=MAX_TTL_S,
+        description=(
+            "Seconds from when the request is accepted until the memory expires; the "
+            "accepted event carries the instant as `expires_at`. Give `ttl_s` or "
+            "`expires_at`, not both."
+        ),
+    ),
+]
+EXPIRES_AT_DESCRIPTION = (
+    "When the memory expires (RFC 3339 with a zone): from that instant recall no longer "
+    "returns it, and the expiry sweep forgets it as `forget` would (tombstone, derived "
+    "state recomputed). An instant already past is accepted: the memory is never shown."
+)
+_TTL: Final = TypeAdapter(TtlSeconds)
+ONE_EXPIRY_ONLY: Final[JsonDict] = {
+    "required": ["ttl_s", "expires_at"],
+    "properties": {"ttl_s": {"type": "number"}, "expires_at": {"type": "string"}},
+}
+"""Both `ttl_s` and `expires_at` given (not null), which an item may not be (JSON Schema)."""
+
+
+def with_expiry(data: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """`data` (a retain item as a dict) with its `ttl_s` replaced by `expires_at` = now +
+    ttl: an event carries the instant, so a redelivery or a replay expires when the
+    original would have. A ValueError when both are given or the ttl is invalid."""
+    if data.get("ttl_s") is None:
+        return {k: v for k, v in data.items() if k != "ttl_s"}
+    if data.get("expires_at") is not None:
+        raise ValueError("give ttl_s or expires_at, not both")
+    ttl = _TTL.validate_python(data["ttl_s"])
+    out = {k: v for k, v in data.items() if k != "ttl_s"}
+    out["expires_at"] = now + timedelta(seconds=ttl)
+    return out
 
 
 def derive_event_id(bank_id: str, text: str, occurred_at: str) -> uuid.UUID:
@@ -79,6 +128,7 @@ class RetainFields(Frozen):
     metadata: dict[Label, Annotated[Printable, Field(max_length=MAX_METADATA_VALUE_CHARS)]] = Field(
         default_factory=dict, max_length=MAX_METADATA_ITEMS, json_schema_extra=_names_and_values
     )
+    expires_at: AwareDatetime | None = Field(default=None, description=EXPIRES_AT_DESCRIPTION)
 
 
 class RetainItem(RetainFields):
@@ -86,7 +136,16 @@ class RetainItem(RetainFields):
     `event_id` defaults to one derived from bank, text and `occurred_at`, so resending
     the same item is one event. Validated again as a `RetainEvent` before it is retained."""
 
+    model_config = ConfigDict(json_schema_extra={"not": ONE_EXPIRY_ONLY})
+
     event_id: uuid.UUID | None = None
+    ttl_s: TtlSeconds | None = None
+
+    @model_validator(mode="after")
+    def _one_expiry(self) -> "RetainItem":
+        if self.ttl_s is not None and self.expires_at is not None:
+            raise ValueError("give ttl_s or expires_at, not both")
+        return self
 
 
 class RetainEvent(RetainFields):

@@ -9,7 +9,7 @@ skipped instead of bringing the memory back.
 import uuid
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from contracts.base import AwareDatetime, BankId, Frozen
 from contracts.events import MAX_LABEL_CHARS, SCHEMA_VERSION
@@ -19,7 +19,20 @@ MAX_FORGET_IDS = 1000
 
 class ForgetFilter(Frozen):
     """Memories matching every given condition: any of `tags`, any of `entities`,
-    `occurred_at` within [start, end], `metadata.source_id` equal to `source_id`."""
+    `occurred_at` within [start, end], `metadata.source_id` equal to `source_id`.
+    At least one condition (the JSON Schema says so too)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["tags"], "properties": {"tags": {"minItems": 1}}},
+                {"required": ["entities"], "properties": {"entities": {"minItems": 1}}},
+                {"required": ["start"], "properties": {"start": {"type": "string"}}},
+                {"required": ["end"], "properties": {"end": {"type": "string"}}},
+                {"required": ["source_id"], "properties": {"source_id": {"type": "string"}}},
+            ]
+        }
+    )
 
     tags: list[str] = Field(default_factory=list, max_length=32)
     entities: list[str] = Field(default_factory=list, max_length=64)

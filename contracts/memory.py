@@ -32,7 +32,9 @@ class Memory(Frozen):
     value) are derived by consolidation; `observation_id` names the observation this
     memory belongs to, if any; `consolidated` is the done-marker. `slot_keys` index the
     facts the text states (`subject|attribute`, computed once at ingest): consolidation
-    compares a new fact only with memories that share one.
+    compares a new fact only with memories that share one. `expires_at`: from then on
+    recall skips it and the expiry sweep forgets it (an observation's is its members'
+    earliest).
     """
 
     schema_version: Literal[1] = SCHEMA_VERSION
@@ -62,6 +64,7 @@ class Memory(Frozen):
     votes_up: int = Field(default=0, ge=0)
     votes_down: int = Field(default=0, ge=0)
     not_useful: int = Field(default=0, ge=0)
+    expires_at: AwareDatetime | None = None
 
 
 class Observation(Memory):

@@ -54,7 +54,9 @@ class Hit:
 
 @dataclass(frozen=True)
 class Filter:
-    """Conditions for candidates; all given conditions must hold. `bank_id` always applies."""
+    """Conditions for candidates; all given conditions must hold. `bank_id` always applies.
+    `live_at`: records not expired at that instant (no `expires_at`, or a later one);
+    `expired_at`: records expired by then (`expires_at` at or before it)."""
 
     bank_id: str
     ids: tuple[uuid.UUID, ...] = ()
@@ -70,6 +72,8 @@ class Filter:
     slot_keys_any: tuple[str, ...] = ()
     superseded_by: uuid.UUID | None = None
     observation_ids: tuple[uuid.UUID, ...] = ()
+    live_at: datetime | None = None
+    expired_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,11 @@ def tagset_of(tags: Sequence[str]) -> str:
     return "\x1f".join(sorted(set(tags)))
 
 
+def expired(record: Record, at: datetime) -> bool:
+    """Whether `record` has expired by `at` (expiry is inclusive: gone at `expires_at`)."""
+    return record.expires_at is not None and record.expires_at <= at
+
+
 def matches(flt: Filter, r: Record) -> bool:
     """`flt`'s meaning in plain Python: what every adapter's engine filter must select
     (the contract suite checks each against this), and how a batch's own, not yet
@@ -128,6 +137,8 @@ def matches(flt: Filter, r: Record) -> bool:
         and (not flt.slot_keys_any or bool(set(flt.slot_keys_any) & set(r.slot_keys)))
         and (flt.superseded_by is None or r.superseded_by == flt.superseded_by)
         and (not flt.observation_ids or r.observation_id in flt.observation_ids)
+        and (flt.live_at is None or not expired(r, flt.live_at))
+        and (flt.expired_at is None or expired(r, flt.expired_at))
     )
 
 

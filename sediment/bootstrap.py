@@ -3,7 +3,7 @@
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 
 import fakeredis
 import redis
@@ -18,11 +18,13 @@ from readmodel.store import MemoryStore
 from readmodel.stores.metered import MeteredStore
 from sediment.api.deps import ApiDeps
 from sediment.api.keys import load_keys
+from sediment.auditing import AuditedPublisher, Auditor
 from sediment.retain import InlinePublisher, Publisher, QueuePublisher
 from sediment.settings import Settings
 from sediment.slow_tasks import watch_slow_tasks
 from sediment.stats import Gauges
 from sediment.topology import MEMORY_BROKER, Topology
+from telemetry.audit_log import AuditLog, FileAuditLog, RedisAuditLog
 from telemetry.metrics import Metrics, NoopMetrics
 from telemetry.recall_logs import RecallLog, RedisRecallLog
 from telemetry.redis_series import RedisMetrics
@@ -30,6 +32,7 @@ from telemetry.slow_calls import SlowCalls
 from worker.celery_app import CeleryConfig, make_app
 from worker.consolidation.consolidator import Consolidator
 from worker.deadletters import DeadLetters, FileDeadLetters, RedisDeadLetters
+from worker.expiry import ExpirySweep
 from worker.feedback_handler import FeedbackDeps
 from worker.holders import Heartbeat
 from worker.ledger import Ledger
@@ -96,10 +99,13 @@ class Runtime:
     This is the composition root only: entry points (CLI commands, `serve`, the worker)
     take from it what a function uses and pass that, never the runtime itself.
     `hosts_worker`: this process consumes the queue itself (`sediment serve` where the
-    store is local), so its retains go through the queue even in embedded mode."""
+    store is local), so its retains go through the queue even in embedded mode.
+    `actor`: who the audit names for changes made here outside an API request (whose
+    caller is named instead)."""
 
     settings: Settings
     hosts_worker: bool = False
+    actor: str = "cli"
     _closed: bool = field(default=False, init=False)
 
     @cached_property
@@ -285,7 +291,7 @@ class Runtime:
         )
 
     @cached_property
-    def publisher(self) -> Publisher:
+    def unaudited_publisher(self) -> Publisher:
         """The one retain path's destination: the queue where one is consumed (a shared
         broker, or this process's own worker), else consolidation right here."""
         if self.topology.shared_redis or self.hosts_worker:
@@ -293,12 +299,42 @@ class Runtime:
         return InlinePublisher(self.consolidator, self.feedback, dead_letters=self.dead_letters)
 
     @cached_property
-    def sweep_loop(self) -> SweepLoop | None:
-        """The periodic ledger sweep a consuming process runs (SEDIMENT_LEDGER_SWEEP_S)."""
-        interval = self.settings.ledger_sweep_s
-        if self.sweeper is None or interval <= 0:
-            return None
-        return SweepLoop(self.sweeper, interval)
+    def publisher(self) -> AuditedPublisher:
+        """The one retain path, recording what it accepts in the audit streams."""
+        return AuditedPublisher(self.unaudited_publisher, Auditor(self.audit_log, self.actor))
+
+    @cached_property
+    def audit_log(self) -> AuditLog:
+        """Per-bank streams beside the shared Redis; a file in the data directory in
+        embedded mode, so `sediment audit` in a later process sees it."""
+        s = self.settings
+        if self.topology.shared_redis:
+            return RedisAuditLog(self.redis, s.audit_maxlen)
+        return FileAuditLog(s.data_dir / "audit.jsonl", s.audit_maxlen)
+
+    @cached_property
+    def expiry_sweep(self) -> ExpirySweep:
+        """Forgets expired memories through the one retain path, audited as `expire` by
+        `worker`; one sweep at a time across the processes sharing Redis. A local store
+        is this process's own (open it before the sweep's thread starts); a server gets
+        a client of the sweep's own, made in its thread (never one shared across a
+        prefork worker's fork)."""
+        sweeper = Auditor(self.audit_log, "worker")
+        send = AuditedPublisher(self.unaudited_publisher, sweeper).recording("expire")
+        own = partial(make_store, self.settings)
+        store = (lambda: self.store) if self.topology.local_store else own
+        return ExpirySweep(store, send.publish_forget, self.redis)
+
+    def sweep_loops(self, *, expiry: bool = True) -> list[SweepLoop]:
+        """What a consuming process runs periodically: the ledger sweep
+        (SEDIMENT_LEDGER_SWEEP_S) and, with `expiry`, the expiry sweep
+        (SEDIMENT_EXPIRY_SWEEP_S)."""
+        s, loops = self.settings, []
+        if self.sweeper is not None and s.ledger_sweep_s > 0:
+            loops.append(SweepLoop(self.sweeper.sweep, s.ledger_sweep_s))
+        if expiry and s.expiry_sweep_s > 0:
+            loops.append(SweepLoop(self.expiry_sweep.sweep, s.expiry_sweep_s, "sediment-expiry"))
+        return loops
 
     @cached_property
     def api_deps(self) -> ApiDeps:
@@ -319,6 +355,8 @@ class Runtime:
             recall_log=self.recall_log,
             metrics_public=s.metrics_public,
             api_keys=load_keys(s.api_keys_file) if s.api_keys_file else (),
+            auditor=self.publisher.auditor,
+            tombstones=self.tombstones,
         )
 
     def gauges(self, *, store: bool) -> Gauges:
@@ -340,5 +378,7 @@ class Runtime:
         self._closed = True
 
 
-def bootstrap(settings: Settings | None = None, *, hosts_worker: bool = False) -> Runtime:
-    return Runtime(settings or Settings(), hosts_worker)
+def bootstrap(
+    settings: Settings | None = None, *, hosts_worker: bool = False, actor: str = "cli"
+) -> Runtime:
+    return Runtime(settings or Settings(), hosts_worker, actor)

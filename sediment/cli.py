@@ -3,6 +3,7 @@
 import re
 import sys
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -12,7 +13,7 @@ from rich.console import Console
 
 from contracts.base import BANK_ID_PATTERN
 from contracts.recall import RecallRequest
-from readmodel.store import Filter
+from readmodel.store import Filter, expired
 from sediment import data_commands, maintenance
 from sediment.ingest import IngestDeps, run_ingest
 from sediment.render import last_recall_table, print_record, recall_table
@@ -26,6 +27,8 @@ app.command()(data_commands.forget)
 app.add_typer(data_commands.keys_app, name="keys")
 app.command()(data_commands.export)
 app.command("import")(data_commands.import_)
+app.command()(data_commands.audit)
+app.command()(data_commands.expire)
 console = Console()
 err = Console(stderr=True)
 
@@ -85,6 +88,12 @@ def inspect(
         raise typer.Exit(2)
     rt = runtime()
     found = rt.store.fetch(bank, [memory_id])
+    if found and expired(found[0].record, datetime.now(UTC)):
+        err.print(
+            f"[red]memory {memory_id} of bank {bank} has expired[/red] "
+            "(the next expiry sweep forgets it)"
+        )
+        raise typer.Exit(1)
     if not found:
         err.print(
             f"[red]no memory {memory_id} in bank {bank}[/red]: check the id, and that it "
@@ -102,7 +111,7 @@ def worker(
     loglevel: str = "INFO",
 ) -> None:
     """Run a Celery worker consuming retain events."""
-    rt = runtime()
+    rt = runtime(actor="worker")
     require_durable_redis(rt)
     if rt.topology.local_store and pool == "prefork" and rt.settings.worker_concurrency > 1:
         err.print(
@@ -112,7 +121,10 @@ def worker(
         raise typer.Exit(2)
     if rt.settings.metrics_enabled:
         attach_to_worker(rt.gauges(store=False), rt.redis, rt.settings.metrics_sample_s)
-    maintenance.sweep_in_worker(rt.sweep_loop, rt.heartbeat)
+    expiry = not (rt.topology.local_store and pool == "prefork")
+    if expiry and rt.topology.local_store:
+        _ = rt.store
+    maintenance.sweep_in_worker(rt.sweep_loops(expiry=expiry), rt.heartbeat)
     worker_shutdown.connect(lambda **_: rt.close(), weak=False)
     worker_process_shutdown.connect(lambda **_: rt.close(), weak=False)
     argv = [
@@ -183,7 +195,7 @@ def mcp(
     if bank is not None and not re.fullmatch(BANK_ID_PATTERN, bank):
         err.print(f"--bank {bank!r} is not a bank id: letters, digits, '_', '.', ':' or '-'")
         raise typer.Exit(2)
-    run_stdio(runtime(), bank)
+    run_stdio(runtime(actor="mcp"), bank)
 
 
 @app.command("last-recall")

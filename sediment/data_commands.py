@@ -1,5 +1,6 @@
-"""`sediment forget` (and the other own-your-data commands): thin wrappers over the one
-retain path, so embedded commands act here and the other modes publish to workers."""
+"""`sediment forget|export|import|audit|expire` and `sediment keys`: thin wrappers over
+the one retain path, so embedded commands act here and the other modes publish to
+workers; every change is recorded in the bank's audit stream as the `cli`'s."""
 
 import json
 import secrets
@@ -10,8 +11,10 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.table import Table
 
 from sediment.api.keys import ApiKey, digest
+from sediment.auditing import acting_as
 from sediment.forgetting import forget_event
 from sediment.retain import PublishError
 from sediment.startup import runtime
@@ -98,14 +101,16 @@ def export(
 ) -> None:
     """Write the bank's raw events and tombstones as JSON lines (sediment/transfer.py)."""
     rt = runtime()
+    counts: dict[str, int] = {}
     try:
-        lines = export_lines(rt.store, rt.tombstones, bank, datetime.now(UTC))
+        lines = export_lines(rt.store, rt.tombstones, bank, datetime.now(UTC), counts)
         if out is None:
             for line in lines:
                 print(line)
         else:
             with out.open("w", encoding="utf-8") as f:
                 f.writelines(line + "\n" for line in lines)
+        rt.publisher.auditor.record(bank, "export", counts=counts)
     finally:
         rt.close()
 
@@ -118,7 +123,7 @@ def import_(
     rt = runtime()
     try:
         with path.open(encoding="utf-8") as f:
-            done = import_lines(rt.publisher, f, bank)
+            done = import_lines(rt.publisher.recording("import"), f, bank)
     except (ValueError, PublishError) as exc:
         err.print(f"[red]{path}: {exc}[/red]")
         raise typer.Exit(1) from exc
@@ -128,3 +133,58 @@ def import_(
         f"imported {done.events} events into bank {done.bank} ({done.stored} new), "
         f"{done.tombstones} tombstones"
     )
+
+
+def audit(
+    bank: Annotated[str, typer.Option(help="bank whose audit stream to read")],
+    limit: Annotated[int, typer.Option(min=1, max=10_000, help="newest entries to show")] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="print the entries as JSON")] = False,
+) -> None:
+    """Who changed the bank's data: retains, forgets, imports, expiries, votes, exports
+    (newest first; ids and counts, never memory text)."""
+    rt = runtime()
+    try:
+        entries = rt.audit_log.read(bank, limit)
+    finally:
+        rt.close()
+    if as_json:
+        print(json.dumps([e.model_dump(mode="json") for e in entries], indent=2))
+        return
+    table = Table(title=f"audit of bank {bank} (newest first)")
+    for col in ("at", "actor", "action", "counts", "ids", "request"):
+        table.add_column(col, overflow="fold")
+    for e in entries:
+        ids = [*e.event_ids, *e.memory_ids]
+        table.add_row(
+            e.at.isoformat(timespec="seconds"),
+            e.actor,
+            e.action,
+            " ".join(f"{k}={v}" for k, v in sorted(e.counts.items())),
+            ", ".join(str(i) for i in ids[:3]) + (f" (+{len(ids) - 3})" if len(ids) > 3 else ""),
+            e.request_id or "",
+        )
+    console.print(table)
+
+
+def expire(
+    bank: Annotated[str | None, typer.Option(help="one bank (default: every bank)")] = None,
+) -> None:
+    """Forget the memories that have expired, now (workers and `sediment serve` do it
+    every SEDIMENT_EXPIRY_SWEEP_S; recall hides them from the moment they expire)."""
+    rt = runtime()
+    try:
+        with acting_as("cli"):
+            report = rt.expiry_sweep.sweep([bank] if bank else None)
+    except PublishError as exc:
+        err.print(f"[red]the broker did not take the forgets ({exc}); retry[/red]")
+        raise typer.Exit(1) from exc
+    finally:
+        rt.close()
+    if not report.swept:
+        err.print("another expiry sweep is running (a worker's); try again in a minute")
+        raise typer.Exit(1)
+    verb = "queued for forgetting" if rt.publisher.queued else "forgot"
+    total = sum(report.expired.values())
+    console.print(f"{verb} {total} expired memories in {len(report.expired)} banks")
+    for name, n in sorted(report.expired.items()):
+        console.print(f"  {name}: {n}")

@@ -10,7 +10,7 @@ import pydantic
 from rich.console import Console
 from rich.progress import Progress
 
-from contracts.events import RetainEvent, derive_event_id
+from contracts.events import RetainEvent, derive_event_id, with_expiry
 from sediment.retain import Publisher
 from telemetry.metrics import Metrics, count_events
 from worker.deadletters import DeadLetters
@@ -59,9 +59,12 @@ def instant(value: object) -> str:
     return when.astimezone(UTC).isoformat()
 
 
-def complete(item: dict[str, object], default_bank: str | None) -> dict[str, object]:
-    """Fill what a line may omit: `bank_id` (from --bank) and `event_id` (derived)."""
-    out = dict(item)
+def complete(
+    item: dict[str, object], default_bank: str | None, now: datetime | None = None
+) -> dict[str, object]:
+    """Fill what a line may omit: `bank_id` (from --bank) and `event_id` (derived); a
+    `ttl_s` becomes `expires_at`, counted from `now` (default: this moment)."""
+    out = with_expiry(dict(item), now or datetime.now(UTC))
     if "bank_id" not in out and default_bank is not None:
         out["bank_id"] = default_bank
     if "event_id" not in out:

@@ -1,6 +1,7 @@
 """Operator commands: the dead-letter stream, the redelivery ledger, rebuilds."""
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated
@@ -190,15 +191,15 @@ def reconcile() -> None:
         console.print(f"  dead-lettered {name} (republished too often)")
 
 
-def sweep_in_worker(loop: SweepLoop | None, heartbeat: Heartbeat | None = None) -> None:
+def sweep_in_worker(loops: Sequence[SweepLoop], heartbeat: Heartbeat | None = None) -> None:
     """`sediment worker`: beat and sweep from the moment the worker consumes until it
     stops."""
     if heartbeat is not None:
         worker_ready.connect(lambda **_: heartbeat.start(), weak=False)
         worker_shutdown.connect(lambda **_: heartbeat.stop(), weak=False)
-    if loop is not None:
-        worker_ready.connect(lambda **_: loop.start(), weak=False)
-        worker_shutdown.connect(lambda **_: loop.stop(), weak=False)
+    for loop in loops:
+        worker_ready.connect(lambda _loop=loop, **_: _loop.start(), weak=False)
+        worker_shutdown.connect(lambda _loop=loop, **_: _loop.stop(), weak=False)
 
 
 def rebuild(

@@ -6,6 +6,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from contracts import (
+    AuditEntry,
     DeadLetter,
     FeedbackEvent,
     ForgetEvent,
@@ -29,6 +30,7 @@ MODELS: tuple[type[BaseModel], ...] = (
     Tombstone,
     RecallRequest,
     RecallResponse,
+    AuditEntry,
 )
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "contracts" / "schema"
 

@@ -21,7 +21,7 @@ import os
 import signal
 import socket
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 import structlog
@@ -87,20 +87,20 @@ class InProcessWorker:
 
 class Hosted:
     """What runs beside the API and must stop before the store closes: the in-process
-    worker with its heartbeat, the ledger sweep and the gauge sampler, each optional;
+    worker with its heartbeat, the sweeps (ledger, expiry) and the gauge sampler;
     `close` writes pending recall logs and closes the store. The sampler is made when
     serving starts (it opens the store to count it)."""
 
     def __init__(
         self,
         worker: InProcessWorker | None,
-        sweep: SweepLoop | None,
+        sweeps: Sequence[SweepLoop],
         make_sampler: Callable[[], GaugeSampler | None],
         close: Callable[[], None],
         heartbeat: Heartbeat | None = None,
     ) -> None:
         self.worker = worker
-        self.sweep = sweep
+        self.sweeps = list(sweeps)
         self.heartbeat = heartbeat
         self.sampler: GaugeSampler | None = None
         self._make_sampler = make_sampler
@@ -116,8 +116,8 @@ class Hosted:
             self.heartbeat.start()
         if self.sampler is not None:
             self.sampler.start()
-        if self.sweep is not None:
-            self.sweep.start()
+        for sweep in self.sweeps:
+            sweep.start()
         log.info("serving", workers=self.worker is not None)
         try:
             yield
@@ -132,8 +132,8 @@ class Hosted:
         self._stopped = True
         if self.sampler is not None:
             self.sampler.stop()
-        if self.sweep is not None:
-            self.sweep.stop()
+        for sweep in self.sweeps:
+            sweep.stop()
         if self.worker is not None:
             self.worker.stop()
         if self.heartbeat is not None:
@@ -187,8 +187,8 @@ def hosted_beside_api(rt: Runtime) -> Hosted:
         return GaugeSampler(rt.gauges(store=True), rt.redis, s.metrics_sample_s)
 
     if worker is None:
-        return Hosted(None, None, make_sampler, rt.close)
-    return Hosted(worker, rt.sweep_loop, make_sampler, rt.close, rt.heartbeat)
+        return Hosted(None, [], make_sampler, rt.close)
+    return Hosted(worker, rt.sweep_loops(), make_sampler, rt.close, rt.heartbeat)
 
 
 def serve(rt: Runtime, host: str, port: int) -> None:

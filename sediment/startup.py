@@ -27,8 +27,9 @@ def settings_or_exit() -> Settings:
     return settings
 
 
-def runtime(*, hosts_worker: bool = False) -> Runtime:
-    return bootstrap(settings_or_exit(), hosts_worker=hosts_worker)
+def runtime(*, hosts_worker: bool = False, actor: str = "cli") -> Runtime:
+    """`actor`: who the audit names for the changes this process makes on its own."""
+    return bootstrap(settings_or_exit(), hosts_worker=hosts_worker, actor=actor)
 
 
 def require_durable_redis(rt: Runtime) -> None:

@@ -8,7 +8,8 @@ The raw events are the bank's source of truth: observations, states and edges ar
 derived, so an import re-derives them (by convergence, the same read model: same ids,
 states, edges, observations). Tombstones are imported as forgets, first, so an import
 never brings back what was forgotten. Importing twice changes nothing: the events are
-duplicates by id. Votes and last-access times are not exported.
+duplicates by id. Votes and last-access times are not exported; `expires_at` is, so an
+imported memory expires when the original would have (at once, if that has passed).
 """
 
 import json
@@ -50,21 +51,33 @@ def retain_event(memory: Memory) -> RetainEvent:
         supersedes=memory.declared_supersedes,
         importance=memory.importance,
         metadata=memory.metadata,
+        expires_at=memory.expires_at,
     )
 
 
 def export_lines(
-    store: MemoryStore, tombstones: Tombstones, bank_id: str, now: datetime
+    store: MemoryStore,
+    tombstones: Tombstones,
+    bank_id: str,
+    now: datetime,
+    counts: dict[str, int] | None = None,
 ) -> Iterator[str]:
+    """The export, line by line; memories expired by `now` are left out (they are as
+    good as forgotten; the sweep tombstones them). `counts`, when given, is filled with
+    the number of `events` and `tombstones` written."""
+    tally = counts if counts is not None else {}
+    tally.update(events=0, tombstones=0)
     header = {"format": FORMAT, "version": VERSION, "bank": bank_id, "exported_at": now.isoformat()}
     yield json.dumps(header, sort_keys=True)
-    raw = [p.record for p in store.scroll(Filter(bank_id, kinds=RAW_KINDS))]
+    raw = [p.record for p in store.scroll(Filter(bank_id, kinds=RAW_KINDS, live_at=now))]
     for memory in sorted(raw, key=time_key):
         if memory.event_id is not None:
             event = retain_event(memory).model_dump(mode="json", exclude_defaults=True)
+            tally["events"] += 1
             yield json.dumps({"type": "retain", "event": event}, sort_keys=True)
     for stone in tombstones.of_bank(bank_id):
         body = stone.model_dump(mode="json")
+        tally["tombstones"] += 1
         yield json.dumps({"type": "tombstone", "tombstone": body}, sort_keys=True)
 
 

@@ -282,14 +282,18 @@ class Sweeper:
 
 
 class SweepLoop:
-    """Sweeps every `interval_s` in a daemon thread until stopped; a failed sweep is
-    logged and tried again next time (Redis may be away for a while)."""
+    """Runs `sweep` every `interval_s` in a daemon thread until stopped (the ledger sweep,
+    the expiry sweep); a failed sweep is logged and tried again next time (Redis or the
+    store may be away for a while)."""
 
-    def __init__(self, sweeper: Sweeper, interval_s: float) -> None:
-        self._sweeper = sweeper
+    def __init__(
+        self, sweep: Callable[[], object], interval_s: float, name: str = "sediment-sweeper"
+    ) -> None:
+        self._sweep = sweep
         self._interval = interval_s
+        self._name = name
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="sediment-sweeper", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
     def start(self) -> None:
         if not self._thread.is_alive() and not self._stop.is_set():
@@ -301,9 +305,14 @@ class SweepLoop:
     def _run(self) -> None:
         while not self._stop.wait(self._interval):
             try:
-                self._sweeper.sweep()
+                self._sweep()
             except Exception as exc:
-                log.warning("sweep_failed", error=type(exc).__name__, message=str(exc)[:300])
+                log.warning(
+                    "sweep_failed",
+                    sweep=self._name,
+                    error=type(exc).__name__,
+                    message=str(exc)[:300],
+                )
 
 
 def restore_unacked(app: Celery, tags: Sequence[str]) -> None:

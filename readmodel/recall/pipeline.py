@@ -32,7 +32,7 @@ from readmodel.recall.rerank import RerankStage
 from readmodel.recall.results import to_result
 from readmodel.recall.scope import admits, store_filter
 from readmodel.recall.state import Resolution, resolve_current
-from readmodel.store import Filter, MemoryStore, Record
+from readmodel.store import Filter, MemoryStore, Record, expired
 from readmodel.text import query_vector
 
 
@@ -79,7 +79,8 @@ class RecallPipeline:
         )
         vectors = self.embedder.embed(queries)
         trace.lap("embed", [], queries_note(queries))
-        flt = store_filter(bank_id, request)
+        now = self.clock()
+        flt = store_filter(bank_id, request, now)
         when = query_window(request.query) if cfg.date_weight > 0 else None
         cands = self._fetch_candidates(queries, vectors, flt, when, request.limit, trace)
         cands = weighted(with_evidence(cands, analysis, cfg.exact_bonus))
@@ -91,11 +92,14 @@ class RecallPipeline:
         trace.lap("gate", cands, f"gate {cfg.relevance_gate:g}")
         fetch = partial(self._fetch, bank_id)
         if request.as_of is not None:
-            cands = observations_as_of(cands, fetch, request.as_of)
+            cands = observations_as_of(cands, partial(self._fetch, bank_id, now=now), request.as_of)
             trace.lap("as_of", cands, f"observations as of {request.as_of.isoformat()}")
         resolved = Resolution(cands)
         if request.state_mode == "current":
-            resolved = resolve_current(cands, fetch, partial(admits, flt), request.as_of)
+            admit = partial(admits, flt)
+            resolved = resolve_current(
+                cands, fetch, admit, request.as_of, live=lambda r: not expired(r, now)
+            )
             cands = resolved.candidates
             trace.lap("current_state", cands, state_note(resolved, request))
         cands, bias_on = self._adjust(cands, request, analysis, trace)
@@ -200,8 +204,12 @@ class RecallPipeline:
             explain=trace.stages if request.explain else None,
         )
 
-    def _fetch(self, bank_id: str, ids: Sequence[uuid.UUID]) -> list[Record]:
-        return [p.record for p in self.store.fetch(bank_id, ids)]
+    def _fetch(
+        self, bank_id: str, ids: Sequence[uuid.UUID], now: datetime | None = None
+    ) -> list[Record]:
+        """Records by id; with `now`, only those not expired by then."""
+        found = [p.record for p in self.store.fetch(bank_id, ids)]
+        return found if now is None else [r for r in found if not expired(r, now)]
 
     def ranking_settings(self) -> dict[str, str | int | float | bool]:
         """The deployment's settings that change ranking, for the impression log."""

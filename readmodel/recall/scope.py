@@ -4,7 +4,7 @@
 from datetime import datetime
 
 from contracts.recall import RecallRequest
-from readmodel.store import Filter, Record
+from readmodel.store import Filter, Record, matches
 
 
 def upper_bound(request: RecallRequest) -> datetime | None:
@@ -12,7 +12,9 @@ def upper_bound(request: RecallRequest) -> datetime | None:
     return min(bounds) if bounds else None
 
 
-def store_filter(bank_id: str, request: RecallRequest) -> Filter:
+def store_filter(bank_id: str, request: RecallRequest, now: datetime | None = None) -> Filter:
+    """`now`: what has expired by then is never a candidate (expiry is about the real
+    time of the recall, whatever `as_of` asks)."""
     tags = tuple(request.tags)
     return Filter(
         bank_id=bank_id,
@@ -21,18 +23,10 @@ def store_filter(bank_id: str, request: RecallRequest) -> Filter:
         tags_all=tags if request.tags_match == "all" else (),
         occurred_from=request.start,
         occurred_to=upper_bound(request),
+        live_at=now,
     )
 
 
 def admits(flt: Filter, record: Record) -> bool:
     """Would `flt` have returned `record`?"""
-    if record.bank_id != flt.bank_id or (flt.kinds and record.kind not in flt.kinds):
-        return False
-    tags = set(record.tags)
-    if flt.tags_any and not tags & set(flt.tags_any):
-        return False
-    if flt.tags_all and not set(flt.tags_all) <= tags:
-        return False
-    if flt.occurred_from is not None and record.occurred_at < flt.occurred_from:
-        return False
-    return flt.occurred_to is None or record.occurred_at <= flt.occurred_to
+    return matches(flt, record)

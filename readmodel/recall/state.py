@@ -34,14 +34,20 @@ def chain_heads(
     fetch: Fetch,
     max_hops: int = MAX_HOPS,
     as_of: datetime | None = None,
+    live: Admit = lambda r: True,
 ) -> dict[uuid.UUID, Record]:
     """Map each superseded record's id to the newest state reachable in at most `max_hops`
     (with `as_of`: the newest that had occurred by then, shown as it stood then).
 
     Walks every chain at once, one batched fetch per hop, and only when some chain still
-    has a hop to take; a cycle stops at the last record not yet visited.
+    has a hop to take; a cycle stops at the last record not yet visited. A state that is
+    not `live` (expired, not yet swept) is walked through but never shown: when the walk
+    ends on one, the newest live state before it is shown as it stood before it was
+    superseded, current, as it will be once the expired state is forgotten.
     """
     position = {r.id: r for r in records if _next(r) is not None}
+    shown = dict(position)  # the newest live state met; the same object as position's
+    # while the walk stands on a live state
     visited = {rid: {rid} for rid in position}
     done: set[uuid.UUID] = set()
     for _ in range(max_hops):
@@ -56,14 +62,18 @@ def chain_heads(
         for rid, target in wanted.items():
             head = found.get(target)
             if head is not None and as_of is not None and head.occurred_at > as_of:
-                position[rid] = as_of_view(position[rid])
+                cut = as_of_view(position[rid])
+                shown[rid] = cut if shown[rid] is position[rid] else shown[rid]
+                position[rid] = cut
                 head = None
             if head is None:
                 done.add(rid)
                 continue
             position[rid] = head
+            if live(head):
+                shown[rid] = head
             visited[rid].add(target)
-    return position
+    return {rid: s if s is position[rid] else as_of_view(s) for rid, s in shown.items()}
 
 
 @dataclass(frozen=True)
@@ -85,6 +95,7 @@ def resolve_current(
     fetch: Fetch,
     admit: Admit = lambda r: True,
     as_of: datetime | None = None,
+    live: Admit = lambda r: True,
 ) -> Resolution:
     """Superseded candidates give their place to their chain head, once per head.
 
@@ -93,7 +104,7 @@ def resolve_current(
     says so. A head the request's filters do not admit (another tag scope, kind or time
     range) is not returned, and neither is the superseded candidate it replaced.
     """
-    heads = chain_heads([c.record for c in candidates], fetch, as_of=as_of)
+    heads = chain_heads([c.record for c in candidates], fetch, as_of=as_of, live=live)
     out: dict[uuid.UUID, Candidate] = {}
     source: dict[uuid.UUID, uuid.UUID] = {}
     for c in candidates:

@@ -17,6 +17,7 @@ from readmodel.stores.payload import (
     MatchValue,
     Range,
     conditions_of,
+    excluded_of,
     stored_point,
     to_payload,
 )
@@ -29,11 +30,12 @@ S = TypeVar("S")
 
 @dataclass(frozen=True)
 class Dialect(Generic[F, C, P, S]):
-    """`all_of`: conditions ANDed into a filter; `equals`, `any_of`, `between`, `has_ids`:
+    """`all_of`: conditions that must hold and conditions that must not, as one filter;
+    `equals`, `any_of`, `between`, `has_ids`:
     one condition each; `point`: (id, named vectors, payload) to a point; `sparse`:
     (indices, values) to a sparse vector."""
 
-    all_of: Callable[[list[C]], F]
+    all_of: Callable[[list[C], list[C]], F]
     equals: Callable[[str, str], C]
     any_of: Callable[[str, list[str]], C]
     between: Callable[[str, float | None, float | None], C]
@@ -53,10 +55,13 @@ class Dialect(Generic[F, C, P, S]):
                 return self.has_ids([str(i) for i in ids])
 
     def filter(self, flt: Filter) -> F:
-        return self.all_of([self.condition(c) for c in conditions_of(flt)])
+        return self.all_of(
+            [self.condition(c) for c in conditions_of(flt)],
+            [self.condition(c) for c in excluded_of(flt)],
+        )
 
     def bank(self, bank_id: str) -> F:
-        return self.all_of([self.equals(TENANT_FIELD, bank_id)])
+        return self.all_of([self.equals(TENANT_FIELD, bank_id)], [])
 
     def point_of(self, point: StoredPoint) -> P:
         vectors: dict[str, Any] = {DENSE_VECTOR: np.asarray(point.dense, dtype=np.float32).tolist()}

@@ -381,7 +381,7 @@ def _index_schemas() -> dict[str, qe.KeywordIndexParams | qe.PayloadSchemaType]:
 
 EdgeCondition = qe.FieldCondition | qe.HasIdCondition
 DIALECT: Final[Dialect[qe.Filter, EdgeCondition, qe.Point, qe.SparseVector]] = Dialect(
-    all_of=lambda conds: qe.Filter(must=list(conds)),
+    all_of=lambda must, must_not: qe.Filter(must=list(must), must_not=list(must_not) or None),
     equals=lambda key, value: qe.FieldCondition(key=key, match=qe.MatchValue(value)),
     any_of=lambda key, values: qe.FieldCondition(key=key, match=qe.MatchAny(values)),
     between=lambda key, gte, lte: qe.FieldCondition(key=key, range=qe.RangeFloat(gte=gte, lte=lte)),

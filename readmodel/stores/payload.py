@@ -31,7 +31,9 @@ from readmodel.store import (
 
 TAGSET_FIELD: Final = "tagset"
 OCCURRED_TS_FIELD: Final = "occurred_ts"
-INDEX_ONLY_FIELDS: Final = (TAGSET_FIELD, OCCURRED_TS_FIELD)
+EXPIRES_TS_FIELD: Final = "expires_ts"
+"""Present only on records that expire, so a record without it is never expired."""
+INDEX_ONLY_FIELDS: Final = (TAGSET_FIELD, OCCURRED_TS_FIELD, EXPIRES_TS_FIELD)
 
 TENANT_FIELD: Final = "bank_id"
 KEYWORD_INDEXES: Final = (
@@ -46,7 +48,7 @@ KEYWORD_INDEXES: Final = (
     "superseded_by",
     "observation_id",
 )
-FLOAT_INDEXES: Final = (OCCURRED_TS_FIELD,)
+FLOAT_INDEXES: Final = (OCCURRED_TS_FIELD, EXPIRES_TS_FIELD)
 
 
 class DenseSizeMismatchError(ValueError):
@@ -75,6 +77,8 @@ def to_payload(record: Record) -> dict[str, Any]:
     payload = record.model_dump(mode="json")
     payload[TAGSET_FIELD] = tagset_of(record.tags)
     payload[OCCURRED_TS_FIELD] = record.occurred_at.timestamp()
+    if record.expires_at is not None:
+        payload[EXPIRES_TS_FIELD] = record.expires_at.timestamp()
     return payload
 
 
@@ -223,7 +227,8 @@ Condition = MatchValue | MatchAny | Range | HasIds
 
 
 def conditions_of(flt: Filter) -> list[Condition]:
-    """All conditions of `flt`, to be ANDed; the bank condition is always first."""
+    """The conditions of `flt` that must hold, to be ANDed; the bank condition is always
+    first. `excluded_of` gives those that must not."""
     conds: list[Condition] = [MatchValue(TENANT_FIELD, flt.bank_id)]
     if flt.ids:
         conds.append(HasIds(flt.ids))
@@ -247,7 +252,18 @@ def conditions_of(flt: Filter) -> list[Condition]:
             )
         )
     conds.extend(_uuid_conditions(flt))
+    if flt.expired_at is not None:
+        conds.append(Range(EXPIRES_TS_FIELD, None, flt.expired_at.timestamp()))
     return conds
+
+
+def excluded_of(flt: Filter) -> list[Condition]:
+    """The conditions no selected record may meet: having expired by `live_at`. A record
+    without `expires_ts` meets no range, so it is never excluded (nor are records written
+    before expiry existed)."""
+    if flt.live_at is None:
+        return []
+    return [Range(EXPIRES_TS_FIELD, None, flt.live_at.timestamp())]
 
 
 def _uuid_conditions(flt: Filter) -> list[Condition]:

@@ -329,7 +329,7 @@ def _index_schemas() -> dict[str, models.PayloadSchemaParams | models.PayloadSch
 QdrantCondition = models.FieldCondition | models.HasIdCondition
 DIALECT: Final[Dialect[models.Filter, QdrantCondition, models.PointStruct, models.SparseVector]] = (
     Dialect(
-        all_of=lambda conds: models.Filter(must=conds),
+        all_of=lambda must, must_not: models.Filter(must=must, must_not=must_not or None),
         equals=lambda key, value: models.FieldCondition(
             key=key, match=models.MatchValue(value=value)
         ),

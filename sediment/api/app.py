@@ -18,6 +18,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from sediment.api.auth import RequireToken, ScopeGuard, TokenGuard
+from sediment.api.data_routes import router as data_router
 from sediment.api.deps import ApiDeps
 from sediment.api.forget_routes import router as forget_router
 from sediment.api.models import ErrorBody, Health, Status
@@ -72,7 +73,7 @@ def create_app(
     app = FastAPI(
         lifespan=lifespan if mcp is None else with_endpoint(lifespan, mcp),
         title="Sediment",
-        summary="Agent memory: retain, recall, feedback.",
+        summary="Agent memory: retain, recall, feedback, forget, export, audit.",
         version="1",
         responses={
             400: {"model": ErrorBody, "description": "request body is not valid UTF-8"},
@@ -89,6 +90,7 @@ def create_app(
     app.add_middleware(RequestIds)
     app.include_router(router, responses={404: {"model": ErrorBody}})
     app.include_router(forget_router)
+    app.include_router(data_router)
     install_ops(app)
     if mcp is not None:
         app.router.routes.append(Route("/mcp", TokenGuard(mcp), include_in_schema=False))

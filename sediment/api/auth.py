@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from sediment.api.deps import ApiDeps
 from sediment.api.keys import ApiKey, key_of
 from sediment.api.problems import error_response
+from sediment.auditing import acting_as
 
 PROTECTED_PREFIX: Final = "/v1/"
 UNAUTHORIZED: Final = (
@@ -81,6 +82,18 @@ def _header_token(scope: Scope) -> str | None:
     return bearer_credentials(header)
 
 
+async def _as_caller(app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
+    """401 for an unknown caller; otherwise `app` runs with the caller as the actor of
+    the changes it makes (sediment/auditing.py)."""
+    deps: ApiDeps = scope["app"].state.deps
+    name = caller(deps.api_token, deps.api_keys, _header_token(scope))
+    if name is None:
+        await error_response(401, UNAUTHORIZED, CHALLENGE)(scope, receive, send)
+        return
+    with acting_as(name):
+        await app(scope, receive, send)
+
+
 class RequireToken:
     """401 for a `/v1/` request without the token, before the body is read or parsed."""
 
@@ -89,10 +102,8 @@ class RequireToken:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and str(scope.get("path", "")).startswith(PROTECTED_PREFIX):
-            deps: ApiDeps = scope["app"].state.deps
-            if not known(deps.api_token, deps.api_keys, _header_token(scope)):
-                await error_response(401, UNAUTHORIZED, CHALLENGE)(scope, receive, send)
-                return
+            await _as_caller(self.app, scope, receive, send)
+            return
         await self.app(scope, receive, send)
 
 
@@ -105,20 +116,31 @@ class TokenGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            deps: ApiDeps = scope["app"].state.deps
-            if not known(deps.api_token, deps.api_keys, _header_token(scope)):
-                await error_response(401, UNAUTHORIZED, CHALLENGE)(scope, receive, send)
-                return
+            await _as_caller(self.app, scope, receive, send)
+            return
         await self.app(scope, receive, send)
+
+
+OPEN_CALLER: Final = "local"
+TOKEN_CALLER: Final = "token"
+
+
+def caller(expected: SecretStr | None, keys: Sequence[ApiKey], given: str | None) -> str | None:
+    """Who is calling, as the audit names them: the key's name, `token` for
+    SEDIMENT_API_TOKEN, `local` when neither a token nor keys are configured (the API
+    is open); None for an unknown caller (401)."""
+    if expected is None and not keys:
+        return OPEN_CALLER
+    if expected is not None and authorized(expected, given):
+        return TOKEN_CALLER
+    key = key_of(keys, given)
+    return None if key is None else key.name
 
 
 def known(expected: SecretStr | None, keys: Sequence[ApiKey], given: str | None) -> bool:
     """401's rule: with neither a token nor keys configured the API is open; else the
     token (an admin key on all banks) or one of the keys must be sent."""
-    if expected is None and not keys:
-        return True
-    token_ok = expected is not None and authorized(expected, given)
-    return token_ok or key_of(keys, given) is not None
+    return caller(expected, keys, given) is not None
 
 
 _BANK_PATH = re.compile(r"^/v1/banks/([^/]+)(/.*)?$")

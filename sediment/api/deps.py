@@ -12,9 +12,11 @@ from pydantic import SecretStr
 from readmodel.recall.recaller import Recaller
 from readmodel.store import MemoryStore
 from sediment.api.keys import ApiKey
+from sediment.auditing import Auditor
 from sediment.retain import Publisher
 from telemetry.metrics import Metrics, NoopMetrics
 from telemetry.recall_logs import RecallLog
+from worker.tombstones import Tombstones
 
 HealthCheck = Callable[[], bool]
 
@@ -23,7 +25,8 @@ HealthCheck = Callable[[], bool]
 class ApiDeps:
     """`health` maps a component name (store, redis, broker) to a check that may raise.
     `metrics` and `recall_log` feed /v1/stats, /metrics and the dashboard; with
-    `metrics_public` false, /metrics needs the token too."""
+    `metrics_public` false, /metrics needs the token too. `auditor` (its log) and
+    `tombstones` serve the audit and export routes (absent: 404)."""
 
     service: Recaller
     store: MemoryStore
@@ -36,3 +39,5 @@ class ApiDeps:
     recall_log: RecallLog | None = None
     metrics_public: bool = True
     api_keys: tuple[ApiKey, ...] = ()
+    auditor: Auditor | None = None
+    tombstones: Tombstones | None = None

@@ -3,27 +3,56 @@ removes the memories, leaves tombstones and re-derives what they touched (202). 
 embedded mode the memories are gone before the response (`forgotten` counts them)."""
 
 import uuid
-from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Final
 
+import pydantic
 from fastapi import APIRouter, Depends, HTTPException, Query
-from pydantic import Field
+from fastapi import Body as Payload
+from pydantic import ConfigDict, Field, StrictBool, model_validator
+from pydantic.config import JsonDict
 
-from contracts.forget import ForgetEvent, ForgetFilter
+from contracts.base import AwareDatetime
+from contracts.events import MAX_LABEL_CHARS
+from contracts.forget import MAX_FORGET_IDS, ForgetEvent, ForgetFilter
+from sediment.api import examples
 from sediment.api.auth import Deps, require_token
 from sediment.api.models import Body
+from sediment.api.problems import problems
 from sediment.api.routes import Bank, published
 from sediment.forgetting import forget_event
 
 router = APIRouter(prefix="/v1/banks/{bank_id}", dependencies=[Depends(require_token)])
+QueryLabel = Annotated[str, Field(min_length=1, max_length=MAX_LABEL_CHARS)]
+
+
+ONE_SELECTOR: Final[JsonDict] = {
+    "oneOf": [
+        {"required": ["memory_ids"], "properties": {"memory_ids": {"minItems": 1}}},
+        {"required": ["filter"], "properties": {"filter": {"type": "object"}}},
+        {"required": ["all_memories"], "properties": {"all_memories": {"const": True}}},
+    ]
+}
+"""The body's rule in JSON Schema: exactly one of a non-empty `memory_ids`, a `filter`,
+and `all_memories: true`, as `ForgetBody` checks it."""
 
 
 class ForgetBody(Body):
-    """Exactly one of `memory_ids`, `filter`, `all_memories`."""
+    """Exactly one of `memory_ids` (not empty), `filter`, `all_memories` (true)."""
 
-    memory_ids: list[uuid.UUID] = Field(default_factory=list)
+    model_config = ConfigDict(json_schema_extra=ONE_SELECTOR)
+
+    memory_ids: list[uuid.UUID] = Field(default_factory=list, max_length=MAX_FORGET_IDS)
     filter: ForgetFilter | None = None
-    all_memories: bool = False
+    all_memories: StrictBool = False
+
+    @model_validator(mode="after")
+    def _one_selector(self) -> "ForgetBody":
+        chosen = [bool(self.memory_ids), self.filter is not None, self.all_memories]
+        if sum(chosen) != 1:
+            raise ValueError(
+                "a forget needs exactly one selector: memory_ids, filter, or all_memories=true"
+            )
+        return self
 
 
 class ForgetAccepted(Body):
@@ -44,8 +73,9 @@ def _send(event: ForgetEvent, deps: Deps) -> ForgetAccepted:
 def _event(bank_id: str, **selector: object) -> ForgetEvent:
     try:
         return forget_event(bank_id, **selector)  # type: ignore[arg-type]
-    except ValueError as exc:
-        raise HTTPException(422, str(exc)) from exc
+    except pydantic.ValidationError as exc:
+        message = "; ".join(d.problem for d in problems(exc.errors()))
+        raise HTTPException(422, message) from exc
 
 
 @router.delete("/memories/{memory_id}", status_code=202, summary="Forget one memory")
@@ -57,11 +87,11 @@ def forget_memory(bank_id: Bank, memory_id: uuid.UUID, deps: Deps) -> ForgetAcce
 def forget_matching(
     bank_id: Bank,
     deps: Deps,
-    tag: Annotated[list[str] | None, Query()] = None,
-    entity: Annotated[list[str] | None, Query()] = None,
-    start: datetime | None = None,
-    end: datetime | None = None,
-    source_id: str | None = None,
+    tag: Annotated[list[QueryLabel] | None, Query(max_length=32)] = None,
+    entity: Annotated[list[QueryLabel] | None, Query(max_length=64)] = None,
+    start: Annotated[AwareDatetime | None, Query()] = None,
+    end: Annotated[AwareDatetime | None, Query()] = None,
+    source_id: Annotated[QueryLabel | None, Query()] = None,
 ) -> ForgetAccepted:
     """Any of the tags, any of the entities, `occurred_at` in [start, end], and
     `metadata.source_id`; at least one condition (forget a whole bank with DELETE
@@ -73,7 +103,11 @@ def forget_matching(
 
 
 @router.post("/forget", status_code=202, summary="Forget by ids, a filter, or everything")
-def forget_body(bank_id: Bank, body: ForgetBody, deps: Deps) -> ForgetAccepted:
+def forget_body(
+    bank_id: Bank,
+    body: Annotated[ForgetBody, Payload(openapi_examples=examples.FORGET)],
+    deps: Deps,
+) -> ForgetAccepted:
     flt = body.filter
     event = _event(
         bank_id,

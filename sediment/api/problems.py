@@ -1,6 +1,7 @@
 """Every error as JSON that names what was wrong: validation problems per field, and
 a code with a message for everything else (401, 404, 413, 503, ...)."""
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,6 +26,7 @@ CODES = {
     415: "unsupported_media_type",
     503: "unavailable",
 }
+HTTP_METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"})
 BANK_FROM_URL = "bank_id comes from the URL (/v1/banks/{bank_id}/...); remove it from the item"
 
 
@@ -55,9 +57,27 @@ async def _validation(_: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(body.model_dump(exclude_none=True), 422)
 
 
-async def _http(_: Request, exc: Exception) -> JSONResponse:
+async def _http(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
-    return error_response(exc.status_code, str(exc.detail), dict(exc.headers or {}))
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        headers["Allow"] = ", ".join(allowed_methods(request, headers.get("Allow")))
+    return error_response(exc.status_code, str(exc.detail), headers)
+
+
+def allowed_methods(request: Request, given: str | None) -> list[str]:
+    """Every method the OpenAPI document gives the request's path, with those Starlette
+    named (`given`): Starlette names only the methods of the first route whose path
+    matches, and one path may have routes in two routers (POST and DELETE
+    /v1/banks/{bank_id}/memories)."""
+    found = {m.strip() for m in (given or "").split(",") if m.strip()}
+    path = request.url.path
+    for template, operations in request.app.openapi().get("paths", {}).items():
+        parts = re.split(r"(\{[^/{}]+\})", template)
+        pattern = "".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts)
+        if re.fullmatch(pattern, path):
+            found.update(m.upper() for m in operations if m.upper() in HTTP_METHODS)
+    return sorted(found)
 
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

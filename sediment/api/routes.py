@@ -8,12 +8,14 @@ from typing import Annotated
 
 import pydantic
 from fastapi import APIRouter, Depends, HTTPException, Path, Query
+from fastapi import Body as Payload
 from fastapi.exceptions import RequestValidationError
 
 from contracts.base import BANK_ID_PATTERN
-from contracts.events import RetainEvent, RetainItem, derive_event_id
+from contracts.events import RetainEvent, RetainItem, derive_event_id, with_expiry
 from contracts.feedback import FeedbackEvent
 from contracts.recall import RecallRequest, RecallResponse
+from sediment.api import examples
 from sediment.api.auth import Deps, require_token
 from sediment.api.models import (
     FeedbackAccepted,
@@ -35,12 +37,15 @@ Bank = Annotated[str, Path(pattern=BANK_ID_PATTERN, description="bank identifier
 router = APIRouter(prefix="/v1/banks/{bank_id}", dependencies=[Depends(require_token)])
 
 
-def to_events(bank_id: str, items: Sequence[RetainItem], max_text_bytes: int) -> list[RetainEvent]:
-    """Every item as a `RetainEvent` of the bank, or one 422 listing every bad field."""
+def to_events(
+    bank_id: str, items: Sequence[RetainItem], max_text_bytes: int, now: datetime
+) -> list[RetainEvent]:
+    """Every item as a `RetainEvent` of the bank, or one 422 listing every bad field; a
+    `ttl_s` becomes `expires_at`, counted from `now` (when the request is accepted)."""
     events: list[RetainEvent] = []
     errors: list[dict[str, object]] = []
     for i, item in enumerate(items):
-        data = item.model_dump(exclude_unset=True)
+        data = with_expiry(item.model_dump(exclude_unset=True), now)
         data["bank_id"] = bank_id
         if item.event_id is None:
             when = item.occurred_at.astimezone(UTC).isoformat()
@@ -68,16 +73,26 @@ def not_found(bank_id: str, what: str) -> HTTPException:
 
 
 @router.post("/memories", status_code=202, summary="Retain memories")
-def retain(bank_id: Bank, body: RetainBody, deps: Deps) -> RetainAccepted:
-    """Queue facts for consolidation; they become visible to recall once a worker is done."""
+def retain(
+    bank_id: Bank,
+    body: Annotated[RetainBody, Payload(openapi_examples=examples.RETAIN)],
+    deps: Deps,
+) -> RetainAccepted:
+    """Queue facts for consolidation; they become visible to recall once a worker is done.
+    An item with `ttl_s` or `expires_at` is hidden from recall from that instant and
+    forgotten by the next expiry sweep (SEDIMENT_EXPIRY_SWEEP_S)."""
     with deps.service.slow_calls.timed("api.retain", bank_id, {"items": len(body.items)}):
-        events = to_events(bank_id, body.items, deps.max_text_bytes)
+        events = to_events(bank_id, body.items, deps.max_text_bytes, datetime.now(UTC))
         published(lambda: deps.publisher.publish_retain(events))
     return RetainAccepted(event_ids=[e.event_id for e in events])
 
 
 @router.post("/recall", summary="Recall memories")
-def recall(bank_id: Bank, request: RecallRequest, deps: Deps) -> RecallResponse:
+def recall(
+    bank_id: Bank,
+    request: Annotated[RecallRequest, Payload(openapi_examples=examples.RECALL)],
+    deps: Deps,
+) -> RecallResponse:
     """Hybrid ranking with current state and prefer-observations (on by default)."""
     return deps.service.recall(bank_id, request)
 

@@ -1,9 +1,13 @@
-"""A record as the API shows it: provenance, edges and history, all within one bank."""
+"""A record as the API shows it: provenance, edges and history, all within one bank.
+What has expired is not shown: not the record itself (None, a 404), nor as a source,
+an older state or a newer one (recall's rule)."""
 
 import uuid
+from collections.abc import Iterable
+from datetime import UTC, datetime
 
 from contracts.memory import Observation
-from readmodel.store import Filter, MemoryStore, Record
+from readmodel.store import Filter, MemoryStore, Record, StoredPoint, expired
 from sediment.api.models import Edges, MemoryView, RecordSummary
 
 MAX_HISTORY_HOPS = 5
@@ -22,13 +26,16 @@ def summary(record: Record) -> RecordSummary:
     )
 
 
-def history(store: MemoryStore, bank_id: str, record: Record) -> list[RecordSummary]:
+def history(
+    store: MemoryStore, bank_id: str, record: Record, now: datetime | None = None
+) -> list[RecordSummary]:
     """Newer states, following `superseded_by` at most five hops; a cycle or a record
-    missing from the bank ends the walk instead of looping or leaking."""
+    missing from the bank ends the walk instead of looping or leaking. A state expired
+    by `now` is walked through, not listed."""
     chain: list[RecordSummary] = []
     seen = {record.id}
     current = record
-    while current.superseded_by is not None and len(chain) < MAX_HISTORY_HOPS:
+    while current.superseded_by is not None and len(seen) <= MAX_HISTORY_HOPS:
         if current.superseded_by in seen:
             break
         found = store.fetch(bank_id, [current.superseded_by])
@@ -36,19 +43,29 @@ def history(store: MemoryStore, bank_id: str, record: Record) -> list[RecordSumm
             break
         current = found[0].record
         seen.add(current.id)
-        chain.append(summary(current))
+        if now is None or not expired(current, now):
+            chain.append(summary(current))
     return chain
 
 
-def memory_view(store: MemoryStore, bank_id: str, memory_id: uuid.UUID) -> MemoryView | None:
+def _live(points: Iterable[StoredPoint], now: datetime) -> list[RecordSummary]:
+    return [summary(p.record) for p in points if not expired(p.record, now)]
+
+
+def memory_view(
+    store: MemoryStore, bank_id: str, memory_id: uuid.UUID, now: datetime | None = None
+) -> MemoryView | None:
+    """None when the bank holds no such record, or it has expired by `now` (default:
+    this moment)."""
+    at = now or datetime.now(UTC)
     found = store.fetch(bank_id, [memory_id])
-    if not found:
+    if not found or expired(found[0].record, at):
         return None
     record = found[0].record
     sources: list[RecordSummary] = []
     if isinstance(record, Observation):
-        sources = [summary(p.record) for p in store.fetch(bank_id, record.source_memory_ids)]
-    older = store.scroll(Filter(bank_id, superseded_by=record.id))
+        sources = _live(store.fetch(bank_id, record.source_memory_ids), at)
+    older = store.scroll(Filter(bank_id, superseded_by=record.id, live_at=at))
     edges = Edges(
         superseded_by=record.superseded_by,
         relation=record.relation,
@@ -58,5 +75,5 @@ def memory_view(store: MemoryStore, bank_id: str, memory_id: uuid.UUID) -> Memor
         memory=record,
         sources=sources,
         edges=edges,
-        history=history(store, bank_id, record),
+        history=history(store, bank_id, record, at),
     )

@@ -9,7 +9,7 @@ source of the rules; the descriptions here are what the model reads.
 import uuid
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from contracts.base import AwareDatetime
 from contracts.events import (
@@ -18,6 +18,8 @@ from contracts.events import (
     MAX_METADATA_VALUE_CHARS,
     MAX_SUPERSEDES,
     MAX_TAGS,
+    MAX_TTL_S,
+    ONE_EXPIRY_ONLY,
     EventKind,
     Label,
 )
@@ -29,6 +31,8 @@ class Model(BaseModel):
 
 class MemoryItem(Model):
     """One fact to remember."""
+
+    model_config = ConfigDict(json_schema_extra={"not": ONE_EXPIRY_ONLY})
 
     text: str = Field(min_length=1, description="the fact, in one or a few sentences")
     occurred_at: AwareDatetime | None = Field(
@@ -78,6 +82,22 @@ class MemoryItem(Model):
             "the same item with the same occurred_at is retained once"
         ),
     )
+    ttl_s: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_TTL_S,
+        description="forget this after so many seconds (e.g. 86400 for a day); or expires_at",
+    )
+    expires_at: AwareDatetime | None = Field(
+        default=None,
+        description="when to forget this, ISO 8601 with an offset; recall stops showing it then",
+    )
+
+    @model_validator(mode="after")
+    def _one_expiry(self) -> "MemoryItem":
+        if self.ttl_s is not None and self.expires_at is not None:
+            raise ValueError("give ttl_s or expires_at, not both")
+        return self
 
 
 class Retained(Model):

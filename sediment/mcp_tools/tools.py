@@ -18,7 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from contracts.base import BANK_ID_PATTERN, AwareDatetime
-from contracts.events import RetainEvent, derive_event_id
+from contracts.events import RetainEvent, derive_event_id, with_expiry
 from contracts.feedback import FeedbackEvent, Vote
 from contracts.memory import MemoryKind, State
 from contracts.recall import MAX_LIMIT, RecallRequest, RecallResponse
@@ -258,7 +258,8 @@ def to_events(
     errors: list[str] = []
     for i, item in enumerate(items):
         when = item.occurred_at or now
-        data = {**item.model_dump(exclude_unset=True), "bank_id": bank_id, "occurred_at": when}
+        fields = item.model_dump(exclude_unset=True)
+        data = {**with_expiry(fields, now), "bank_id": bank_id, "occurred_at": when}
         if item.event_id is None:
             iso = when.astimezone(UTC).isoformat()
             data["event_id"] = derive_event_id(bank_id, item.text, iso)

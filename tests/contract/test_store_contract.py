@@ -127,6 +127,7 @@ def corpus_record(bank: str, i: int) -> Record:
         "superseded_by": mid(bank, i + 1) if i % 4 == 3 else None,
         "observation_id": mid(bank, 100 + i % 2) if i % 3 == 0 else None,
         "slot_keys": [f"p{i % 3}|home", f"p{i % 3}|"] if i % 2 == 1 else [],
+        "expires_at": BASE + timedelta(days=i, hours=12) if i % 4 in (1, 2) else None,
     }
     if i % 3 == 2:
         return observation(bank, i, **fields)
@@ -170,6 +171,12 @@ FILTER_CASES: dict[str, Filter] = {
     "superseded_by": Filter(BANK, superseded_by=mid(BANK, 8)),
     "observation_ids": Filter(BANK, observation_ids=(mid(BANK, 100),)),
     "combined": Filter(BANK, kinds=("world", "experience"), tags_any=("a",), state=State.CURRENT),
+    "live_at": Filter(BANK, live_at=BASE + timedelta(days=6)),
+    "expired_at": Filter(BANK, expired_at=BASE + timedelta(days=6)),
+    "live and expired": Filter(
+        BANK, live_at=BASE + timedelta(days=2), expired_at=BASE + timedelta(days=10)
+    ),
+    "live_at, kinds": Filter(BANK, kinds=("observation",), live_at=BASE + timedelta(days=7)),
     "no match": Filter(BANK, key="absent"),
 }
 
@@ -232,8 +239,9 @@ def test_records_round_trip_with_every_field(store: MemoryStore) -> None:
         relation=Relation.INVALIDATED_BY,
         observation_id=mid(BANK, 3),
         consolidated=True,
+        expires_at=BASE + timedelta(days=30),
     )
-    obs = observation(BANK, 2, tags=["travel"])
+    obs = observation(BANK, 2, tags=["travel"], expires_at=BASE + timedelta(days=3))
     store.upsert([point(full, 1), point(obs, 2)])
     got = {p.record.id: p.record for p in store.fetch(BANK, [full.id, obs.id])}
     assert got[full.id] == full

@@ -1,6 +1,7 @@
 """`sediment forget` as a user runs it: embedded mode, one process per command."""
 
 import json
+import time
 import uuid
 from pathlib import Path
 
@@ -66,3 +67,40 @@ def test_export_then_import_into_an_empty_deployment(tmp_path: Path) -> None:
     again = sediment(tmp_path, "import", str(dump), "--bank", "dst", env=other).stdout
     assert "(0 new)" in again
     assert "murals" in sediment(tmp_path, "recall", "murals", "--bank", "dst", env=other).stdout
+
+
+def test_expiry_then_expire_and_the_audit(tmp_path: Path) -> None:
+    marker = "zq" + uuid.uuid4().hex
+    lines = [
+        {
+            "bank_id": "cli",
+            "text": f"The gate code is {marker}.",
+            "occurred_at": "2024-01-01T00:00:00Z",
+            "ttl_s": 2,
+        },
+        {
+            "bank_id": "cli",
+            "text": "The old wifi password is hunter2.",
+            "occurred_at": "2024-01-02T00:00:00Z",
+            "expires_at": "2024-02-01T00:00:00Z",
+        },
+        {"bank_id": "cli", "text": "Gus grows tomatoes.", "occurred_at": "2024-01-03T00:00:00Z"},
+    ]
+    events = tmp_path / "events.jsonl"
+    events.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert "consolidated 3 events" in sediment(tmp_path, "ingest", str(events)).stdout
+    assert "hunter2" not in sediment(tmp_path, "recall", "wifi password", "--bank", "cli").stdout
+    time.sleep(2.5)
+    assert marker not in sediment(tmp_path, "recall", "gate code", "--bank", "cli").stdout
+    out = sediment(tmp_path, "expire", "--bank", "cli").stdout
+    assert "forgot 2 expired memories in 1 banks" in out
+    assert "0 expired" in sediment(tmp_path, "expire").stdout
+    audit = json.loads(sediment(tmp_path, "audit", "--bank", "cli", "--json").stdout)
+    assert [(e["actor"], e["action"]) for e in audit] == [("cli", "expire"), ("cli", "retain")]
+    assert audit[0]["counts"] == {"memory_ids": 2, "forgotten": 2}
+    assert len(audit[0]["memory_ids"]) == 2
+    assert audit[1]["counts"] == {"events": 3, "stored": 3}
+    assert marker not in json.dumps(audit)
+    assert marker not in (tmp_path / "data" / "audit.jsonl").read_text()
+    table = sediment(tmp_path, "audit", "--bank", "cli").stdout
+    assert "expire" in table and "retain" in table

@@ -2,6 +2,7 @@
 over stdio (embedded, a store in a temporary directory), and streamable HTTP at /mcp
 of a real `sediment serve` in standalone mode (its worker consuming from real Redis)."""
 
+import json
 import os
 import uuid
 from collections.abc import Iterator
@@ -21,7 +22,7 @@ from tests.helpers import redis_url
 
 REDIS_URL = redis_url(14)
 TOKEN = "mcp-e2e-token"
-TOOLS = {"retain", "recall", "inspect", "feedback", "stats", "banks", "forget"}
+TOOLS = {"retain", "recall", "inspect", "feedback", "forget", "stats", "banks"}
 BOSTON = {
     "text": "Alice lives in Boston.",
     "key": "alice.city",
@@ -227,3 +228,13 @@ def test_a_bad_default_bank_stops_sediment_mcp_at_start(
     run = sediment(tmp_path, "mcp", *args, env=env, check=False)
     assert run.returncode == 2 and words in run.stderr, run.stderr
     assert run.stdout == ""
+
+
+def test_http_changes_are_audited_under_the_caller(remote: McpSession) -> None:
+    """The token's MCP calls are recorded as `token`'s, the caller the API names."""
+    remote.ok("retain", items=[{"text": "Finn sails on Sundays."}], bank="audited")
+    db = redis.Redis.from_url(REDIS_URL)
+    [(_, fields)] = db.xrange("sediment:audit:audited")
+    entry = json.loads(fields[b"entry"])
+    assert (entry["actor"], entry["action"], entry["counts"]) == ("token", "retain", {"events": 1})
+    assert "Finn" not in json.dumps(entry)

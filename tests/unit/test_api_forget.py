@@ -65,3 +65,21 @@ def test_embedded_forget_is_done_before_the_response(tmp_path: Path) -> None:
         assert rt.store.count(Filter("b2")) == 1
         assert client.delete("/v1/banks/b1/memories/x").status_code == 422
     rt.close()
+
+
+def test_the_schema_says_what_the_forget_routes_take(api: Api) -> None:
+    """Exactly one selector in the body, at least one condition in a filter, non-empty
+    query labels, and a 405 that lists every method of the path."""
+    schemas = api.client.get("/openapi.json").json()["components"]["schemas"]
+    assert len(schemas["ForgetBody"]["oneOf"]) == 3
+    assert len(schemas["ForgetFilter"]["anyOf"]) == 5
+    assert schemas["RetainItem"]["not"]["required"] == ["ttl_s", "expires_at"]
+    r = api.client.delete("/v1/banks/b1/memories")
+    assert r.status_code == 422 and r.json()["message"].startswith("a forget needs exactly one")
+    assert api.client.delete("/v1/banks/b1/memories?source_id=").status_code == 422
+    r = api.client.post("/v1/banks/b1/forget", json={"memory_ids": [], "all_memories": True})
+    assert r.status_code == 202
+    r = api.client.post("/v1/banks/b1/forget", json={"filter": {}})
+    assert r.status_code == 422 and "at least one of" in r.text
+    r = api.client.options("/v1/banks/b1/memories")
+    assert r.status_code == 405 and r.headers["allow"] == "DELETE, POST"

@@ -134,4 +134,6 @@ def test_broker_failure_is_503(api: Api) -> None:
 
 
 def test_retain_item_is_the_contract_without_bank_id() -> None:
-    assert set(RetainItem.model_fields) == set(RetainEvent.model_fields) - {"bank_id"}
+    """Plus `ttl_s`, which the API turns into the event's `expires_at`."""
+    item = set(RetainItem.model_fields) - {"ttl_s"}
+    assert item == set(RetainEvent.model_fields) - {"bank_id"}

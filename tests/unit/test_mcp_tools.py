@@ -5,7 +5,7 @@ The in-process calls go through the SDK's own client connected to the server obj
 import asyncio
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -47,13 +47,13 @@ def call(api: Api, name: str, arguments: dict[str, Any], bank: str | None = "b1"
 
 
 def test_an_item_is_the_event_the_http_api_makes() -> None:
-    [ours] = to_events(
-        "b1", [MemoryItem(text="Alice lives in Boston.", occurred_at=WHEN)], 1024, WHEN
-    )
-    item = RetainItem(text="Alice lives in Boston.", occurred_at=WHEN)
-    [theirs] = api_events("b1", [item], 1024)
+    text = "Alice lives in Boston."
+    [ours] = to_events("b1", [MemoryItem(text=text, occurred_at=WHEN, ttl_s=3600)], 1024, WHEN)
+    item = RetainItem(text=text, occurred_at=WHEN, ttl_s=3600)
+    [theirs] = api_events("b1", [item], 1024, WHEN)
     assert ours == theirs
     assert ours.event_id == derive_event_id("b1", "Alice lives in Boston.", WHEN.isoformat())
+    assert ours.expires_at == WHEN + timedelta(hours=1)
 
 
 def test_occurred_at_defaults_to_now() -> None:
@@ -66,8 +66,8 @@ def test_every_bad_item_is_named_without_its_text() -> None:
     with pytest.raises(ToolError) as caught:
         to_events("b1", items, 64, WHEN)
     message = str(caught.value)
-    blank = "items.1.text: text is blank: it holds only whitespace"
-    assert message.startswith(f"invalid retain: {blank}; items.2.text: ")
+    assert message.startswith("invalid retain: items.1.text: text is blank")
+    assert "; items.2.text: " in message
     assert "the limit is 64 (SEDIMENT_MAX_TEXT_BYTES)" in message and "secret" not in message
 
 

@@ -80,6 +80,7 @@ def raw_memory(event: RetainEvent, created_at: datetime) -> Memory:
         event_id=event.event_id,
         declared_supersedes=list(event.supersedes),
         slot_keys=slot_keys(statement_features(event.text, event.entities)),
+        expires_at=event.expires_at,
     )
 
 

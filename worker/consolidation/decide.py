@@ -136,7 +136,9 @@ def _component(
 def build_observation(
     bank_id: str, members: Iterable[Memory], derived: Mapping[uuid.UUID, DerivedPatch]
 ) -> ObservationWrite:
-    """An observation stands for its latest member's statement, in that member's state."""
+    """An observation stands for its latest member's statement, in that member's state.
+    It expires with its first member to expire: recall hides it from then until the
+    expiry sweep re-derives it without that member, and shows its other members raw."""
     ordered = sorted(members, key=time_key)
     latest, state = ordered[-1], derived[ordered[-1].id]
     ids = [m.id for m in ordered]
@@ -162,6 +164,7 @@ def build_observation(
         first_occurred_at=ordered[0].occurred_at,
         last_occurred_at=latest.occurred_at,
         version=len(ids),
+        expires_at=min((m.expires_at for m in ordered if m.expires_at), default=None),
     )
     return ObservationWrite(record, latest.id)
 
