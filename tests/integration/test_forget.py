@@ -116,3 +116,33 @@ def test_worker_forget_leaves_no_trace_in_redis_or_files(worker_env: WorkerEnv) 
     assert files_with(worker_env.data_dir, marker) == []
     log = (worker_env.log_dir / "worker.log").read_bytes()
     assert marker.encode() not in log
+
+
+def test_forget_survives_a_worker_killed_mid_stream_and_a_replay(worker_env: WorkerEnv) -> None:
+    """Retains and a forget of one of them in one stream; the worker is killed -9 while it
+    works through it and started again; then the whole original stream is replayed. The
+    forgotten memory never comes back, and every other event is stored."""
+    events = [event(f"Carol noted item {i} in the ledger.", i, bank=BANK) for i in range(60)]
+    doomed = events[5]
+    producer = worker_env.producer()
+    proc = worker_env.start("worker")
+    publish(producer, events[:30], worker_env.queue)
+    publish_forget(
+        producer, [forget_event(BANK, memory_ids=[memory_id(doomed.event_id)])], worker_env.queue
+    )
+    publish(producer, events[30:], worker_env.queue)
+    wait_until(lambda: worker_env.owed() < 61, 120, "the worker to start consuming")
+    proc.kill()
+    proc.wait(30)
+    proc = worker_env.start("worker")
+    wait_until(worker_env.settled, 180, "the stream after the kill")
+    publish(producer, events, worker_env.queue)
+    wait_until(worker_env.settled, 180, "the replay")
+    worker_env.stop(proc)
+
+    rt = worker_env.runtime()
+    stored = {p.record.id for p in rt.store.fetch(BANK, [memory_id(e.event_id) for e in events])}
+    assert memory_id(doomed.event_id) not in stored
+    assert stored == {memory_id(e.event_id) for e in events if e is not doomed}
+    assert memory_id(doomed.event_id) not in recalled_ids(rt, "Carol noted item 5 in the ledger")
+    rt.close()
