@@ -24,7 +24,7 @@ from bench.reliability.workload import (
     expected_ids,
     make_events,
 )
-from telemetry.metrics import EVENTS
+from telemetry.metrics import EVENTS, REDELIVERED, STORED
 
 SETTLE_S = 900.0
 
@@ -41,12 +41,19 @@ class Kill:
 
 @dataclass
 class StreamResult:
+    """`sent`, `stored`, `duplicated` and `lost` are read from the producer and the
+    store; `counted_stored`, `redelivered` and `received` from the `events` counters
+    (`counted_stored` must equal `stored`: the counter counts distinct events, and the
+    deliveries of events already stored are `redelivered`, apart)."""
+
     scenario: str
     sent: int
     stored: int
     duplicated: int
     lost: int
+    counted_stored: int
     redelivered: int
+    received: int
     resent_by_producer: int
     kills: list[Kill] = field(default_factory=list)
     notes: dict[str, Any] = field(default_factory=dict)
@@ -98,9 +105,7 @@ def _finish(
     rt = node.runtime()
     try:
         count = stored_raw(rt, banks)
-        redelivered = sum(
-            rt.metrics.snapshot(1440, b).total(EVENTS, outcome="duplicate") for b in banks
-        )
+        snaps = [rt.metrics.snapshot(1440, b) for b in banks]
     finally:
         rt.close()
     expected = expected_ids(events)
@@ -110,7 +115,9 @@ def _finish(
         stored=len(count.ids & expected),
         duplicated=count.duplicated,
         lost=len(expected - count.ids),
-        redelivered=redelivered,
+        counted_stored=sum(s.total(EVENTS, outcome=STORED) for s in snaps),
+        redelivered=sum(s.total(EVENTS, outcome=REDELIVERED) for s in snaps),
+        received=sum(s.total(EVENTS, outcome="received") for s in snaps),
         resent_by_producer=producer.sent.refused,
         kills=kills,
         notes={"unacked_left": broker.unacked(), "ledger_left": broker.owed()},
