@@ -287,6 +287,12 @@ def _schema(s: dict[str, Any]) -> list[str]:
         "`schemathesis run --checks all` over `/openapi.json` of the running server, with",
         f"the token: {s['cases']} test cases in {s['seconds']} s, {s['failures']} failures",
         f"(failing checks: {failing}).",
+        *(
+            ["", "The one allowance (bench/reliability/api_checks.py, `ALLOWANCES`):", ""]
+            + [f"- {a}" for a in s["allowances"]]
+            if s.get("allowances")
+            else []
+        ),
     ]
 
 

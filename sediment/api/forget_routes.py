@@ -3,17 +3,25 @@ removes the memories, leaves tombstones and re-derives what they touched (202). 
 embedded mode the memories are gone before the response (`forgotten` counts them)."""
 
 import uuid
-from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException, Query
-from pydantic import Field
+import pydantic
+from fastapi import APIRouter, Depends, Query
+from fastapi.exceptions import RequestValidationError
+from pydantic import ConfigDict, Field, StrictBool
 
-from contracts.forget import ForgetEvent, ForgetFilter
+from contracts.base import AwareDatetime
+from contracts.events import MAX_ENTITIES, MAX_TAGS, Label
+from contracts.forget import ONE_SELECTOR, ForgetEvent, ForgetFilter
 from sediment.api.auth import Deps, require_token
-from sediment.api.models import Body
+from sediment.api.models import Body, ErrorBody
 from sediment.api.routes import Bank, published
 from sediment.forgetting import forget_event
+
+NO_CONDITION = (
+    "give at least one condition: tag, entity, start, end or source_id "
+    "(DELETE /v1/banks/{bank_id} forgets the whole bank)"
+)
 
 router = APIRouter(prefix="/v1/banks/{bank_id}", dependencies=[Depends(require_token)])
 
@@ -21,9 +29,11 @@ router = APIRouter(prefix="/v1/banks/{bank_id}", dependencies=[Depends(require_t
 class ForgetBody(Body):
     """Exactly one of `memory_ids`, `filter`, `all_memories`."""
 
+    model_config = ConfigDict(json_schema_extra=ONE_SELECTOR)
+
     memory_ids: list[uuid.UUID] = Field(default_factory=list)
     filter: ForgetFilter | None = None
-    all_memories: bool = False
+    all_memories: StrictBool = False
 
 
 class ForgetAccepted(Body):
@@ -41,33 +51,55 @@ def _send(event: ForgetEvent, deps: Deps) -> ForgetAccepted:
     )
 
 
-def _event(bank_id: str, **selector: object) -> ForgetEvent:
+def _event(bank_id: str, where: str, **selector: object) -> ForgetEvent:
+    """The event, or 422 naming each problem as a request's own validation does
+    (`where`: "query" or "body"), never pydantic's own text."""
     try:
         return forget_event(bank_id, **selector)  # type: ignore[arg-type]
-    except ValueError as exc:
-        raise HTTPException(422, str(exc)) from exc
+    except pydantic.ValidationError as exc:
+        errors = [{**e, "loc": (where, *e.get("loc", ()))} for e in exc.errors()]
+        raise RequestValidationError(errors) from exc
 
 
 @router.delete("/memories/{memory_id}", status_code=202, summary="Forget one memory")
 def forget_memory(bank_id: Bank, memory_id: uuid.UUID, deps: Deps) -> ForgetAccepted:
-    return _send(_event(bank_id, memory_ids=[memory_id]), deps)
+    return _send(_event(bank_id, "path", memory_ids=[memory_id]), deps)
 
 
-@router.delete("/memories", status_code=202, summary="Forget the memories matching a filter")
+@router.delete(
+    "/memories",
+    status_code=202,
+    summary="Forget the memories matching a filter",
+    responses={
+        422: {
+            "model": ErrorBody,
+            "description": "no condition given (at least one of tag, entity, start, end, "
+            "source_id is required), or a condition is invalid",
+        }
+    },
+)
 def forget_matching(
     bank_id: Bank,
     deps: Deps,
-    tag: Annotated[list[str] | None, Query()] = None,
-    entity: Annotated[list[str] | None, Query()] = None,
-    start: datetime | None = None,
-    end: datetime | None = None,
-    source_id: str | None = None,
+    tag: Annotated[list[Label] | None, Query(max_length=MAX_TAGS)] = None,
+    entity: Annotated[list[Label] | None, Query(max_length=MAX_ENTITIES)] = None,
+    start: Annotated[AwareDatetime | None, Query()] = None,
+    end: Annotated[AwareDatetime | None, Query()] = None,
+    source_id: Annotated[Label | None, Query()] = None,
 ) -> ForgetAccepted:
     """Any of the tags, any of the entities, `occurred_at` in [start, end], and
     `metadata.source_id`; at least one condition (forget a whole bank with DELETE
     /v1/banks/{bank_id})."""
+    if not (tag or entity or start or end or source_id):
+        raise RequestValidationError([{"loc": ("query",), "msg": NO_CONDITION, "type": "missing"}])
     event = _event(
-        bank_id, tags=tag or [], entities=entity or [], start=start, end=end, source_id=source_id
+        bank_id,
+        "query",
+        tags=tag or [],
+        entities=entity or [],
+        start=start,
+        end=end,
+        source_id=source_id,
     )
     return _send(event, deps)
 
@@ -77,6 +109,7 @@ def forget_body(bank_id: Bank, body: ForgetBody, deps: Deps) -> ForgetAccepted:
     flt = body.filter
     event = _event(
         bank_id,
+        "body",
         memory_ids=body.memory_ids,
         tags=flt.tags if flt else [],
         entities=flt.entities if flt else [],
@@ -90,4 +123,4 @@ def forget_body(bank_id: Bank, body: ForgetBody, deps: Deps) -> ForgetAccepted:
 
 @router.delete("", status_code=202, summary="Forget a whole bank")
 def forget_bank(bank_id: Bank, deps: Deps) -> ForgetAccepted:
-    return _send(_event(bank_id, everything=True), deps)
+    return _send(_event(bank_id, "path", everything=True), deps)

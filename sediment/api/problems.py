@@ -1,6 +1,8 @@
 """Every error as JSON that names what was wrong: validation problems per field, and
 a code with a message for everything else (401, 404, 413, 503, ...)."""
 
+import functools
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -55,9 +57,37 @@ async def _validation(_: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(body.model_dump(exclude_none=True), 422)
 
 
-async def _http(_: Request, exc: Exception) -> JSONResponse:
+async def _http(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
-    return error_response(exc.status_code, str(exc.detail), dict(exc.headers or {}))
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        methods = allowed_methods(request.app.openapi(), request.url.path)
+        if methods:
+            headers["Allow"] = ", ".join(methods)
+    return error_response(exc.status_code, str(exc.detail), headers)
+
+
+HTTP_METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
+
+
+@functools.cache
+def _template(path: str) -> re.Pattern[str]:
+    parts = re.split(r"(\{[^}/]+\})", path)
+    return re.compile("".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts))
+
+
+def allowed_methods(openapi: dict[str, Any], path: str) -> list[str]:
+    """Every method the OpenAPI document lists at `path`. Starlette's 405 names only
+    those of the first route matching the path, and two routers serve
+    /v1/banks/{bank}/memories (POST to retain, DELETE to forget)."""
+    found = {
+        method.upper()
+        for template, operations in openapi.get("paths", {}).items()
+        if _template(template).fullmatch(path)
+        for method in operations
+        if method in HTTP_METHODS
+    }
+    return sorted(found)
 
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -66,7 +66,8 @@ def test_every_bad_item_is_named_without_its_text() -> None:
     with pytest.raises(ToolError) as caught:
         to_events("b1", items, 64, WHEN)
     message = str(caught.value)
-    assert message.startswith("invalid retain: items.1.text: text is blank; items.2.text: ")
+    blank = "items.1.text: text is blank: it holds only whitespace"
+    assert message.startswith(f"invalid retain: {blank}; items.2.text: ")
     assert "the limit is 64 (SEDIMENT_MAX_TEXT_BYTES)" in message and "secret" not in message
 
 
