@@ -7,14 +7,33 @@ skipped instead of bringing the memory back.
 """
 
 import uuid
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, StrictBool, model_validator
 
 from contracts.base import AwareDatetime, BankId, Frozen
-from contracts.events import MAX_LABEL_CHARS, SCHEMA_VERSION
+from contracts.events import MAX_ENTITIES, MAX_TAGS, SCHEMA_VERSION, Label
 
 MAX_FORGET_IDS = 1000
+
+FILTER_CONDITIONS: dict[str, Any] = {
+    "anyOf": [
+        {"required": ["tags"], "properties": {"tags": {"type": "array", "minItems": 1}}},
+        {"required": ["entities"], "properties": {"entities": {"type": "array", "minItems": 1}}},
+        {"required": ["start"], "properties": {"start": {"type": "string"}}},
+        {"required": ["end"], "properties": {"end": {"type": "string"}}},
+        {"required": ["source_id"], "properties": {"source_id": {"type": "string"}}},
+    ]
+}
+"""JSON Schema for "at least one condition", so the schema says what validation does."""
+ONE_SELECTOR: dict[str, Any] = {
+    "oneOf": [
+        {"required": ["memory_ids"], "properties": {"memory_ids": {"minItems": 1}}},
+        {"required": ["filter"], "properties": {"filter": {"type": "object"}}},
+        {"required": ["all_memories"], "properties": {"all_memories": {"const": True}}},
+    ]
+}
+"""JSON Schema for "exactly one selector"."""
 
 
 class ForgetFilter(Frozen):
@@ -34,11 +53,13 @@ class ForgetFilter(Frozen):
         }
     )
 
-    tags: list[str] = Field(default_factory=list, max_length=32)
-    entities: list[str] = Field(default_factory=list, max_length=64)
+    model_config = ConfigDict(json_schema_extra=FILTER_CONDITIONS)
+
+    tags: list[Label] = Field(default_factory=list, max_length=MAX_TAGS)
+    entities: list[Label] = Field(default_factory=list, max_length=MAX_ENTITIES)
     start: AwareDatetime | None = None
     end: AwareDatetime | None = None
-    source_id: str | None = Field(default=None, min_length=1, max_length=MAX_LABEL_CHARS)
+    source_id: Label | None = None
 
     @model_validator(mode="after")
     def _not_empty(self) -> "ForgetFilter":
@@ -55,12 +76,14 @@ class ForgetEvent(Frozen):
     is uuid5 of its event id, so a producer can forget what it has not yet seen
     stored), `filter`, or `all_memories` (the whole bank)."""
 
+    model_config = ConfigDict(json_schema_extra=ONE_SELECTOR)
+
     schema_version: Literal[1] = SCHEMA_VERSION
     event_id: uuid.UUID
     bank_id: BankId
     memory_ids: list[uuid.UUID] = Field(default_factory=list, max_length=MAX_FORGET_IDS)
     filter: ForgetFilter | None = None
-    all_memories: bool = False
+    all_memories: StrictBool = False
     requested_at: AwareDatetime | None = None
 
     @model_validator(mode="after")

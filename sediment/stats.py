@@ -45,7 +45,15 @@ from worker.deadletters import DeadLetters
 
 MAX_BANKS = 1000
 REFRESH_S = 2.0
-OUTCOMES = ("received", "stored", "duplicate", "merged", "superseded", "retried", "dead_lettered")
+OUTCOMES = (
+    "received",
+    "stored",
+    "redelivered",
+    "merged",
+    "superseded",
+    "retried",
+    "dead_lettered",
+)
 SPARK = "▁▂▃▄▅▆▇█"
 
 

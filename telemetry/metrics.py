@@ -13,7 +13,7 @@ import bisect
 import json
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -25,8 +25,14 @@ Defer = Callable[[Callable[[], None]], object]
 """Runs a batch's flush later, e.g. `executor.submit`: keeps Redis off a response path."""
 
 EVENTS: Final = "events"
-"""Counter, labels `outcome` (received, stored, duplicate, merged, superseded,
-retried, dead_lettered) and `bank` when known."""
+"""Counter, labels `outcome` and `bank` when known. `stored` counts distinct events:
+each event once, when its done-marker is first written, however often it is delivered
+(`Metrics.expect` and `incr_once`); `redelivered` counts the deliveries of events
+already stored, apart. `received` counts the events of messages taken on a first
+attempt (a producer's resend counts again); then merged, superseded, retried,
+dead_lettered, forgotten."""
+STORED: Final = "stored"
+REDELIVERED: Final = "redelivered"
 RECALLS: Final = "recalls"
 RECALL_ERRORS: Final = "recall_errors"
 CONSOLIDATION_MS: Final = "consolidation_ms"
@@ -198,6 +204,18 @@ class Metrics(Protocol):
         """Hold this thread's writes until the outermost batch ends, then send them at once
         (or hand that send to `defer`; only the outermost batch's `defer` counts)."""
 
+    def expect(self, tokens: Sequence[str]) -> bool:
+        """Each token (an event id) is owed one count by `incr_once`. Sent at once, not
+        batched: call it before the durable write that makes the events done, so a
+        delivery killed after that write leaves the count owed to the next delivery.
+        False when it could not be recorded (the caller then forces its own counts)."""
+
+    def incr_once(
+        self, name: str, token: str, first: Labels, again: Labels, force: bool = False
+    ) -> None:
+        """One count of `name`: with `first` labels if `token` is owed one (or `force`),
+        settling it atomically; with `again` labels otherwise. Batched like `incr`."""
+
     def snapshot(self, minutes: int, bank: str | None = None) -> MetricsSnapshot: ...
 
 
@@ -217,6 +235,14 @@ class NoopMetrics:
     def batch(self, defer: Defer | None = None) -> Iterator[None]:
         yield
 
+    def expect(self, tokens: Sequence[str]) -> bool:
+        return True
+
+    def incr_once(
+        self, name: str, token: str, first: Labels, again: Labels, force: bool = False
+    ) -> None:
+        return None
+
     def snapshot(self, minutes: int, bank: str | None = None) -> MetricsSnapshot:
         return MetricsSnapshot(at=datetime.now(UTC), minutes=minutes, bank=bank)
 
@@ -226,6 +252,16 @@ def count_events(metrics: Metrics, outcome: str, banks: Iterable[str | None]) ->
     for bank, n in Counter(banks).items():
         labels = {"outcome": outcome} if bank is None else {"outcome": outcome, "bank": bank}
         metrics.incr(EVENTS, n, labels)
+
+
+def count_stored_once(
+    metrics: Metrics, event_id: str, bank: str | None, force: bool = False
+) -> None:
+    """One delivery of an event whose done-marker is written: `events{stored}` if this
+    is the first to settle it (see `Metrics.expect`), else `events{redelivered}`."""
+    base = {} if bank is None else {"bank": bank}
+    first, again = {**base, "outcome": STORED}, {**base, "outcome": REDELIVERED}
+    metrics.incr_once(EVENTS, event_id, first, again, force)
 
 
 def record_recall(

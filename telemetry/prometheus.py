@@ -53,7 +53,7 @@ NAMESPACE: Final = "sediment"
 QUANTILE_LABELS: Final = (("0.5", "p50_ms"), ("0.95", "p95_ms"), ("0.99", "p99_ms"))
 
 HELP: Final = {
-    EVENTS: "Retain events per minute by outcome (received, stored, duplicate, merged, "
+    EVENTS: "Retain events per minute by outcome (received, stored, redelivered, merged, "
     "superseded, retried, dead_lettered)",
     RECALLS: "Recalls per minute",
     RECALL_ERRORS: "Failed recalls per minute",

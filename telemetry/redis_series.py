@@ -10,6 +10,8 @@ Key schema, all under `sediment:metrics:`; every key is EXPIREd to the retention
     g:{name}:{labels}           hash    HSET `value`, `ts` (Unix seconds of the sample)
     minute:{minute}             set     ids (`c:{name}:{labels}`, `h:...`) written that minute
     gauges                      set     ids (`g:{name}:{labels}`) of the gauges
+    owed:{token}                string  a count owed once (`expect`), EXPIREd to the
+                                        retention; gone once `incr_once` settled it
 
 `{minute}` is Unix seconds // 60. `{labels}` is `key=value` pairs sorted by key and
 joined by `,`, values percent-encoded (so `:` `,` `=` never appear raw), or `-`.
@@ -26,7 +28,7 @@ round trips: the minute indexes, then the series they list.
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -51,6 +53,26 @@ from telemetry.series_fold import (
 PREFIX: Final = "sediment:metrics:"
 GAUGE_INDEX: Final = PREFIX + "gauges"
 SLOW_SCAN_MAX: Final = 100_000
+OWED: Final = PREFIX + "owed:"
+
+_COUNT_ONCE = """
+local ttl = tonumber(ARGV[1])
+local n = #KEYS / 4
+for i = 0, n - 1 do
+  local key, sid = KEYS[4 * i + 3], ARGV[3 * i + 4]
+  local settled = redis.call('DEL', KEYS[4 * i + 1]) == 1
+  if settled or ARGV[3 * i + 2] == '1' then
+    key, sid = KEYS[4 * i + 2], ARGV[3 * i + 3]
+  end
+  redis.call('INCRBY', key, 1)
+  redis.call('EXPIRE', key, ttl)
+  redis.call('SADD', KEYS[4 * i + 4], sid)
+  redis.call('EXPIRE', KEYS[4 * i + 4], ttl)
+end
+return n
+"""
+"""Per item: KEYS owed token, first counter, again counter, minute index; ARGV after
+the TTL: force ('1' or '0'), first series id, again series id."""
 
 log = structlog.get_logger("sediment.metrics")
 
@@ -59,16 +81,26 @@ def minute_key(minute: int) -> str:
     return f"{PREFIX}minute:{minute}"
 
 
+@dataclass(frozen=True)
+class _Once:
+    token: str
+    first_sid: str
+    again_sid: str
+    minute: int
+    force: bool
+
+
 @dataclass
 class _Pending:
     counters: Counter[tuple[str, int]] = field(default_factory=Counter)
     hists: dict[tuple[str, int], Histogram] = field(default_factory=dict)
     gauges: dict[str, tuple[float, float]] = field(default_factory=dict)
+    once: list[_Once] = field(default_factory=list)
     depth: int = 0
 
     def take(self) -> "_Pending":
-        taken = _Pending(self.counters, self.hists, self.gauges)
-        self.counters, self.hists, self.gauges = Counter(), {}, {}
+        taken = _Pending(self.counters, self.hists, self.gauges, self.once)
+        self.counters, self.hists, self.gauges, self.once = Counter(), {}, {}, []
         return taken
 
 
@@ -84,6 +116,7 @@ class RedisMetrics:
         self._local = threading.local()
         self._ready: dict[int, set[str]] = {}
         self._ready_lock = threading.Lock()
+        self._count_once = client.register_script(_COUNT_ONCE)
 
     def _pending(self) -> _Pending:
         pending: _Pending | None = getattr(self._local, "pending", None)
@@ -135,10 +168,35 @@ class RedisMetrics:
         pending.gauges[sid] = (float(value), self._clock())
         self._done(pending)
 
+    def expect(self, tokens: Sequence[str]) -> bool:
+        if not tokens:
+            return True
+        pipe = self._client.pipeline(transaction=False)
+        for token in tokens:
+            pipe.set(OWED + token, 1, ex=self._ttl)
+        try:
+            pipe.execute()
+        except (redis.RedisError, OSError) as exc:
+            log.warning("metrics_expect_failed", error_class=type(exc).__name__)
+            return False
+        return True
+
+    def incr_once(
+        self, name: str, token: str, first: Labels, again: Labels, force: bool = False
+    ) -> None:
+        pending = self._pending()
+        first_sid = f"c:{checked(name)}:{encode_labels(first)}"
+        again_sid = f"c:{checked(name)}:{encode_labels(again)}"
+        pending.once.append(_Once(token, first_sid, again_sid, self._minute(), force))
+        self._done(pending)
+
     def _flush(self, p: _Pending) -> None:
-        if not (p.counters or p.hists or p.gauges):
+        if not (p.counters or p.hists or p.gauges or p.once):
             return
         pipe = self._client.pipeline(transaction=False)
+        if p.once:
+            keys, args = self._once_call(p.once)
+            self._count_once(keys=keys, args=args, client=pipe)
         for (sid, minute), n in p.counters.items():
             pipe.incrby(f"{PREFIX}{sid}:{minute}", n)
         for (sid, minute), h in p.hists.items():
@@ -166,6 +224,19 @@ class RedisMetrics:
         with self._ready_lock:
             for minute, sids in new.items():
                 self._ready.setdefault(minute, set()).update(sids)
+
+    def _once_call(self, items: list[_Once]) -> tuple[list[str], list[str | int]]:
+        keys: list[str] = []
+        args: list[str | int] = [self._ttl]
+        for o in items:
+            keys += [
+                OWED + o.token,
+                f"{PREFIX}{o.first_sid}:{o.minute}",
+                f"{PREFIX}{o.again_sid}:{o.minute}",
+                minute_key(o.minute),
+            ]
+            args += ["1" if o.force else "0", o.first_sid, o.again_sid]
+        return keys, args
 
     def _new_series(self, written: list[tuple[str, int]]) -> dict[int, set[str]]:
         """Series not yet given their TTL and index entry by this process this minute."""

@@ -49,6 +49,8 @@ def capped(letter: DeadLetter, max_bytes: int) -> DeadLetter:
         if excess <= 0 or budget <= 0:
             return preview
         budget -= excess
+
+
 _COMPACT = """
 local entries = redis.call('XRANGE', KEYS[1], '-', '+')
 redis.call('DEL', KEYS[1])

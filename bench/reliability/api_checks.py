@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +29,34 @@ class SchemaResult:
     exit_code: int
     failing_checks: list[str]
     seconds: float
+    allowances: list[str] = field(default_factory=list)
+
+
+ALLOWANCES = {
+    "DELETE /v1/banks/{bank_id}/memories": (
+        "422 for a request without any condition (`tag`, `entity`, `start`, `end`, "
+        "`source_id`): every one is optional, and OpenAPI cannot say that one of several "
+        "query parameters is required; the 422 is documented on the operation"
+    ),
+}
+"""Where positive data may be refused, and why: written to schemathesis.toml, and shown
+in docs/reliability.md. Nothing else is relaxed."""
+_ACCEPTED = ["2xx", "3xx", "401", "403", "404", "409", "429", "5xx"]
+
+
+def _config() -> str:
+    lines = []
+    for operation in ALLOWANCES:
+        method, path = operation.split(" ", 1)
+        statuses = ", ".join(f'"{s}"' for s in [*_ACCEPTED, "422"])
+        lines += [
+            "[[operations]]",
+            f'include-method = "{method}"',
+            f'include-path = "{path}"',
+            f"checks.positive_data_acceptance.expected-statuses = [{statuses}]",
+            "",
+        ]
+    return "\n".join(lines)
 
 
 def schemathesis_run(base_url: str, max_examples: int, out_dir: Path) -> SchemaResult:
@@ -35,10 +64,14 @@ def schemathesis_run(base_url: str, max_examples: int, out_dir: Path) -> SchemaR
     cli = Path(sys.executable).with_name("schemathesis")
     if not cli.exists():
         raise RuntimeError("schemathesis is not installed: pip install -e '.[reliability]'")
+    config = out_dir / "schemathesis.toml"
+    config.write_text(_config(), encoding="utf-8")
     start = time.monotonic()
     out = subprocess.run(
         [
             str(cli),
+            "--config-file",
+            str(config),
             "run",
             f"{base_url}/openapi.json",
             "--header",
@@ -69,6 +102,7 @@ def schemathesis_run(base_url: str, max_examples: int, out_dir: Path) -> SchemaR
         exit_code=out.returncode,
         failing_checks=[f"{name}: {n}" for name, n in failing],
         seconds=round(time.monotonic() - start, 1),
+        allowances=[f"{op}: {why}" for op, why in ALLOWANCES.items()],
     )
 
 
@@ -172,6 +206,13 @@ class LoadResult:
     rss_start_mb: float
     rss_peak_mb: float
     rss_end_mb: float
+    rss_mid_mb: float = 0.0
+    """At half time: growth from here to the end is what is left once caches and pools
+    have warmed up; flat means it stays within `RSS_FLAT_MB`."""
+
+    @property
+    def rss_growth_mb(self) -> float:
+        return round(self.rss_end_mb - self.rss_mid_mb, 1)
 
 
 def recall_load(proc: Proc, banks: list[str], clients: int, seconds: float) -> LoadResult:
@@ -221,4 +262,57 @@ def recall_load(proc: Proc, banks: list[str], clients: int, seconds: float) -> L
         rss_start_mb=round(rss[0], 1),
         rss_peak_mb=round(max(rss), 1),
         rss_end_mb=round(rss[-1], 1),
+        rss_mid_mb=round(rss[len(rss) // 2], 1),
     )
+
+
+@dataclass
+class OversizeResult:
+    """Bodies over SEDIMENT_API_MAX_BODY_BYTES sent to a running server: each must be
+    refused with 413 before it is parsed (declared or chunked), and 401 comes first
+    for a request without the token, whatever its body."""
+
+    limit_bytes: int
+    sent: int
+    refused_413: int
+    refused_401: int
+    failures: int
+    failure_examples: list[str] = field(default_factory=list)
+
+
+def oversize_run(proc: Proc, limit_bytes: int, n: int) -> OversizeResult:
+    """`n` rounds of: a body one byte to 8 MiB over the limit with a Content-Length, the
+    same streamed in chunks (no Content-Length), and one of them without the token."""
+    rng = random.Random(15)
+    failures: list[str] = []
+    got_413 = got_401 = sent = 0
+    url = f"{proc.base_url}/v1/banks/oversize/memories"
+
+    def body(size: int) -> bytes:
+        item = b'{"text": "' + b"x" * size + b'", "occurred_at": "2024-01-01T00:00:00Z"}'
+        return b'{"items": [' + item + b"]}"
+
+    def chunks(data: bytes, step: int) -> Iterator[bytes]:
+        for i in range(0, len(data), step):
+            yield data[i : i + step]
+
+    with httpx.Client(timeout=60) as client:
+        for i in range(n):
+            size = limit_bytes + rng.choice([1, 1024, 65_536, 8 * 1024 * 1024])
+            data = body(size)
+            for streamed, token in ((False, True), (True, True), (i % 2 == 0, False)):
+                headers = AUTH if token else {}
+                content = chunks(data, 65_536) if streamed else data
+                try:
+                    status = client.post(url, content=content, headers=headers).status_code
+                except httpx.HTTPError as exc:
+                    status = -1
+                    failures.append(f"{type(exc).__name__} ({'chunked' if streamed else 'sized'})")
+                sent += 1
+                want = 413 if token else 401
+                got_413 += status == 413
+                got_401 += status == 401
+                if status != want and status != -1:
+                    how = "chunked" if streamed else "with Content-Length"
+                    failures.append(f"{status} for {len(data)} B {how}, token {token}")
+    return OversizeResult(limit_bytes, sent, got_413, got_401, len(failures), failures[:5])

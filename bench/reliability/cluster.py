@@ -18,6 +18,7 @@ from pathlib import Path
 
 import httpx
 import redis
+from celery import Celery
 
 from readmodel.store import Filter
 from sediment.bootstrap import Runtime, bootstrap
@@ -216,11 +217,13 @@ class Proc:
 
 
 class Broker:
-    """What Redis says about a node's queue, the unacknowledged messages and the ledger."""
+    """What Redis says about a node's queue, the unacknowledged messages and the ledger;
+    with `url`, which Celery workers answer a ping (for settings without heartbeats)."""
 
-    def __init__(self, client: redis.Redis, queue: str) -> None:
+    def __init__(self, client: redis.Redis, queue: str, url: str | None = None) -> None:
         self.client = client
         self.queue = queue
+        self.url = url
 
     def queued(self) -> int:
         return int(self.client.llen(self.queue))
@@ -251,6 +254,17 @@ class Broker:
     def live(self) -> frozenset[str]:
         """Names of the consuming processes whose heartbeat has not lapsed."""
         return read_claims(self.client).live
+
+    def pinged(self, timeout: float = 1.0) -> frozenset[str]:
+        """Node names of the Celery workers on this Redis that answer a ping (remote
+        control), whatever their heartbeat settings."""
+        assert self.url is not None, "a Broker made without the Redis URL cannot ping"
+        app = Celery(broker=self.url, set_as_current=False)
+        try:
+            replies = app.control.ping(timeout=timeout) or []
+        finally:
+            app.close()
+        return frozenset(name for reply in replies for name in reply)
 
 
 @dataclass(frozen=True)

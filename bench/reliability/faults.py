@@ -24,7 +24,7 @@ from bench.reliability.workload import (
     expected_ids,
     make_events,
 )
-from telemetry.metrics import EVENTS
+from telemetry.metrics import EVENTS, REDELIVERED, STORED
 
 SETTLE_S = 900.0
 
@@ -41,12 +41,19 @@ class Kill:
 
 @dataclass
 class StreamResult:
+    """`sent`, `stored`, `duplicated` and `lost` are read from the producer and the
+    store; `counted_stored`, `redelivered` and `received` from the `events` counters
+    (`counted_stored` must equal `stored`: the counter counts distinct events, and the
+    deliveries of events already stored are `redelivered`, apart)."""
+
     scenario: str
     sent: int
     stored: int
     duplicated: int
     lost: int
+    counted_stored: int
     redelivered: int
+    received: int
     resent_by_producer: int
     kills: list[Kill] = field(default_factory=list)
     notes: dict[str, Any] = field(default_factory=dict)
@@ -60,27 +67,39 @@ class StreamResult:
         return out
 
 
-def kill_cycle(proc: Proc, broker: Broker, kills: int, interval_s: float) -> list[Kill]:
+def kill_cycle(
+    proc: Proc, broker: Broker, kills: int, interval_s: float, heartbeat: bool = True
+) -> list[Kill]:
     """Every `interval_s`, kill -9 the process while it holds a message, restart it,
     and time until every event it held is handled (no longer owed in the ledger)."""
     done: list[Kill] = []
     next_at = time.monotonic() + interval_s
     for _ in range(kills):
         time.sleep(max(0.0, next_at - time.monotonic()))
-        done.append(kill_once(proc, broker))
+        done.append(kill_once(proc, broker, heartbeat))
         next_at = max(next_at + interval_s, time.monotonic() + 1)
     return done
 
 
-def kill_once(proc: Proc, broker: Broker) -> Kill:
+def consumers(broker: Broker, heartbeat: bool) -> frozenset[str]:
+    """The consuming processes: by their heartbeats, or (settings without them) by
+    Celery's ping, whose node name stays the same across a restart."""
+    return broker.live() if heartbeat else broker.pinged()
+
+
+def kill_once(proc: Proc, broker: Broker, heartbeat: bool = True) -> Kill:
     with contextlib.suppress(TimeoutError):
         wait_for(lambda: bool(broker.in_flight()), 20, "a message in flight", every=0.05)
-    before = broker.live()
+    before = broker.live() if heartbeat else frozenset()
     killed_at = time.monotonic()
     proc.kill9()
     held = broker.in_flight()
     proc.start()
-    wait_for(lambda: proc.healthy() and bool(broker.live() - before), 120, "the restart")
+    wait_for(
+        lambda: proc.healthy() and bool(consumers(broker, heartbeat) - before),
+        120,
+        "the restart",
+    )
     restart_s = time.monotonic() - killed_at
     recovery = None
     if held:
@@ -98,9 +117,7 @@ def _finish(
     rt = node.runtime()
     try:
         count = stored_raw(rt, banks)
-        redelivered = sum(
-            rt.metrics.snapshot(1440, b).total(EVENTS, outcome="duplicate") for b in banks
-        )
+        snaps = [rt.metrics.snapshot(1440, b) for b in banks]
     finally:
         rt.close()
     expected = expected_ids(events)
@@ -110,7 +127,9 @@ def _finish(
         stored=len(count.ids & expected),
         duplicated=count.duplicated,
         lost=len(expected - count.ids),
-        redelivered=redelivered,
+        counted_stored=sum(s.total(EVENTS, outcome=STORED) for s in snaps),
+        redelivered=sum(s.total(EVENTS, outcome=REDELIVERED) for s in snaps),
+        received=sum(s.total(EVENTS, outcome="received") for s in snaps),
         resent_by_producer=producer.sent.refused,
         kills=kills,
         notes={"unacked_left": broker.unacked(), "ledger_left": broker.owed()},
@@ -129,14 +148,15 @@ def worker_kills(
     `extra` settings for the worker (the recovery settings of before, say)."""
     name = "worker-kills-before" if extra else "worker-kills"
     node = Node(server.url, workdir, name, extra=dict(extra or {}))
-    broker = Broker(server.client(), node.queue)
+    heartbeat = node.settings().holder_ttl_s > 0
+    broker = Broker(server.client(), node.queue, server.url)
     events = make_events(name, n_events, [f"{name}-{i}" for i in range(20)])
     proc = Proc.worker(node)
     with running(proc):
-        wait_for(lambda: broker.consumers() > 0, 60, "the worker's heartbeat")
+        wait_for(lambda: bool(consumers(broker, heartbeat)), 60, "the worker to consume")
         producer = CeleryProducer(server.url, node.queue, events, (kills + 1) * interval_s)
         producer.start()
-        done = kill_cycle(proc, broker, kills, interval_s)
+        done = kill_cycle(proc, broker, kills, interval_s, heartbeat)
         producer.join()
         wait_for(broker.settled, SETTLE_S, "the worker to drain the stream")
     return _finish("kill -9 of `sediment worker`", node, producer, broker, done)
@@ -148,7 +168,7 @@ def serve_kills(
     """`sediment serve` (standalone: it consumes in-process) taking HTTP retains,
     killed -9 `kills` times. Returns its node, whose store the next checks use."""
     node = Node(server.url, workdir, "serve-kills")
-    broker = Broker(server.client(), node.queue)
+    broker = Broker(server.client(), node.queue, server.url)
     events = make_events("sk", n_events, [f"sk-{i}" for i in range(20)])
     proc = Proc.serve(node)
     with running(proc):
@@ -164,7 +184,7 @@ def redis_crash(server: RedisServer, workdir: Path, n_events: int, down_s: float
     """Redis killed -9 mid-stream and restarted on its AOF: nothing accepted is lost,
     and no `unacked` entry is left behind (D8)."""
     node = Node(server.url, workdir, "redis-crash")
-    broker = Broker(server.client(), node.queue)
+    broker = Broker(server.client(), node.queue, server.url)
     events = make_events("rc", n_events, [f"rc-{i}" for i in range(10)])
     proc = Proc.worker(node)
     duration = 60.0

@@ -13,7 +13,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.reliability.api_checks import isolation_run, recall_load, schemathesis_run
+from bench.reliability.api_checks import (
+    isolation_run,
+    oversize_run,
+    recall_load,
+    schemathesis_run,
+)
 from bench.reliability.cluster import Broker, Proc, RedisServer, running
 from bench.reliability.faults import redis_crash, serve_kills, worker_kills
 from bench.reliability.poison import poison_run
@@ -36,6 +41,7 @@ class SuiteConfig:
     interval_s: float = 30.0
     redis_events: int = 2_000
     poison: int = 1_000
+    oversize: int = 50
     schema_examples: int = 50
     isolation_banks: int = 20
     per_bank: int = 5
@@ -50,6 +56,7 @@ QUICK = SuiteConfig(
     interval_s=10.0,
     redis_events=0,
     poison=20,
+    oversize=3,
     schema_examples=3,
     isolation_banks=3,
     per_bank=2,
@@ -111,9 +118,13 @@ def run_suite(
             out["isolation"] = asdict(
                 isolation_run(proc, broker, config.isolation_banks, config.per_bank)
             )
+            limit = out["settings"]["api_max_body_bytes"]
+            say(f"{config.oversize * 3} bodies over the {limit} B limit, sized and chunked")
+            out["oversize"] = asdict(oversize_run(proc, limit, config.oversize))
             say(f"{config.load_clients} concurrent recall clients for {config.load_seconds} s")
             banks = [f"sk-{i}" for i in range(20)]
-            out["load"] = asdict(recall_load(proc, banks, config.load_clients, config.load_seconds))
+            load = recall_load(proc, banks, config.load_clients, config.load_seconds)
+            out["load"] = {**asdict(load), "rss_growth_mb": load.rss_growth_mb}
             say(f"schemathesis over /openapi.json, {config.schema_examples} examples each")
             out["schema"] = asdict(schemathesis_run(proc.base_url, config.schema_examples, workdir))
     finally:

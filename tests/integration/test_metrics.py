@@ -4,7 +4,7 @@ publish header carried through a real `celery worker` process."""
 import os
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ import redis
 
 from contracts.events import RetainEvent
 from readmodel.embedders.hashing import HashEmbedder
+from readmodel.store import Filter
 from readmodel.stores.edge import EdgeStore
 from readmodel.stores.metered import MeteredStore
 from sediment.bootstrap import bootstrap
@@ -21,11 +22,11 @@ from sediment.settings import Settings
 from sediment.stats import sample_gauges
 from telemetry.metrics import CONSOLIDATION_LAG_MS, CONSOLIDATION_MS, EVENTS, STORE_CALL_MS
 from telemetry.redis_series import PREFIX, RedisMetrics
-from tests.fakes import NoLocks
+from tests.fakes import MetricsKilledAfterStore, NoLocks
 from tests.helpers import redis_url
 from tests.integration.conftest import WorkerEnv, wait_until
 from worker.celery_app import CeleryConfig, make_app
-from worker.consolidation.consolidator import Consolidator
+from worker.consolidation.consolidator import Consolidator, consolidate
 from worker.deadletters import RedisDeadLetters
 from worker.publish import publish
 from worker.tasks import WorkerDeps, handle
@@ -142,3 +143,58 @@ def test_publish_header_reaches_a_real_worker(client: redis.Redis, tmp_path: Pat
     assert published.p99_ms is not None and published.p99_ms < 90_000
     occurred = snap.latency(CONSOLIDATION_LAG_MS, since="occurred")
     assert occurred is not None and occurred.count == n
+
+
+def test_a_real_worker_counts_each_event_stored_once_and_redeliveries_apart(
+    client: redis.Redis, tmp_path: Path
+) -> None:
+    """D3 (1,884 stored + 116 duplicate for 2,000 events after kills): `stored` counts
+    distinct events. Event A was consolidated by a delivery killed after its done-marker
+    and before its metrics (the store and the owed mark say so, no counter does); A is
+    delivered again, and B is sent twice (a producer's resend). A real worker counts A
+    and B stored once each, and B's second delivery as a redelivery."""
+    queue = f"metrics-{uuid.uuid4().hex[:8]}"
+    env = {
+        **os.environ,
+        "SEDIMENT_MODE": "standalone",
+        "SEDIMENT_ALLOW_VOLATILE_REDIS": "true",  # the test Redis is volatile
+        "SEDIMENT_REDIS_URL": URL,
+        "SEDIMENT_DATA_DIR": str(tmp_path / "data"),
+        "SEDIMENT_QUEUE": queue,
+        "SEDIMENT_EMBEDDER": "hash",
+        "SEDIMENT_LOG_FORMAT": "json",
+    }
+    workers = WorkerEnv(env, client, queue, tmp_path / "data", tmp_path)
+    a, b = (RetainEvent.model_validate(event(i, bank="once")) for i in (1, 2))
+    rt = workers.runtime()
+    try:
+        killed = replace(rt.consolidator, metrics=MetricsKilledAfterStore(rt.metrics))
+        consolidate([a], killed)
+        assert rt.store.count(Filter("once", kinds=("world",))) == 1
+    finally:
+        rt.close()
+    metrics = RedisMetrics(client, 900)
+    assert metrics.snapshot(5).total(EVENTS) == 0
+    app = make_app(CeleryConfig(URL, queue, 5, 8, 10))
+    for sent in ([a], [b], [b]):
+        publish(app, sent, queue)
+    proc = workers.start("worker")
+    try:
+        wait_until(
+            lambda: (
+                workers.pending() == 0
+                and metrics.snapshot(5).total(EVENTS, outcome="received") == 3
+            ),
+            90,
+            "three deliveries",
+        )
+    finally:
+        workers.stop(proc)
+    snap = metrics.snapshot(5, bank="once")
+    assert snap.total(EVENTS, outcome="stored") == 2
+    assert snap.total(EVENTS, outcome="redelivered") == 1
+    rt = workers.runtime()
+    try:
+        assert rt.store.count(Filter("once", kinds=("world",))) == 2
+    finally:
+        rt.close()

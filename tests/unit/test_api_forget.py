@@ -44,6 +44,66 @@ def test_no_selector_or_two_selectors_is_422(api: Api) -> None:
     assert api.publisher.forgets == []
 
 
+@pytest.mark.parametrize(
+    ("params", "field", "problem"),
+    [
+        ({}, "query", "at least one condition"),
+        ({"source_id": "", "end": "2000-01-01T00:00:00Z"}, "query.source_id", "at least 1"),
+        ({"start": "2024-01-01T00:00:00"}, "query.start", "no timezone"),
+        ({"tag": "a\x01"}, "query.tag.0", "control character"),
+    ],
+)
+def test_a_bad_filter_in_the_query_is_422_naming_the_parameter(
+    api: Api, params: dict[str, str], field: str, problem: str
+) -> None:
+    """Each problem named as validation names it elsewhere; never pydantic's own text
+    (its class names and links) as the message."""
+    r = api.client.delete("/v1/banks/b1/memories", params=params)
+    assert r.status_code == 422 and r.json()["error"] == "validation"
+    [detail] = r.json()["detail"]
+    assert detail["field"] == field and problem in detail["problem"]
+    assert "pydantic" not in r.text and "ForgetFilter" not in r.text
+    assert api.publisher.forgets == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"memory_ids": [str(mid(BOSTON))], "all_memories": 0},
+        {"all_memories": "true"},
+        {"filter": {}},
+        {"filter": {"tags": []}},
+        {"memory_ids": [], "all_memories": False},
+    ],
+)
+def test_a_body_the_schema_refuses_is_refused(api: Api, body: dict[str, object]) -> None:
+    """The OpenAPI document says what validation does: a flag is true or false, a filter
+    needs a condition, a forget exactly one selector."""
+    r = api.client.post("/v1/banks/b1/forget", json=body)
+    assert r.status_code == 422 and r.json()["error"] == "validation"
+    assert api.publisher.forgets == []
+
+
+def test_the_forget_schemas_declare_their_rules(api: Api) -> None:
+    schema = api.client.get("/openapi.json").json()["components"]["schemas"]
+    assert len(schema["ForgetBody"]["oneOf"]) == 3
+    assert {tuple(c["required"]) for c in schema["ForgetFilter"]["anyOf"]} == {
+        ("tags",),
+        ("entities",),
+        ("start",),
+        ("end",),
+        ("source_id",),
+    }
+
+
+def test_405_allows_every_method_served_at_the_path(api: Api) -> None:
+    """POST retains and DELETE forgets at the same path, from two routers."""
+    r = api.client.request("OPTIONS", "/v1/banks/b1/memories")
+    assert r.status_code == 405 and r.headers["allow"] == "DELETE, POST"
+    r = api.client.put(f"/v1/banks/b1/memories/{mid(BOSTON)}")
+    assert r.status_code == 405 and r.headers["allow"] == "DELETE, GET"
+
+
 def test_embedded_forget_is_done_before_the_response(tmp_path: Path) -> None:
     rt = seeded_runtime(tmp_path)
     deps = ApiDeps(

@@ -5,7 +5,7 @@ from the background thread."""
 import re
 import threading
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -215,6 +215,19 @@ class DeferRecorder:
         self.writes.append(name)
 
     def gauge(self, name: str, value: float, labels: Mapping[str, str] | None = None) -> None:
+        self.writes.append(name)
+
+    def expect(self, tokens: Sequence[str]) -> bool:
+        return True
+
+    def incr_once(
+        self,
+        name: str,
+        token: str,
+        first: Mapping[str, str],
+        again: Mapping[str, str],
+        force: bool = False,
+    ) -> None:
         self.writes.append(name)
 
     @contextmanager

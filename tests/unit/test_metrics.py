@@ -22,10 +22,11 @@ from telemetry.metrics import (
     NoopMetrics,
     bucket_bound,
     count_events,
+    count_stored_once,
     quantile,
     record_recall,
 )
-from telemetry.redis_series import PREFIX, RedisMetrics
+from telemetry.redis_series import OWED, PREFIX, RedisMetrics
 from telemetry.series_fold import decode_labels, encode_labels
 
 T0 = 1_700_000_000.0  # a minute boundary plus 20 s
@@ -239,6 +240,29 @@ def test_labels_survive_any_characters(metrics: RedisMetrics) -> None:
         metrics.incr("Bad-Name")
 
 
+def test_an_owed_count_is_counted_once_and_every_other_apart(
+    metrics: RedisMetrics, client: fakeredis.FakeRedis
+) -> None:
+    assert metrics.expect(["e1", "e2"])
+    assert 0 < client.ttl(f"{OWED}e1") <= RETENTION
+    with metrics.batch():
+        count_stored_once(metrics, "e1", "b1")
+        count_stored_once(metrics, "e1", "b1")
+        assert client.exists(f"{OWED}e1")  # held until the batch is sent
+    count_stored_once(metrics, "e1", "b1")
+    count_stored_once(metrics, "e3", "b1")  # never owed: a delivery of an event done before
+    count_stored_once(metrics, "e4", None, force=True)  # `expect` failed: counted anyway
+    snap = metrics.snapshot(1)
+    assert snap.total(EVENTS, outcome="stored") == 2
+    assert snap.total(EVENTS, outcome="redelivered") == 3
+    assert metrics.snapshot(1, bank="b1").total(EVENTS, outcome="stored") == 1
+    assert not client.exists(f"{OWED}e1") and client.exists(f"{OWED}e2")
+    m = minute(T0)
+    key = f"{PREFIX}c:events:bank=b1,outcome=redelivered:{m}"
+    assert 0 < client.ttl(key) <= RETENTION
+    assert 0 < client.ttl(f"{PREFIX}minute:{m}") <= RETENTION
+
+
 def test_writes_never_raise_when_redis_is_down(clock: Clock) -> None:
     server = fakeredis.FakeServer()
     server.connected = False
@@ -246,6 +270,8 @@ def test_writes_never_raise_when_redis_is_down(clock: Clock) -> None:
     with down.batch():
         down.incr(EVENTS)
         down.observe(RECALL_MS, 1.0)
+        count_stored_once(down, "e1", "b1")
+    assert down.expect(["e1"]) is False
     with pytest.raises(redis.ConnectionError):
         down.snapshot(1)
 

@@ -1,8 +1,9 @@
 """Where metrics are taken: worker tasks, consolidation, the metered store, gauge sampling."""
 
 import uuid
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import fakeredis
 import pytest
 from rich.console import Console
 
+from contracts.events import RetainEvent
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.store import Filter
 from readmodel.stores.edge import EdgeStore
@@ -26,9 +28,9 @@ from telemetry.metrics import (
     STORE_ERRORS,
 )
 from telemetry.redis_series import RedisMetrics
-from tests.fakes import NoLocks
+from tests.fakes import MetricsKilledAfterStore, NoLocks
 from worker.celery_app import PUBLISHED_AT_HEADER
-from worker.consolidation.consolidator import Consolidator
+from worker.consolidation.consolidator import Consolidator, Status, consolidate
 from worker.deadletters import FileDeadLetters
 from worker.tasks import WorkerDeps, handle, published_at
 
@@ -92,7 +94,7 @@ def deps(
     return WorkerDeps(consolidator, letters, 16384, 2, 60, metrics=metrics)
 
 
-def test_task_counts_received_stored_merged_duplicate_and_dead_lettered(
+def test_task_counts_received_stored_merged_redelivered_and_dead_lettered(
     tmp_path: Path, store: MeteredStore, metrics: RedisMetrics
 ) -> None:
     d = deps(tmp_path, store, metrics)
@@ -105,7 +107,7 @@ def test_task_counts_received_stored_merged_duplicate_and_dead_lettered(
     handle(TaskDouble(), "sediment.retain.v1", [first], d)
     snap = metrics.snapshot(1)
     got = {dict(c.labels)["outcome"]: c.total for c in snap.counters if c.name == EVENTS}
-    assert got == {"received": 5, "stored": 2, "merged": 1, "duplicate": 1, "dead_lettered": 2}
+    assert got == {"received": 5, "stored": 2, "merged": 1, "redelivered": 1, "dead_lettered": 2}
     assert metrics.snapshot(1, bank="b").total(EVENTS, outcome="received") == 4
     consolidation = snap.latency(CONSOLIDATION_MS)
     assert consolidation is not None and consolidation.count == 2
@@ -115,6 +117,88 @@ def test_task_counts_received_stored_merged_duplicate_and_dead_lettered(
     published = snap.latency(CONSOLIDATION_LAG_MS, since="published")
     assert published is not None and published.count == 2
     assert published.sum_ms == pytest.approx(2 * 3000, rel=1e-3)
+
+
+def outcomes(metrics: RedisMetrics) -> dict[str, int]:
+    snap = metrics.snapshot(1)
+    return {dict(c.labels)["outcome"]: c.total for c in snap.counters if c.name == EVENTS}
+
+
+def test_an_event_delivered_twice_is_stored_once_and_redelivered_once(
+    tmp_path: Path, store: MeteredStore, metrics: RedisMetrics
+) -> None:
+    d = deps(tmp_path, store, metrics)
+    event = payload("Bo keeps bees on the roof.")
+    handle(TaskDouble(), "sediment.retain.v1", [event], d)
+    handle(TaskDouble(), "sediment.retain.v1", [event], d)
+    got = outcomes(metrics)
+    assert (got["stored"], got["redelivered"]) == (1, 1)
+    assert store.count(Filter("b", kinds=("world",))) == 1
+
+
+def test_a_delivery_killed_before_its_metrics_leaves_the_count_to_the_next(
+    tmp_path: Path, store: MeteredStore, metrics: RedisMetrics
+) -> None:
+    """D3: 1,884 stored + 116 duplicate for 2,000 events. The killed delivery wrote the
+    done-marker but not its counts; the next delivery finds the event done and counts
+    it stored (the count was still owed); only the one after is a redelivery."""
+    event = payload("Cleo bought a red kayak.")
+    killed = deps(tmp_path, store, metrics)
+    killed = replace(
+        killed, consolidator=replace(killed.consolidator, metrics=MetricsKilledAfterStore(metrics))
+    )
+    killed = replace(killed, metrics=MetricsKilledAfterStore(metrics))
+    handle(TaskDouble(), "sediment.retain.v1", [event], killed)
+    assert store.count(Filter("b", kinds=("world",))) == 1 and outcomes(metrics) == {}
+    d = deps(tmp_path, store, metrics)
+    handle(TaskDouble(), "sediment.retain.v1", [event], d)
+    assert outcomes(metrics) == {"received": 1, "stored": 1}
+    handle(TaskDouble(), "sediment.retain.v1", [event], d)
+    assert outcomes(metrics) == {"received": 2, "stored": 1, "redelivered": 1}
+
+
+class LocksThatLetAnotherFinishFirst:
+    """A second delivery of the same event that passed the done check while the first
+    was still working: the first finishes (done-marker and counts) while the second
+    waits for the bank's lock."""
+
+    def __init__(self, first: Callable[[], object]) -> None:
+        self.first = first
+
+    @contextmanager
+    def hold(self, name: str) -> Iterator[None]:
+        self.first()
+        yield
+
+
+def test_concurrent_deliveries_of_one_event_count_it_stored_once(
+    tmp_path: Path, store: MeteredStore, metrics: RedisMetrics
+) -> None:
+    event = RetainEvent.model_validate(payload("Dev sings in a choir on Tuesdays."))
+    first = Consolidator(store, HashEmbedder(64), NoLocks(), clock=lambda: NOW, metrics=metrics)
+    locks = LocksThatLetAnotherFinishFirst(lambda: consolidate([event], first))
+    second = replace(first, locks=locks)
+    [outcome] = consolidate([event], second)
+    assert outcome.status is Status.REDELIVERED
+    assert outcomes(metrics) == {"stored": 1, "redelivered": 1}
+
+
+def test_counts_are_forced_when_redis_refused_the_owed_marks(
+    tmp_path: Path, store: MeteredStore, metrics: RedisMetrics
+) -> None:
+    """`expect` failed (a Redis blip): the delivery that stores the event counts it
+    anyway, as it would have without the mark."""
+
+    class Refusing(RedisMetrics):
+        def expect(self, tokens: Sequence[str]) -> bool:
+            return False
+
+    refusing = Refusing(metrics._client, 600)
+    c = Consolidator(store, HashEmbedder(64), NoLocks(), clock=lambda: NOW, metrics=refusing)
+    event = RetainEvent.model_validate(payload("Eun repairs old radios."))
+    consolidate([event], c)
+    consolidate([event], c)
+    assert outcomes(metrics) == {"stored": 1, "redelivered": 1}
 
 
 def test_retries_and_exhaustion_are_counted_per_event(

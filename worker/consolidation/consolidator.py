@@ -21,6 +21,7 @@ from telemetry.metrics import (
     Metrics,
     NoopMetrics,
     count_events,
+    count_stored_once,
 )
 from worker.consolidation.apply import apply
 from worker.consolidation.batch import BatchView, TextVectors
@@ -35,8 +36,11 @@ from worker.tombstones import MemoryTombstones, Tombstones
 
 
 class Status(Enum):
+    """What a delivery did: stored the event (first to write its done-marker), found it
+    already done (a redelivery), or found it forgotten."""
+
     STORED = "stored"
-    DUPLICATE = "duplicate"
+    REDELIVERED = "redelivered"
     FORGOTTEN = "forgotten"
 
 
@@ -139,6 +143,14 @@ def _prefetch(
         view.prefetch_scroll(Filter(bank_id=bank_id, kinds=RAW_KINDS, slot_keys_any=tuple(keys)))
 
 
+def _not_done(bank_id: str, points: Sequence[StoredPoint], store: MemoryStore) -> list[StoredPoint]:
+    """The points whose done-marker is still unset, read under the bank's lock: another
+    delivery of the same event may have finished while this one embedded."""
+    ids = [p.record.id for p in points]
+    done = {p.record.id for p in store.fetch(bank_id, ids) if p.record.consolidated}
+    return [p for p in points if p.record.id not in done]
+
+
 def _already_done(events: Sequence[RetainEvent], store: MemoryStore) -> set[uuid.UUID]:
     done: set[uuid.UUID] = set()
     by_bank: dict[str, list[uuid.UUID]] = {}
@@ -166,6 +178,12 @@ def consolidate(
 
     `published_at` is when the message was published (the publish header), for the
     publish-to-visible lag; the metrics of the whole call are sent as one batch.
+
+    Counting: an event is counted `stored` once, whichever delivery writes or finds its
+    done-marker first settles the count owed since just before the marker was written
+    (`Metrics.expect`, under the bank's lock after the done check); every other
+    delivery of it counts `redelivered`. A delivery killed between the store write and
+    the metrics leaves the count to the next one, which finds the event done.
     """
     with deps.metrics.batch():
         return _consolidate(events, deps, published_at)
@@ -184,7 +202,6 @@ def _measured(
 ) -> None:
     """Outcome counters, duration, and lag from event time (and publish time) to visible."""
     m, bank = deps.metrics, event.bank_id
-    count_events(m, "stored", [bank])
     if outcome.merged:
         count_events(m, "merged", [bank])
     if outcome.superseded:
@@ -212,8 +229,13 @@ def _consolidate(
         )
         by_bank.setdefault(event.bank_id, []).append(point)
     stored: dict[uuid.UUID, Outcome] = {}
+    unarmed: set[uuid.UUID] = set()
     for bank, points in by_bank.items():
         with deps.locks.hold(f"bank:{bank}"):
+            points = _not_done(bank, points, deps.store)
+            ids = [p.record.event_id for p in points if p.record.event_id is not None]
+            if not deps.metrics.expect([str(i) for i in ids]):
+                unarmed.update(ids)
             kept = consolidate_locked(bank, points, deps)
         for point, plan in kept:
             merged = sum(1 for lk in plan.links if lk.kind is LinkKind.MERGE)
@@ -232,9 +254,11 @@ def _consolidate(
             count_events(deps.metrics, "forgotten", [event.bank_id])
             continue
         if outcome is None:
-            outcomes.append(Outcome(event.event_id, memory_id(event.event_id), Status.DUPLICATE))
-            count_events(deps.metrics, "duplicate", [event.bank_id])
+            outcomes.append(Outcome(event.event_id, memory_id(event.event_id), Status.REDELIVERED))
+            count_stored_once(deps.metrics, str(event.event_id), event.bank_id)
             continue
         outcomes.append(outcome)
+        force = event.event_id in unarmed
+        count_stored_once(deps.metrics, str(event.event_id), event.bank_id, force)
         _measured(deps, event, outcome, share_ms, published_at)
     return outcomes

@@ -136,7 +136,7 @@
   function drawCharts(s) {
     const labels = minuteLabels(s);
     const n = labels.length;
-    const outcomes = ["received", "stored", "merged", "dead_lettered"];
+    const outcomes = ["received", "stored", "redelivered", "merged", "dead_lettered"];
     drawChart($("chart-retain"),
       outcomes.map((o) => ({ name: o.replace("_", " "), values: series(s, "events", { outcome: o }) })),
       labels, "count");
@@ -179,7 +179,8 @@
     note("events-received-rate", fmtRate(rate(s, "events", { outcome: "received" })));
     figure("events-stored", total(s, "events", { outcome: "stored" }));
     note("events-merged", total(s, "events", { outcome: "merged" }) + " merged, " +
-      total(s, "events", { outcome: "superseded" }) + " superseded");
+      total(s, "events", { outcome: "superseded" }) + " superseded, " +
+      total(s, "events", { outcome: "redelivered" }) + " redelivered");
     figure("recalls", total(s, "recalls", {}));
     note("recalls-rate", fmtRate(rate(s, "recalls", {})));
     figure("recall-errors", total(s, "recall_errors", {}));
