@@ -6,23 +6,22 @@ import uuid
 from typing import Annotated, Final
 
 import pydantic
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import APIRouter, Depends, Query
 from fastapi import Body as Payload
+from fastapi.exceptions import RequestValidationError
 from pydantic import ConfigDict, Field, StrictBool, model_validator
 from pydantic.config import JsonDict
 
 from contracts.base import AwareDatetime
-from contracts.events import MAX_LABEL_CHARS
+from contracts.events import MAX_ENTITIES, MAX_TAGS, Label
 from contracts.forget import MAX_FORGET_IDS, ForgetEvent, ForgetFilter
 from sediment.api import examples
 from sediment.api.auth import Deps, require_token
 from sediment.api.models import Body
-from sediment.api.problems import problems
 from sediment.api.routes import Bank, published
 from sediment.forgetting import forget_event
 
 router = APIRouter(prefix="/v1/banks/{bank_id}", dependencies=[Depends(require_token)])
-QueryLabel = Annotated[str, Field(min_length=1, max_length=MAX_LABEL_CHARS)]
 
 
 ONE_SELECTOR: Final[JsonDict] = {
@@ -70,34 +69,50 @@ def _send(event: ForgetEvent, deps: Deps) -> ForgetAccepted:
     )
 
 
-def _event(bank_id: str, **selector: object) -> ForgetEvent:
+NO_CONDITION = (
+    "give at least one condition: tag, entity, start, end or source_id "
+    "(DELETE /v1/banks/{bank_id} forgets the whole bank)"
+)
+
+
+def _event(bank_id: str, where: str, **selector: object) -> ForgetEvent:
+    """The event, or 422 naming each problem as a request's own validation does
+    (`where`: "path", "query" or "body"), never pydantic's own text."""
     try:
         return forget_event(bank_id, **selector)  # type: ignore[arg-type]
     except pydantic.ValidationError as exc:
-        message = "; ".join(d.problem for d in problems(exc.errors()))
-        raise HTTPException(422, message) from exc
+        errors = [{**e, "loc": (where, *e.get("loc", ()))} for e in exc.errors()]
+        raise RequestValidationError(errors) from exc
 
 
 @router.delete("/memories/{memory_id}", status_code=202, summary="Forget one memory")
 def forget_memory(bank_id: Bank, memory_id: uuid.UUID, deps: Deps) -> ForgetAccepted:
-    return _send(_event(bank_id, memory_ids=[memory_id]), deps)
+    return _send(_event(bank_id, "path", memory_ids=[memory_id]), deps)
 
 
 @router.delete("/memories", status_code=202, summary="Forget the memories matching a filter")
 def forget_matching(
     bank_id: Bank,
     deps: Deps,
-    tag: Annotated[list[QueryLabel] | None, Query(max_length=32)] = None,
-    entity: Annotated[list[QueryLabel] | None, Query(max_length=64)] = None,
+    tag: Annotated[list[Label] | None, Query(max_length=MAX_TAGS)] = None,
+    entity: Annotated[list[Label] | None, Query(max_length=MAX_ENTITIES)] = None,
     start: Annotated[AwareDatetime | None, Query()] = None,
     end: Annotated[AwareDatetime | None, Query()] = None,
-    source_id: Annotated[QueryLabel | None, Query()] = None,
+    source_id: Annotated[Label | None, Query()] = None,
 ) -> ForgetAccepted:
     """Any of the tags, any of the entities, `occurred_at` in [start, end], and
     `metadata.source_id`; at least one condition (forget a whole bank with DELETE
     /v1/banks/{bank_id})."""
+    if not (tag or entity or start or end or source_id):
+        raise RequestValidationError([{"loc": ("query",), "msg": NO_CONDITION, "type": "missing"}])
     event = _event(
-        bank_id, tags=tag or [], entities=entity or [], start=start, end=end, source_id=source_id
+        bank_id,
+        "query",
+        tags=tag or [],
+        entities=entity or [],
+        start=start,
+        end=end,
+        source_id=source_id,
     )
     return _send(event, deps)
 
@@ -111,6 +126,7 @@ def forget_body(
     flt = body.filter
     event = _event(
         bank_id,
+        "body",
         memory_ids=body.memory_ids,
         tags=flt.tags if flt else [],
         entities=flt.entities if flt else [],
@@ -124,4 +140,4 @@ def forget_body(
 
 @router.delete("", status_code=202, summary="Forget a whole bank")
 def forget_bank(bank_id: Bank, deps: Deps) -> ForgetAccepted:
-    return _send(_event(bank_id, everything=True), deps)
+    return _send(_event(bank_id, "path", everything=True), deps)

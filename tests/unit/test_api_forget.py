@@ -135,7 +135,7 @@ def test_the_schema_says_what_the_forget_routes_take(api: Api) -> None:
     assert len(schemas["ForgetFilter"]["anyOf"]) == 5
     assert schemas["RetainItem"]["not"]["required"] == ["ttl_s", "expires_at"]
     r = api.client.delete("/v1/banks/b1/memories")
-    assert r.status_code == 422 and r.json()["message"].startswith("a forget needs exactly one")
+    assert r.status_code == 422 and "give at least one condition" in r.text
     assert api.client.delete("/v1/banks/b1/memories?source_id=").status_code == 422
     r = api.client.post("/v1/banks/b1/forget", json={"memory_ids": [], "all_memories": True})
     assert r.status_code == 202
