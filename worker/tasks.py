@@ -277,7 +277,15 @@ def register_tasks(app: Celery, deps: Callable[[], WorkerDeps]) -> None:
     """Declare the versioned tasks on `app`; `deps` is resolved in the worker process.
     Messages Celery refuses before a task runs go to the dead-letter stream as well."""
 
-    options = {"bind": True, "acks_late": True, "reject_on_worker_lost": True, "typing": False}
+    # shared=False: Celery otherwise adds every task to each app created later in the
+    # process, so a second app's tasks would run the first app's `deps` (and warn).
+    options = {
+        "bind": True,
+        "acks_late": True,
+        "reject_on_worker_lost": True,
+        "typing": False,
+        "shared": False,
+    }
 
     def argument(name: str, keyword: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         try:

@@ -228,3 +228,37 @@ def test_one_argument(args: tuple[Any, ...], kwargs: dict[str, Any], ok: bool) -
     else:
         with pytest.raises(PoisonEvent, match="exactly one argument"):
             one_argument("t", "payload", args, kwargs)
+
+
+def test_each_app_runs_its_own_dependencies() -> None:
+    """Two apps in one process (tests, benchmarks, a bootstrap per runtime): a task of
+    the second app reaches the second app's dependencies, never the first's, and
+    registering them raises no duplicate-name warning."""
+    import warnings
+
+    from celery.exceptions import DuplicateTaskNameWarning
+
+    from worker.celery_app import CeleryConfig, make_app
+    from worker.tasks import RETAIN_TASK, register_tasks
+
+    reached: list[str] = []
+
+    def deps_of(name: str) -> Any:
+        def deps() -> WorkerDeps:
+            reached.append(name)
+            raise LookupError(name)
+
+        return deps
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DuplicateTaskNameWarning)
+        apps = []
+        for name in ("first", "second"):
+            app = make_app(CeleryConfig("memory://", "q", 5, 8, 10))
+            register_tasks(app, deps_of(name))
+            apps.append(app)
+        for app in apps:
+            app.finalize()
+    with pytest.raises(LookupError, match="second"):
+        apps[1].tasks[RETAIN_TASK].run(1, 2)  # a poison message: dead-lettered via deps
+    assert reached == ["second"]
