@@ -21,6 +21,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 import redis
@@ -156,6 +157,10 @@ def owed(client: redis.Redis) -> int:
     return int(client.hlen(LEDGER_KEY))
 
 
+def owed_nothing(client: redis.Redis) -> bool:
+    return owed(client) == 0
+
+
 def start_workers(mode: Mode, env: dict[str, str], root: Path, app: Celery) -> list[Started]:
     args = ["worker", "--pool", mode.pool, "--loglevel", "WARNING"]
     workers = [sediment(args, env, root / f"worker-{i}.log") for i in range(mode.workers)]
@@ -197,11 +202,12 @@ def standalone_run(
         try:
             ledger = Ledger(client)
             publish(app, [warm_event(1)], QUEUE, BATCH, ledger)
-            wait_until(lambda: owed(client) == 0, 300, "the warm-up event", every_s=0.1)
+            drained = partial(owed_nothing, client)
+            wait_until(drained, 300, "the warm-up event", every_s=0.1, watch=workers)
             start = time.perf_counter()
             publish(app, events, QUEUE, BATCH, ledger)
             published = time.perf_counter() - start
-            wait_until(lambda: owed(client) == 0, DRAIN_TIMEOUT_S, "the events", every_s=0.05)
+            wait_until(drained, DRAIN_TIMEOUT_S, "the events", every_s=0.05, watch=workers)
             elapsed = time.perf_counter() - start
             if on_workers is not None:
                 on_workers(workers)

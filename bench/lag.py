@@ -25,7 +25,7 @@ from rich.console import Console
 
 from bench.ingest_rate import BATCH, QUEUE, owed, warm_event
 from bench.latency import Figures, latency_figures
-from bench.procs import redis_server, rss_mb, serve, stop, wait_until
+from bench.procs import Started, redis_server, rss_mb, serve, stop, wait_until
 from bench.record import ScaleReport
 from bench.suite import case, finish, new_report
 from bench.workload import events as workload_events
@@ -112,12 +112,12 @@ def _retain_loop(
     return sent
 
 
-def capacity(app: Celery, client: redis.Redis, seed: int) -> float:
+def capacity(app: Celery, client: redis.Redis, seed: int, serving: Started) -> float:
     """Events/s the serve's worker drains, one event per message, with no recall load."""
     events = list(workload_events(1, CAPACITY_EVENTS, seed=seed))
     start = time.perf_counter()
     publish(app, events, QUEUE, 1, Ledger(client))
-    wait_until(lambda: owed(client) == 0, DRAIN_WAIT_S, "the capacity burst")
+    wait_until(lambda: owed(client) == 0, DRAIN_WAIT_S, "the capacity burst", watch=[serving])
     return len(events) / (time.perf_counter() - start)
 
 
@@ -205,7 +205,7 @@ def run_lag(
                     proc, base = serve(env, root / f"serve-{i}-{slots}.log")
                     try:
                         if not cap:
-                            cap = _prepare(app, client, plan, err)
+                            cap = _prepare(app, client, plan, err, proc)
                         got = one_run(base, client, cap * plan.fraction, plan, 600 + i)
                         got |= {"capacity_eps": round(cap, 2), **_rss(proc.pid)}
                     finally:
@@ -221,12 +221,14 @@ def run_lag(
     return finish(report, started)
 
 
-def _prepare(app: Celery, client: redis.Redis, plan: LagPlan, err: Console) -> float:
+def _prepare(
+    app: Celery, client: redis.Redis, plan: LagPlan, err: Console, serving: Started
+) -> float:
     """Load the bank, then measure the capacity."""
     preload = [warm_event(3), *workload_events(1, plan.preload)]
     publish(app, preload, QUEUE, BATCH, Ledger(client))
-    wait_until(lambda: owed(client) == 0, 3600, "the preload", every_s=0.5)
-    cap = capacity(app, client, seed=500)
+    wait_until(lambda: owed(client) == 0, 3600, "the preload", every_s=0.5, watch=[serving])
+    cap = capacity(app, client, seed=500, serving=serving)
     err.print(f"capacity {cap:.1f} events/s (single-event messages, no recall load)")
     return cap
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,10 +27,23 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_until(ok: Callable[[], bool], timeout_s: float, what: str, every_s: float = 0.05) -> float:
-    """Seconds it took for `ok()` to hold; TimeoutError naming `what` past the timeout."""
+def wait_until(
+    ok: Callable[[], bool],
+    timeout_s: float,
+    what: str,
+    every_s: float = 0.05,
+    watch: Sequence["Started"] = (),
+) -> float:
+    """Seconds it took for `ok()` to hold; TimeoutError naming `what` past the timeout,
+    RuntimeError with its log's tail as soon as a process in `watch` has exited."""
     start = time.perf_counter()
     while not ok():
+        for started in watch:
+            if started.proc.poll() is not None:
+                raise RuntimeError(
+                    f"{what}: pid {started.pid} exited ({started.proc.returncode}):\n"
+                    f"{started.tail()}"
+                )
         if time.perf_counter() - start > timeout_s:
             raise TimeoutError(f"{what}: not done after {timeout_s:.0f} s")
         time.sleep(every_s)
@@ -38,13 +51,16 @@ def wait_until(ok: Callable[[], bool], timeout_s: float, what: str, every_s: flo
 
 
 @contextlib.contextmanager
-def redis_server() -> Iterator[str]:
-    """A Redis of our own (no persistence) in a temporary directory; yields its URL."""
+def redis_server(appendonly: bool = True) -> Iterator[str]:
+    """A Redis of our own in a temporary directory; yields its URL. Append-only
+    persistence (fsync every second) as production runs it, which workers require;
+    `appendonly=False` gives one without any persistence."""
     port = free_port()
+    aof = "yes" if appendonly else "no"
     with tempfile.TemporaryDirectory(prefix="sediment-redis-") as tmp:
         proc = subprocess.Popen(
             [
-                *("redis-server", "--port", str(port), "--save", "", "--appendonly", "no"),
+                *("redis-server", "--port", str(port), "--save", "", "--appendonly", aof),
                 *("--dir", tmp, "--bind", "127.0.0.1"),
             ],
             stdout=subprocess.DEVNULL,

@@ -166,7 +166,9 @@ def worker_rss(settings: Settings, data_dir: Path, root: Path) -> Figures:
         try:
             ledger = Ledger(client)
             publish(app, [warm_event(2), *extra], QUEUE, BATCH, ledger)
-            wait_until(lambda: owed(client) == 0, 1800, "the worker's events", every_s=0.2)
+            wait_until(
+                lambda: owed(client) == 0, 1800, "the worker's events", every_s=0.2, watch=[proc]
+            )
             return {f"worker_{k}": v for k, v in rss_mb(proc.pid).items()}
         finally:
             stop(proc.proc)

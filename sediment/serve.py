@@ -48,6 +48,11 @@ class InProcessWorker:
     If it dies on its own, the process shuts down rather than serve without consuming."""
 
     def __init__(self, celery: Celery, queue: str, concurrency: int, loglevel: str) -> None:
+        # The pools run a message through Celery's tracer, which finds the task in the
+        # process's current app; a bare WorkController (unlike `celery worker`) does
+        # not make its app that, so a message would find no task registered.
+        celery.set_default()
+        celery.set_current()
         self._controller = celery.WorkController(
             app=celery,
             hostname=f"serve-{os.getpid()}@{socket.gethostname()}",

@@ -14,7 +14,7 @@ from bench.procs import redis_server
 
 @pytest.mark.parametrize("command", [["worker", "--pool", "solo"], ["serve", "--port", "1"]])
 def test_a_volatile_redis_is_refused(tmp_path: Path, command: list[str]) -> None:
-    with redis_server() as url:
+    with redis_server(appendonly=False) as url:
         out = _run(command, url, tmp_path)
     said = " ".join(out.stderr.split())
     assert out.returncode == 2, out.stdout + out.stderr
