@@ -178,6 +178,12 @@ class MemoryStore(Protocol):
     def search_keyword(self, vector: SparseVector, flt: Filter, limit: int) -> list[Hit]:
         """Best sparse (IDF-weighted dot product) matches first."""
 
+    def search_hybrid(
+        self, dense: Vector | Sequence[float], sparse: SparseVector, flt: Filter, limit: int
+    ) -> tuple[list[Hit], list[Hit]]:
+        """`search_dense(dense, flt, limit)` and `search_keyword(sparse, flt, limit)` in
+        one engine call; a point both find is read once. No keyword hits without terms."""
+
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
         """Overwrite the derived fields of records of `bank_id`; other banks are untouched."""
 

@@ -57,6 +57,5 @@ def merge_candidates(lists: Sequence[list[Candidate]]) -> list[Candidate]:
 def fetch_candidates(
     store: MemoryStore, dense: Vector, sparse: SparseVector, flt: Filter, depth: int
 ) -> list[Candidate]:
-    dense_hits = store.search_dense(dense, flt, depth)
-    keyword_hits = store.search_keyword(sparse, flt, depth) if sparse.indices else []
+    dense_hits, keyword_hits = store.search_hybrid(dense, sparse, flt, depth)
     return merge_hits(dense_hits, keyword_hits)

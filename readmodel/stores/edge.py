@@ -167,15 +167,20 @@ class EdgeStore:
         """IDF statistics are taken over the bank alone, so other banks never shift scores."""
         if not vector.indices:
             return []
-        request = qe.QueryRequest(
-            limit=limit,
-            query=qe.Query.Nearest(DIALECT.sparse_of(vector), using=KEYWORD_VECTOR),
-            filter=_filter(flt),
-            with_payload=True,
-            with_vector=False,
-            params=qe.SearchParams(idf=qe.IdfParams(corpus=DIALECT.bank(flt.bank_id))),
-        )
+        request = _keyword_request(vector, _filter(flt), flt.bank_id, limit)
         return [hit(p.payload or {}, p.score, p.vector) for p in self._require().query(request)]
+
+    def search_hybrid(
+        self, dense: Vector | Sequence[float], sparse: SparseVector, flt: Filter, limit: int
+    ) -> tuple[list[Hit], list[Hit]]:
+        scope = _filter(flt)
+        requests = [_dense_request(dense, scope, limit, None, False)]
+        if sparse.indices:
+            requests.append(_keyword_request(sparse, scope, flt.bank_id, limit))
+        answers = self._require().query_batch(qe.QueryBatchRequest(requests))
+        read = HitReader()
+        found = [[read(p.id, p.payload or {}, p.score, p.vector) for p in a] for a in answers]
+        return found[0], (found[1] if len(found) > 1 else [])
 
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
         """Patches with the same values are one engine operation (a batch's done-markers
@@ -361,6 +366,20 @@ def _dense_request(
         with_payload=True,
         with_vector=vector_names(with_vectors, sparse=False),
         score_threshold=score_threshold,
+    )
+
+
+def _keyword_request(
+    vector: SparseVector, scope: qe.Filter, bank_id: str, limit: int
+) -> qe.QueryRequest:
+    """IDF statistics over the bank alone, so other banks never shift scores."""
+    return qe.QueryRequest(
+        limit=limit,
+        query=qe.Query.Nearest(DIALECT.sparse_of(vector), using=KEYWORD_VECTOR),
+        filter=scope,
+        with_payload=True,
+        with_vector=False,
+        params=qe.SearchParams(idf=qe.IdfParams(corpus=DIALECT.bank(bank_id))),
     )
 
 

@@ -134,6 +134,16 @@ class MeteredStore:
             {"limit": limit, "terms": len(vector.indices)},
         )
 
+    def search_hybrid(
+        self, dense: Vector | Sequence[float], sparse: SparseVector, flt: Filter, limit: int
+    ) -> tuple[list[Hit], list[Hit]]:
+        return self._call(
+            "search_hybrid",
+            lambda: self._inner.search_hybrid(dense, sparse, flt, limit),
+            flt.bank_id,
+            {"limit": limit, "terms": len(sparse.indices)},
+        )
+
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
         self._call(
             "set_derived",

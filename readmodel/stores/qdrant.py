@@ -212,11 +212,43 @@ class QdrantStore:
             limit=limit,
             with_payload=True,
             with_vectors=False,
-            search_params=models.SearchParams(
-                idf=models.IdfCorpusParams(corpus=DIALECT.bank(flt.bank_id))
-            ),
+            search_params=_keyword_params(flt.bank_id),
         )
         return [hit(p.payload or {}, p.score, p.vector) for p in response.points]
+
+    @_translated
+    def search_hybrid(
+        self, dense: Vector | Sequence[float], sparse: SparseVector, flt: Filter, limit: int
+    ) -> tuple[list[Hit], list[Hit]]:
+        scope = _filter(flt)
+        requests = [
+            models.QueryRequest(
+                query=np.asarray(dense, dtype=np.float32).tolist(),
+                using=DENSE_VECTOR,
+                filter=scope,
+                limit=limit,
+                with_payload=True,
+                with_vector=False,
+            )
+        ]
+        if sparse.indices:
+            requests.append(
+                models.QueryRequest(
+                    query=DIALECT.sparse_of(sparse),
+                    using=KEYWORD_VECTOR,
+                    filter=scope,
+                    limit=limit,
+                    with_payload=True,
+                    with_vector=False,
+                    params=_keyword_params(flt.bank_id),
+                )
+            )
+        answers = self._client.query_batch_points(self._collection, requests=requests)
+        read = HitReader()
+        found = [
+            [read(p.id, p.payload or {}, p.score, p.vector) for p in a.points] for a in answers
+        ]
+        return found[0], (found[1] if len(found) > 1 else [])
 
     @_translated
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
@@ -347,3 +379,8 @@ DIALECT: Final[Dialect[models.Filter, QdrantCondition, models.PointStruct, model
     )
 )
 _filter = DIALECT.filter
+
+
+def _keyword_params(bank_id: str) -> models.SearchParams:
+    """IDF statistics over the bank alone, so other banks never shift scores."""
+    return models.SearchParams(idf=models.IdfCorpusParams(corpus=DIALECT.bank(bank_id)))

@@ -25,6 +25,7 @@ from readmodel.store import (
     DerivedPatch,
     Feedback,
     Filter,
+    Hit,
     MemoryStore,
     Record,
     SparseVector,
@@ -344,6 +345,27 @@ def test_search_keyword_is_bank_scoped_including_idf(store: MemoryStore) -> None
     assert [h.score for h in after] == pytest.approx([h.score for h in before], rel=1e-5)
     one = store.search_keyword(query, Filter(BANK, ids=(mid(BANK, 3),)), limit=10)
     assert [h.record.id for h in one] == [mid(BANK, 3)]
+
+
+def test_search_hybrid_is_dense_and_keyword_search_in_one_call(store: MemoryStore) -> None:
+    keyword_corpus(store, BANK)
+    keyword_corpus(store, OTHER, rare_docs=9)
+    query = SparseVector((1, 2), (1.0, 1.0))
+    flt = Filter(BANK, ids=tuple(mid(BANK, i) for i in range(8)))
+    dense, keyword = store.search_hybrid(unit(3), query, flt, 5)
+    same_hits(dense, store.search_dense(unit(3), flt, 5))
+    same_hits(keyword, store.search_keyword(query, flt, 5))
+    assert len(dense) == len(keyword) == 5
+    assert {h.record.bank_id for h in dense + keyword} == {BANK}
+    only_dense, none = store.search_hybrid(unit(3), SparseVector(), Filter(BANK), 4)
+    assert none == []
+    same_hits(only_dense, store.search_dense(unit(3), Filter(BANK), 4))
+
+
+def same_hits(got: list[Hit], expected: list[Hit]) -> None:
+    """Same records in the same order; scores equal up to the engine's float rounding."""
+    assert [h.record for h in got] == [h.record for h in expected]
+    assert [h.score for h in got] == pytest.approx([h.score for h in expected], rel=1e-6)
 
 
 def patch_for(i: uuid.UUID, superseded_by: uuid.UUID | None) -> DerivedPatch:
