@@ -25,6 +25,7 @@ RETRIEVAL = ("locomo", "retrieval")
 TITLES = {"locomo": "LoCoMo", "realmem": "RealMem"}
 """Section titles of known datasets; any other dataset is titled by its own name."""
 HEADLINE = ("recall@10", "budget_recall@200")
+RELIABILITY = "reliability.json"
 
 
 def _row(cells: list[str]) -> str:
@@ -251,6 +252,8 @@ def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
             lines += supersession_section(cast(SupersessionReport, data), source)
         elif kind in SCALE_KINDS:
             lines += scale_section(cast(ScaleReport, data), source, growth)
+        elif kind is None and path.name == RELIABILITY:
+            continue  # the fault suite writes its own page, docs/reliability.md
         else:
             lines += [f"## {path.name}", "", f"Not rendered: benchmark `{kind}`.", ""]
     out = docs_dir / "benchmarks.md"

@@ -144,8 +144,10 @@ def test_generic_report_is_titled_by_dataset_with_a_headline(tmp_path: Path) -> 
     data["dataset"] = "realmem"
     (results / "realmem.json").write_text(json.dumps(data), encoding="utf-8")
     docs = tmp_path / "docs"
+    (results / "reliability.json").write_text('{"generated_at": "x"}', encoding="utf-8")
     invoke("report", "--results", str(results), "--docs", str(docs))
     page = (docs / "benchmarks.md").read_text()
+    assert "reliability.json" not in page  # docs/reliability.md is its page
     assert "## RealMem retrieval (`retrieval`)" in page
     assert "### Sediment against the best same-run baseline" in page
     best = max(data["systems"][n]["overall"]["budget_recall@200"] for n in ("dense", "bm25", "rrf"))
