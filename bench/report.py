@@ -10,6 +10,7 @@ from bench.record import (
     RetrievalReport,
     ScaleReport,
     SupersessionReport,
+    SystemFigures,
     UpdateFailure,
     UpdatesReport,
     now_iso,
@@ -21,6 +22,10 @@ from bench.tables import SHORT, fmt
 
 PLOT_NAME = "recall_at_k.png"
 RETRIEVAL = ("locomo", "retrieval")
+TITLES = {"locomo": "LoCoMo", "realmem": "RealMem"}
+"""Section titles of known datasets; any other dataset is titled by its own name."""
+HEADLINE = ("recall@10", "budget_recall@200")
+RELIABILITY = "reliability.json"
 
 
 def _row(cells: list[str]) -> str:
@@ -62,10 +67,43 @@ def _systems_table(per_system: dict[str, Figures], ratios: dict[str, float | Non
     return _table(["system", *(SHORT[m] for m in METRICS)], rows)
 
 
+def section_title(report: RetrievalReport) -> str:
+    key = "locomo" if report["benchmark"] == "locomo" else report["dataset"]
+    return f"{TITLES.get(key, key)} retrieval"
+
+
+def headline_table(systems: dict[str, SystemFigures]) -> list[str]:
+    """Per group (overall, each category): Sediment beside the best same-run baseline,
+    on recall@10 and budget recall@200."""
+    groups: list[tuple[str, dict[str, Figures]]] = [
+        ("overall", {n: s["overall"] for n, s in systems.items()})
+    ]
+    for category in systems["sediment"]["by_category"]:
+        groups.append((category, {n: s["by_category"][category] for n, s in systems.items()}))
+    rows = []
+    for name, figures in groups:
+        row = [name]
+        for metric in HEADLINE:
+            mine = figures["sediment"][metric]
+            best, value = max(
+                ((n, f[metric]) for n, f in figures.items() if n != "sediment"),
+                key=lambda p: p[1],
+            )
+            row += [f"{mine:.3f}", f"{value:.3f} ({best})", f"{mine - value:+.3f}"]
+        rows.append(row)
+    header = ["group"]
+    for metric in HEADLINE:
+        short = SHORT[metric]
+        header += [f"sediment {short}", f"best baseline {short}", "difference"]
+    return _table(header, rows)
+
+
 def retrieval_section(report: RetrievalReport, source: str, plot: str | None) -> list[str]:
     counts = report["counts"]
-    title = "LoCoMo retrieval" if report["benchmark"] == "locomo" else "Retrieval"
-    lines = [f"## {title} (`{report['benchmark']}`)", "", *_provenance(report, source)]
+    lines = [f"## {section_title(report)} (`{report['benchmark']}`)", ""]
+    lines += ["### Sediment against the best same-run baseline", ""]
+    lines += headline_table(report["systems"])
+    lines += _provenance(report, source)
     lines.append("Counts: " + ", ".join(f"{k} {v}" for k, v in counts.items()) + ".")
     lines += ["", f"### Overall ({counts.get('queries', 0)} queries, adversarial excluded)", ""]
     systems = report["systems"]
@@ -214,6 +252,8 @@ def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
             lines += supersession_section(cast(SupersessionReport, data), source)
         elif kind in SCALE_KINDS:
             lines += scale_section(cast(ScaleReport, data), source, growth)
+        elif kind is None and path.name == RELIABILITY:
+            continue  # the fault suite writes its own page, docs/reliability.md
         else:
             lines += [f"## {path.name}", "", f"Not rendered: benchmark `{kind}`.", ""]
     out = docs_dir / "benchmarks.md"

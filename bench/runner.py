@@ -238,6 +238,11 @@ def run_retrieval(
             "recall_depth": settings.recall_depth,
             "exact_bonus": settings.recall_exact_bonus,
             "date_weight": settings.recall_date_weight,
+            "length_prior": f"({settings.recall_length_ref_tokens} / tokens) ^ "
+            f"{settings.recall_length_weight:g} above {settings.recall_length_ref_tokens} tokens",
+            "session_affinity": f"{settings.recall_session_weight:g} x score of the best "
+            f"{settings.recall_session_anchors}, "
+            f"within {settings.recall_session_window_minutes:g} min",
             **bs.mapping,
             "neighbour_limit": settings.neighbour_limit,
             "ingest_batch": BATCH,

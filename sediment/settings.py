@@ -35,6 +35,11 @@ _RECALL_SETTINGS = (
     "query_expansion",
     "expansion_max_queries",
     "expansion_min_token",
+    "length_weight",
+    "length_ref_tokens",
+    "session_weight",
+    "session_anchors",
+    "session_window_minutes",
 )
 _POLICY_SETTINGS = ("merge_threshold", "neighbour_limit")
 
@@ -96,6 +101,13 @@ class Settings(BaseSettings):
     recall_rerank_cache_size: int = Field(default=_RECALL.rerank_cache_size, ge=0, le=1_000_000)
     recall_reranker: Literal["off", "minilm"] = "off"
     recall_semantic_floor: float = Field(default=_RECALL.semantic_floor, ge=0.0, le=1.0)
+    recall_length_weight: float = Field(default=_RECALL.length_weight, ge=0.0, le=4.0)
+    recall_length_ref_tokens: int = Field(default=_RECALL.length_ref_tokens, ge=1, le=10_000)
+    recall_session_weight: float = Field(default=_RECALL.session_weight, ge=0.0, le=1.0)
+    recall_session_anchors: int = Field(default=_RECALL.session_anchors, ge=0, le=100)
+    recall_session_window_minutes: float = Field(
+        default=_RECALL.session_window_minutes, ge=0.0, le=10_080.0
+    )
     recall_query_expansion: bool = _RECALL.query_expansion
     recall_expansion_max_queries: int = Field(default=_RECALL.expansion_max_queries, ge=1, le=16)
     recall_expansion_min_token: int = Field(default=_RECALL.expansion_min_token, ge=1, le=32)

@@ -26,3 +26,8 @@ class RecallConfig:
     direct_answer_overlap: float = 0.55
     direct_answer_margin: float = 0.15
     semantic_floor: float = 0.3
+    length_weight: float = 0.3
+    length_ref_tokens: int = 60
+    session_weight: float = 0.2
+    session_anchors: int = 3
+    session_window_minutes: float = 60.0

@@ -63,4 +63,9 @@ def deployment_settings(config: RecallConfig, reranker: RerankStage | None) -> d
         "expansion_max_queries": config.expansion_max_queries,
         "reranker": "off" if reranker is None else reranker.name,
         "semantic_floor": config.semantic_floor,
+        "length_weight": config.length_weight,
+        "length_ref_tokens": config.length_ref_tokens,
+        "session_weight": config.session_weight,
+        "session_anchors": config.session_anchors,
+        "session_window_minutes": config.session_window_minutes,
     }

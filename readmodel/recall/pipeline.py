@@ -4,7 +4,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import partial
 
 from contracts.recall import RecallRequest, RecallResponse, StageTrace
@@ -19,6 +19,7 @@ from readmodel.recall.fetch import fetch_candidates, merge_candidates
 from readmodel.recall.fusion import weighted
 from readmodel.recall.gate import relevance_gate
 from readmodel.recall.labels import direct_answer, low_confidence
+from readmodel.recall.length import length_prior
 from readmodel.recall.notes import (
     deployment_settings,
     prefer_note,
@@ -31,6 +32,7 @@ from readmodel.recall.query import QueryAnalysis, analyse, expansions
 from readmodel.recall.rerank import RerankStage
 from readmodel.recall.results import to_result
 from readmodel.recall.scope import admits, store_filter
+from readmodel.recall.session import session_affinity
 from readmodel.recall.state import Resolution, resolve_current
 from readmodel.store import Filter, MemoryStore, Record, expired
 from readmodel.text import query_vector
@@ -88,6 +90,13 @@ class RecallPipeline:
         if when is not None:
             cands = date_match(cands, when, cfg.date_weight)
             trace.lap("date", cands, date_note(when, cfg.date_weight))
+        if cfg.length_weight > 0:
+            cands = length_prior(cands, cfg.length_weight, cfg.length_ref_tokens)
+            trace.lap("length", cands, f"weight {cfg.length_weight:g} over {cfg.length_ref_tokens}")
+        if cfg.session_weight > 0:
+            span = timedelta(minutes=cfg.session_window_minutes)
+            cands = session_affinity(cands, cfg.session_weight, cfg.session_anchors, span)
+            trace.lap("session", cands, f"weight {cfg.session_weight:g}")
         cands = relevance_gate(cands, cfg.relevance_gate)
         trace.lap("gate", cands, f"gate {cfg.relevance_gate:g}")
         fetch = partial(self._fetch, bank_id)

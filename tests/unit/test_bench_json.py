@@ -135,3 +135,22 @@ def test_locomo_json_and_report(tmp_path: Path) -> None:
 def test_report_without_results_fails(tmp_path: Path) -> None:
     result = runner.invoke(app, ["report", "--results", str(tmp_path)])
     assert result.exit_code == 1
+
+
+def test_generic_report_is_titled_by_dataset_with_a_headline(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    invoke("retrieval", "--dataset", str(TINY), "--json", str(results / "realmem.json"))
+    data = json.loads((results / "realmem.json").read_text())
+    data["dataset"] = "realmem"
+    (results / "realmem.json").write_text(json.dumps(data), encoding="utf-8")
+    docs = tmp_path / "docs"
+    (results / "reliability.json").write_text('{"generated_at": "x"}', encoding="utf-8")
+    invoke("report", "--results", str(results), "--docs", str(docs))
+    page = (docs / "benchmarks.md").read_text()
+    assert "reliability.json" not in page  # docs/reliability.md is its page
+    assert "## RealMem retrieval (`retrieval`)" in page
+    assert "### Sediment against the best same-run baseline" in page
+    best = max(data["systems"][n]["overall"]["budget_recall@200"] for n in ("dense", "bm25", "rrf"))
+    assert f"| {best:.3f} (" in page
+    for category in ("single-hop", "open-domain"):
+        assert f"| {category} | " in page

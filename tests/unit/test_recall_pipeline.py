@@ -103,6 +103,8 @@ DEFAULT_STAGES = [
     "embed",
     "fetch",
     "fuse",
+    "length",
+    "session",
     "gate",
     "current_state",
     "feedback",
@@ -135,6 +137,8 @@ DEFAULT_STAGES = [
             "3 queries: the query, then sub-queries 'alice', 'live'",
         ),
         (RecallConfig(decay_enabled=True), {}, "decay", "half-life 14 d"),
+        (RecallConfig(), {}, "length", "weight 0.3 over 60"),
+        (RecallConfig(), {}, "session", "weight 0.2"),
         (RecallConfig(), {"recency_bias": "on"}, "recency_bias", "on, weight 0.1"),
     ],
 )
