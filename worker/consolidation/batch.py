@@ -42,6 +42,7 @@ def patched(record: Record, patch: DerivedPatch) -> Record:
             "observation_id": patch.observation_id,
             "consolidated": patch.consolidated,
             "supersession_reason": patch.supersession_reason,
+            "current_until": patch.current_until,
         }
     )
 
@@ -222,7 +223,14 @@ class BatchView:
 
 def _narrows(flt: Filter, known: Filter) -> bool:
     """Whether every point `flt` selects is among those `known` selected: both filters
-    equal but for an any-of condition whose values in `flt` are a subset of `known`'s."""
+    equal but for an any-of condition whose values in `flt` are a subset of `known`'s,
+    and a `current_at` no earlier than `known`'s (a record current at some instant after
+    the later one is so after the earlier one)."""
+    if known.current_at is not None and (
+        flt.current_at is None or flt.current_at < known.current_at
+    ):
+        return False
+    flt = replace(flt, current_at=known.current_at)
     for name in ("declared_supersedes_any", "slot_keys_any"):
         wanted, have = getattr(flt, name), getattr(known, name)
         if wanted and set(wanted) <= set(have):
@@ -232,7 +240,14 @@ def _narrows(flt: Filter, known: Filter) -> bool:
 
 def _patch_of(r: Record) -> DerivedPatch:
     return DerivedPatch(
-        r.id, r.state, r.superseded_by, r.relation, r.observation_id, True, r.supersession_reason
+        r.id,
+        r.state,
+        r.superseded_by,
+        r.relation,
+        r.observation_id,
+        True,
+        r.supersession_reason,
+        r.current_until,
     )
 
 

@@ -140,7 +140,11 @@ def _prefetch(
     )
     keys = sorted({k for p in points for k in candidate_keys(features(p.record))})
     if keys:
-        view.prefetch_scroll(Filter(bank_id=bank_id, kinds=RAW_KINDS, slot_keys_any=tuple(keys)))
+        since = min(p.record.occurred_at for p in points)
+        scope = Filter(
+            bank_id=bank_id, kinds=RAW_KINDS, slot_keys_any=tuple(keys), current_at=since
+        )
+        view.prefetch_scroll(scope)
 
 
 def _not_done(bank_id: str, points: Sequence[StoredPoint], store: MemoryStore) -> list[StoredPoint]:

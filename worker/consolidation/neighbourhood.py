@@ -36,10 +36,18 @@ def _candidates(
     }
     keys = candidate_keys(features(m))
     if keys:
-        same_slot = Filter(bank_id=m.bank_id, kinds=RAW_KINDS, slot_keys_any=keys)
+        same_slot = Filter(
+            bank_id=m.bank_id, kinds=RAW_KINDS, slot_keys_any=keys, current_at=m.occurred_at
+        )
         found.update({p.record.id: p for p in store.scroll(same_slot, with_vectors=True)})
     if m.key is not None:
-        same_key = Filter(bank_id=m.bank_id, kinds=RAW_KINDS, tagset=scope.tagset, key=m.key)
+        same_key = Filter(
+            bank_id=m.bank_id,
+            kinds=RAW_KINDS,
+            tagset=scope.tagset,
+            key=m.key,
+            current_at=m.occurred_at,
+        )
         found.update({p.record.id: p for p in store.scroll(same_key, with_vectors=True)})
     declared = _declared_ids(new)
     if declared:
