@@ -224,13 +224,13 @@ class BatchView:
 def _narrows(flt: Filter, known: Filter) -> bool:
     """Whether every point `flt` selects is among those `known` selected: both filters
     equal but for an any-of condition whose values in `flt` are a subset of `known`'s,
-    and a `current_at` no earlier than `known`'s (a record current at some instant after
-    the later one is so after the earlier one)."""
-    if known.current_at is not None and (
-        flt.current_at is None or flt.current_at < known.current_at
-    ):
-        return False
-    flt = replace(flt, current_at=known.current_at)
+    and a `current_at` or `occurred_from` no earlier than `known`'s (a record current at
+    some instant after the later one is so after the earlier one)."""
+    for name in ("current_at", "occurred_from"):
+        have_at, want_at = getattr(known, name), getattr(flt, name)
+        if have_at is not None and (want_at is None or want_at < have_at):
+            return False
+    flt = replace(flt, current_at=known.current_at, occurred_from=known.occurred_from)
     for name in ("declared_supersedes_any", "slot_keys_any"):
         wanted, have = getattr(flt, name), getattr(known, name)
         if wanted and set(wanted) <= set(have):
