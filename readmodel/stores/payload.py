@@ -6,12 +6,10 @@ neutral conditions into its engine's filter types.
 """
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from enum import Enum
-from types import UnionType
-from typing import Annotated, Any, Final, Union, get_args, get_origin
+from typing import Any, Final
 
 import numpy as np
 
@@ -96,63 +94,11 @@ def to_payload(record: Record) -> dict[str, Any]:
 
 
 def from_payload(payload: Mapping[str, Any]) -> Record:
-    """Rebuild the record; the `kind` decides whether it is an observation.
-
-    A payload is what `to_payload` wrote, so it is not validated again (that was most of
-    the cost of a read): each field is converted by the type its model declares
-    (`_READERS`). One with a key the model does not know is validated, and refused."""
-    model = Observation if payload.get("kind") == "observation" else Memory
-    readers = _READERS[model]
-    data: dict[str, Any] = {}
-    for key, value in payload.items():
-        if key in INDEX_ONLY_FIELDS:
-            continue
-        if key not in readers:
-            return model.model_validate(
-                {k: v for k, v in payload.items() if k not in INDEX_ONLY_FIELDS}
-            )
-        read = readers[key]
-        data[key] = value if read is None or value is None else read(value)
-    return model.model_construct(**data)
-
-
-Reader = Callable[[Any], Any]
-
-
-def _uuid(value: Any) -> uuid.UUID:
-    return value if isinstance(value, uuid.UUID) else uuid.UUID(value)
-
-
-def _datetime(value: Any) -> datetime:
-    return value if isinstance(value, datetime) else datetime.fromisoformat(value)
-
-
-def _reader(annotation: Any) -> Reader | None:
-    """How a JSON value becomes a value of `annotation` (None: it already is one)."""
-    origin, args = get_origin(annotation), get_args(annotation)
-    if origin is Annotated:
-        return _reader(args[0])
-    if origin in (Union, UnionType):
-        inner = [a for a in args if a is not type(None)]
-        return _reader(inner[0]) if len(inner) == 1 else None
-    if origin is list:
-        item = _reader(args[0])
-        return None if item is None else (lambda v: [item(x) for x in v])
-    if annotation is uuid.UUID:
-        return _uuid
-    if annotation is datetime:
-        return _datetime
-    if annotation is float:
-        return float
-    if isinstance(annotation, type) and issubclass(annotation, Enum):
-        return annotation
-    return None
-
-
-_READERS: Final[dict[type[Record], dict[str, Reader | None]]] = {
-    model: {name: _reader(f.annotation) for name, f in model.model_fields.items()}
-    for model in (Memory, Observation)
-}
+    """Rebuild the record; the `kind` decides whether it is an observation."""
+    data = {k: v for k, v in payload.items() if k not in INDEX_ONLY_FIELDS}
+    if data.get("kind") == "observation":
+        return Observation.model_validate(data)
+    return Memory.model_validate(data)
 
 
 def derived_payload(patch: DerivedPatch) -> dict[str, Any]:
