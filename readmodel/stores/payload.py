@@ -202,9 +202,7 @@ def _sparse(vectors: Mapping[str, Any]) -> SparseVector:
     sparse = vectors.get(KEYWORD_VECTOR)
     if sparse is None:
         return SparseVector()
-    return SparseVector(
-        tuple(int(i) for i in sparse.indices), tuple(float(v) for v in sparse.values)
-    )
+    return SparseVector(tuple(map(int, sparse.indices)), tuple(map(float, sparse.values)))
 
 
 @dataclass(frozen=True)

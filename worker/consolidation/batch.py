@@ -61,6 +61,7 @@ class BatchView:
         self._searches: dict[Query, list[Hit]] = {}
         self._scrolls: dict[Filter, list[StoredPoint]] = {}
         self._by_slot: dict[Filter, dict[str, list[StoredPoint]]] = {}
+        self._written_by_key: dict[str, set[uuid.UUID]] = {}
 
     def prefetch_neighbours(
         self, vectors: Sequence[Vector], flt: Filter, limit: int, threshold: float | None
@@ -162,10 +163,23 @@ class BatchView:
             current = self._current(p)
             if current is not None and matches(flt, current.record):
                 found[current.record.id] = current
-        for p in self._written.values():
+        for p in self._written_for(flt):
             if matches(flt, p.record):
                 found[p.record.id] = p
         return iter([found[k] for k in sorted(found)])
+
+    def _written_for(self, flt: Filter) -> list[StoredPoint]:
+        """The batch's own points that may match `flt`: for a slot-key or declared
+        filter, those holding one of its values (an index kept by `upsert`: patches
+        change neither), else all of them."""
+        if flt.slot_keys_any:
+            keys = [f"s:{k}" for k in flt.slot_keys_any]
+        elif flt.declared_supersedes_any:
+            keys = [f"d:{k}" for k in flt.declared_supersedes_any]
+        else:
+            return list(self._written.values())
+        ids = {i for k in keys for i in self._written_by_key.get(k, ())}
+        return [self._written[i] for i in ids if i in self._written]
 
     def _stored_for(self, flt: Filter) -> list[StoredPoint]:
         """The stored points for `flt`: from a prefetched scroll that selects a superset
@@ -181,6 +195,9 @@ class BatchView:
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         for p in points:
             self._written[p.record.id] = p
+            r = p.record
+            for k in (*(f"s:{s}" for s in r.slot_keys), *(f"d:{d}" for d in r.declared_supersedes)):
+                self._written_by_key.setdefault(k, set()).add(r.id)
             self._deleted.discard(p.record.id)
             self._patches.pop(p.record.id, None)
 
