@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from readmodel.embedders.hashing import HashEmbedder
-from readmodel.store import StoredPoint
+from readmodel.store import Filter, StoredPoint
 from readmodel.stores.edge import EdgeStore
 from readmodel.text import document_vector
 from tests.fakes import NoLocks
@@ -63,3 +63,31 @@ def test_a_memory_superseded_by_a_declaration_back_in_time_still_updates_older_f
     consolidate([boston], deps)
     [stored] = deps.store.fetch("b1", [mid(boston)])
     assert stored.record.superseded_by == mid(denver)
+
+
+def _model(deps: Consolidator) -> list[tuple[str, str, str]]:
+    return sorted(
+        (str(p.record.id), str(p.record.superseded_by), str(p.record.observation_id))
+        for p in deps.store.scroll(Filter("b1"))
+    )
+
+
+def test_a_keyed_fact_restates_a_superseded_one_in_any_order() -> None:
+    """Two keyed facts that share a value restate one another however far apart their
+    texts: the same-key candidates are not bounded in time, so Boston (day 2) joins
+    Boston (day 0) whether or not Seattle (day 1) superseded it first."""
+    texts = [("Alice lives in Boston.", 0), ("Alice lives in Seattle.", 1)]
+    texts.append(("Alice's home is in Boston.", 2))
+    events = [event(t, d, entities=["Alice"], key="alice.city") for t, d in texts]
+    models = []
+    for order in (events, events[::-1]):
+        with tempfile.TemporaryDirectory() as tmp:
+            store = EdgeStore(Path(tmp))
+            store.ensure_schema(EMBEDDER.dimension)
+            deps = Consolidator(store, EMBEDDER, NoLocks(), POLICY)
+            for e in order:
+                consolidate([e], deps)
+            models.append(_model(deps))
+            store.close()
+    assert models[0] == models[1]
+    assert any(row[2] != "None" for row in models[0])

@@ -40,13 +40,7 @@ def _candidates(
     for same_slot in slot_filters(m.bank_id, features(m), m.occurred_at):
         found.update({p.record.id: p for p in store.scroll(same_slot, with_vectors=True)})
     if m.key is not None:
-        same_key = Filter(
-            bank_id=m.bank_id,
-            kinds=RAW_KINDS,
-            tagset=scope.tagset,
-            key=m.key,
-            current_at=m.occurred_at,
-        )
+        same_key = Filter(bank_id=m.bank_id, kinds=RAW_KINDS, tagset=scope.tagset, key=m.key)
         found.update({p.record.id: p for p in store.scroll(same_key, with_vectors=True)})
     declared = _declared_ids(new)
     if declared:
