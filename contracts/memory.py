@@ -34,7 +34,9 @@ class Memory(Frozen):
     facts the text states (`subject|attribute`, computed once at ingest): consolidation
     compares a new fact only with memories that share one. `expires_at`: from then on
     recall skips it and the expiry sweep forgets it (an observation's is its members'
-    earliest).
+    earliest). `current_until` (derived with `superseded_by`): the later of this
+    memory's own event time and its superseder's; a memory with one is the current
+    state at no instant after it, so consolidation need not compare a newer fact with it.
     """
 
     schema_version: Literal[1] = SCHEMA_VERSION
@@ -59,6 +61,7 @@ class Memory(Frozen):
     superseded_by: uuid.UUID | None = None
     relation: Relation | None = None
     supersession_reason: str | None = None
+    current_until: AwareDatetime | None = None
     observation_id: uuid.UUID | None = None
     consolidated: bool = False
     votes_up: int = Field(default=0, ge=0)

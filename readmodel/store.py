@@ -56,7 +56,9 @@ class Hit:
 class Filter:
     """Conditions for candidates; all given conditions must hold. `bank_id` always applies.
     `live_at`: records not expired at that instant (no `expires_at`, or a later one);
-    `expired_at`: records expired by then (`expires_at` at or before it)."""
+    `expired_at`: records expired by then (`expires_at` at or before it);
+    `current_at`: records that are the current state at that instant or later (not
+    superseded, or with `current_until` at or after it)."""
 
     bank_id: str
     ids: tuple[uuid.UUID, ...] = ()
@@ -74,6 +76,7 @@ class Filter:
     observation_ids: tuple[uuid.UUID, ...] = ()
     live_at: datetime | None = None
     expired_at: datetime | None = None
+    current_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,7 @@ class DerivedPatch:
     observation_id: uuid.UUID | None
     consolidated: bool
     supersession_reason: str | None = None
+    current_until: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,7 @@ def matches(flt: Filter, r: Record) -> bool:
         and (not flt.observation_ids or r.observation_id in flt.observation_ids)
         and (flt.live_at is None or not expired(r, flt.live_at))
         and (flt.expired_at is None or expired(r, flt.expired_at))
+        and (flt.current_at is None or r.current_until is None or r.current_until >= flt.current_at)
     )
 
 

@@ -23,6 +23,7 @@ def _reset(point: StoredPoint) -> StoredPoint:
         update={
             "state": State.CURRENT,
             "superseded_by": None,
+            "current_until": None,
             "relation": None,
             "observation_id": None,
             "consolidated": False,

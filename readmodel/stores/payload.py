@@ -8,7 +8,7 @@ neutral conditions into its engine's filter types.
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 import numpy as np
@@ -33,7 +33,16 @@ TAGSET_FIELD: Final = "tagset"
 OCCURRED_TS_FIELD: Final = "occurred_ts"
 EXPIRES_TS_FIELD: Final = "expires_ts"
 """Present only on records that expire, so a record without it is never expired."""
-INDEX_ONLY_FIELDS: Final = (TAGSET_FIELD, OCCURRED_TS_FIELD, EXPIRES_TS_FIELD)
+CURRENT_UNTIL_TS_FIELD: Final = "current_until_ts"
+"""Present only on superseded records, so a record without it is current at any time."""
+INDEX_ONLY_FIELDS: Final = (
+    TAGSET_FIELD,
+    OCCURRED_TS_FIELD,
+    EXPIRES_TS_FIELD,
+    CURRENT_UNTIL_TS_FIELD,
+)
+TIME_STEP: Final = timedelta(microseconds=1)
+"""The resolution of stored times: "at or after t" is "not at or before t - TIME_STEP"."""
 
 TENANT_FIELD: Final = "bank_id"
 KEYWORD_INDEXES: Final = (
@@ -48,7 +57,7 @@ KEYWORD_INDEXES: Final = (
     "superseded_by",
     "observation_id",
 )
-FLOAT_INDEXES: Final = (OCCURRED_TS_FIELD, EXPIRES_TS_FIELD)
+FLOAT_INDEXES: Final = (OCCURRED_TS_FIELD, EXPIRES_TS_FIELD, CURRENT_UNTIL_TS_FIELD)
 
 
 class DenseSizeMismatchError(ValueError):
@@ -79,6 +88,8 @@ def to_payload(record: Record) -> dict[str, Any]:
     payload[OCCURRED_TS_FIELD] = record.occurred_at.timestamp()
     if record.expires_at is not None:
         payload[EXPIRES_TS_FIELD] = record.expires_at.timestamp()
+    if record.current_until is not None:
+        payload[CURRENT_UNTIL_TS_FIELD] = record.current_until.timestamp()
     return payload
 
 
@@ -95,6 +106,7 @@ def derived_payload(patch: DerivedPatch) -> dict[str, Any]:
 
     Engines drop a key that is set to null; loading restores the `None` default.
     """
+    until = patch.current_until
     return {
         "state": patch.state.value,
         "superseded_by": _str_or_none(patch.superseded_by),
@@ -102,6 +114,8 @@ def derived_payload(patch: DerivedPatch) -> dict[str, Any]:
         "supersession_reason": patch.supersession_reason,
         "observation_id": _str_or_none(patch.observation_id),
         "consolidated": patch.consolidated,
+        "current_until": None if until is None else until.isoformat(),
+        CURRENT_UNTIL_TS_FIELD: None if until is None else until.timestamp(),
     }
 
 
@@ -188,9 +202,7 @@ def _sparse(vectors: Mapping[str, Any]) -> SparseVector:
     sparse = vectors.get(KEYWORD_VECTOR)
     if sparse is None:
         return SparseVector()
-    return SparseVector(
-        tuple(int(i) for i in sparse.indices), tuple(float(v) for v in sparse.values)
-    )
+    return SparseVector(tuple(map(int, sparse.indices)), tuple(map(float, sparse.values)))
 
 
 @dataclass(frozen=True)
@@ -258,12 +270,17 @@ def conditions_of(flt: Filter) -> list[Condition]:
 
 
 def excluded_of(flt: Filter) -> list[Condition]:
-    """The conditions no selected record may meet: having expired by `live_at`. A record
-    without `expires_ts` meets no range, so it is never excluded (nor are records written
-    before expiry existed)."""
-    if flt.live_at is None:
-        return []
-    return [Range(EXPIRES_TS_FIELD, None, flt.live_at.timestamp())]
+    """The conditions no selected record may meet: having expired by `live_at`; having
+    stopped being current before `current_at`. A record without `expires_ts` (or
+    `current_until_ts`) meets no range, so it is never excluded (nor are records written
+    before those fields existed)."""
+    out: list[Condition] = []
+    if flt.live_at is not None:
+        out.append(Range(EXPIRES_TS_FIELD, None, flt.live_at.timestamp()))
+    if flt.current_at is not None:
+        before = (flt.current_at - TIME_STEP).timestamp()
+        out.append(Range(CURRENT_UNTIL_TS_FIELD, None, before))
+    return out
 
 
 def _uuid_conditions(flt: Filter) -> list[Condition]:

@@ -126,6 +126,7 @@ def corpus_record(bank: str, i: int) -> Record:
         "declared_supersedes": [mid(bank, i - 1)] if i % 2 == 0 and i > 0 else [],
         "state": State.SUPERSEDED if i % 4 == 3 else State.CURRENT,
         "superseded_by": mid(bank, i + 1) if i % 4 == 3 else None,
+        "current_until": BASE + timedelta(days=i + 1) if i % 4 == 3 else None,
         "observation_id": mid(bank, 100 + i % 2) if i % 3 == 0 else None,
         "slot_keys": [f"p{i % 3}|home", f"p{i % 3}|"] if i % 2 == 1 else [],
         "expires_at": BASE + timedelta(days=i, hours=12) if i % 4 in (1, 2) else None,
@@ -178,6 +179,14 @@ FILTER_CASES: dict[str, Filter] = {
         BANK, live_at=BASE + timedelta(days=2), expired_at=BASE + timedelta(days=10)
     ),
     "live_at, kinds": Filter(BANK, kinds=("observation",), live_at=BASE + timedelta(days=7)),
+    "current_at": Filter(BANK, current_at=BASE + timedelta(days=8)),
+    "current_at, at a current_until": Filter(BANK, current_at=BASE + timedelta(days=12)),
+    "current_at, a microsecond later": Filter(
+        BANK, current_at=BASE + timedelta(days=12, microseconds=1)
+    ),
+    "current_at, slot keys": Filter(
+        BANK, slot_keys_any=("p0|home", "p1|home", "p2|home"), current_at=BASE
+    ),
     "no match": Filter(BANK, key="absent"),
 }
 
@@ -238,6 +247,7 @@ def test_records_round_trip_with_every_field(store: MemoryStore) -> None:
         state=State.SUPERSEDED,
         superseded_by=mid(BANK, 2),
         relation=Relation.INVALIDATED_BY,
+        current_until=BASE + timedelta(days=2, microseconds=7),
         observation_id=mid(BANK, 3),
         consolidated=True,
         expires_at=BASE + timedelta(days=30),
@@ -376,6 +386,7 @@ def patch_for(i: uuid.UUID, superseded_by: uuid.UUID | None) -> DerivedPatch:
         relation=Relation.EVOLVED_INTO if superseded_by else None,
         observation_id=mid(BANK, 50) if superseded_by else None,
         consolidated=True,
+        current_until=BASE + timedelta(days=3) if superseded_by else None,
     )
 
 
@@ -398,13 +409,17 @@ def test_set_derived_overwrites_only_that_banks_existing_points(store: MemorySto
         relation=Relation.EVOLVED_INTO,
         observation_id=mid(BANK, 50),
         consolidated=True,
+        current_until=BASE + timedelta(days=3),
     )
+    assert store.count(Filter(BANK, current_at=BASE + timedelta(days=3))) == 1
+    assert store.count(Filter(BANK, current_at=BASE + timedelta(days=4))) == 0
     assert [p.record for p in store.fetch(OTHER, [mid(OTHER, 2)])] == [memory(OTHER, 2)]
     assert store.fetch(BANK, [mid(BANK, 77)]) == []
     assert store.info().points == 2
     store.set_derived(BANK, [patch_for(mid(BANK, 1), None)])
     [cleared] = store.fetch(BANK, [mid(BANK, 1)])
     assert cleared.record == memory(BANK, 1, consolidated=True)
+    assert store.count(Filter(BANK, current_at=BASE + timedelta(days=4))) == 1
     assert store.count(Filter(BANK, superseded_by=mid(BANK, 9))) == 0
 
 

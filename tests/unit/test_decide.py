@@ -206,3 +206,21 @@ def test_no_implicit_update_without_statement_shape_subject_and_topic(
     similarity = {"only the subject": 0.45, "a weak cue": 0.6}.get(why, 0.7)
     plan = decide(hood(point(new, angle_for(similarity)), point(old, 0)), POLICY_NOW)
     assert [p.id for p in plan.patches] == [new.id], why
+
+
+def test_a_superseded_memory_is_current_until_its_superseders_time() -> None:
+    old = memory("Alice lives in Boston.", 0, key="alice.city")
+    new = memory("Alice lives in Seattle.", 30, key="alice.city")
+    plan = decide(hood(point(new, angle_for(0.9)), point(old, 0)), POLICY)
+    assert patch_for(plan, old).current_until == new.occurred_at
+    assert patch_for(plan, new).current_until is None
+
+
+def test_a_memory_declared_superseded_by_an_older_one_is_current_until_its_own_time() -> None:
+    """A declared supersession may point back in time; a memory then stays the newer
+    state of its slot for facts older than itself, so it must stay a candidate for them."""
+    later = memory("Meeting is on Tuesday.", 9)
+    earlier = memory("Use the new plan.", 2, supersedes=[later.event_id])
+    plan = decide(hood(point(earlier, 89), point(later, 0)), POLICY)
+    assert patch_for(plan, later).superseded_by == earlier.id
+    assert patch_for(plan, later).current_until == later.occurred_at

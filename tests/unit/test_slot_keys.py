@@ -7,7 +7,7 @@ from itertools import permutations
 from pathlib import Path
 
 from worker.consolidation.statements import statement_features
-from worker.consolidation.updates import candidate_keys, implicit_update, slot_keys
+from worker.consolidation.updates import candidate_keys, implicit_update, older_keys, slot_keys
 
 DEV = Path(__file__).resolve().parents[2] / "bench" / "data" / "supersession_dev.json"
 
@@ -50,3 +50,29 @@ def test_a_retraction_of_any_attribute_reaches_every_fact_of_its_subject() -> No
     assert implicit_update(fact, ended) is not None
     assert set(candidate_keys(ended)) & set(slot_keys(fact))
     assert set(candidate_keys(fact)) & set(slot_keys(ended))
+
+
+def test_an_older_memory_a_fact_replaces_holds_one_of_its_older_keys() -> None:
+    """Under its other candidate keys a fact is compared only with newer memories."""
+    by_entity: dict[str, list[tuple[str, list[str]]]] = {}
+    for s in _statements():
+        by_entity.setdefault(",".join(sorted(s[1])), []).append(s)
+    related = 0
+    for group in by_entity.values():
+        for older, newer in permutations(group, 2):
+            fo, fn = statement_features(*older), statement_features(*newer)
+            if implicit_update(fo, fn) is None:
+                continue
+            related += 1
+            assert set(older_keys(fn)) & set(slot_keys(fo)), (older[0], newer[0])
+            assert set(older_keys(fn)) <= set(candidate_keys(fn))
+    assert related >= 100
+
+
+def test_accumulating_values_and_retractions_of_anything_look_only_forward() -> None:
+    pet = statement_features("Ana has a beagle.", ["Ana"])
+    assert candidate_keys(pet) and not older_keys(pet)
+    ended = statement_features("Ana got a beagle and no longer has the old pet.", ["Ana"])
+    assert "ana|*" in candidate_keys(ended) and "ana|*" not in older_keys(ended)
+    moved = statement_features("Ana lives in Porto.", ["Ana"])
+    assert older_keys(moved) == ("ana|residence",)

@@ -42,6 +42,7 @@ def patched(record: Record, patch: DerivedPatch) -> Record:
             "observation_id": patch.observation_id,
             "consolidated": patch.consolidated,
             "supersession_reason": patch.supersession_reason,
+            "current_until": patch.current_until,
         }
     )
 
@@ -60,6 +61,7 @@ class BatchView:
         self._searches: dict[Query, list[Hit]] = {}
         self._scrolls: dict[Filter, list[StoredPoint]] = {}
         self._by_slot: dict[Filter, dict[str, list[StoredPoint]]] = {}
+        self._written_by_key: dict[str, set[uuid.UUID]] = {}
 
     def prefetch_neighbours(
         self, vectors: Sequence[Vector], flt: Filter, limit: int, threshold: float | None
@@ -161,10 +163,23 @@ class BatchView:
             current = self._current(p)
             if current is not None and matches(flt, current.record):
                 found[current.record.id] = current
-        for p in self._written.values():
+        for p in self._written_for(flt):
             if matches(flt, p.record):
                 found[p.record.id] = p
         return iter([found[k] for k in sorted(found)])
+
+    def _written_for(self, flt: Filter) -> list[StoredPoint]:
+        """The batch's own points that may match `flt`: for a slot-key or declared
+        filter, those holding one of its values (an index kept by `upsert`: patches
+        change neither), else all of them."""
+        if flt.slot_keys_any:
+            keys = [f"s:{k}" for k in flt.slot_keys_any]
+        elif flt.declared_supersedes_any:
+            keys = [f"d:{k}" for k in flt.declared_supersedes_any]
+        else:
+            return list(self._written.values())
+        ids = {i for k in keys for i in self._written_by_key.get(k, ())}
+        return [self._written[i] for i in ids if i in self._written]
 
     def _stored_for(self, flt: Filter) -> list[StoredPoint]:
         """The stored points for `flt`: from a prefetched scroll that selects a superset
@@ -180,6 +195,9 @@ class BatchView:
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         for p in points:
             self._written[p.record.id] = p
+            r = p.record
+            for k in (*(f"s:{s}" for s in r.slot_keys), *(f"d:{d}" for d in r.declared_supersedes)):
+                self._written_by_key.setdefault(k, set()).add(r.id)
             self._deleted.discard(p.record.id)
             self._patches.pop(p.record.id, None)
 
@@ -222,7 +240,14 @@ class BatchView:
 
 def _narrows(flt: Filter, known: Filter) -> bool:
     """Whether every point `flt` selects is among those `known` selected: both filters
-    equal but for an any-of condition whose values in `flt` are a subset of `known`'s."""
+    equal but for an any-of condition whose values in `flt` are a subset of `known`'s,
+    and a `current_at` or `occurred_from` no earlier than `known`'s (a record current at
+    some instant after the later one is so after the earlier one)."""
+    for name in ("current_at", "occurred_from"):
+        have_at, want_at = getattr(known, name), getattr(flt, name)
+        if have_at is not None and (want_at is None or want_at < have_at):
+            return False
+    flt = replace(flt, current_at=known.current_at, occurred_from=known.occurred_from)
     for name in ("declared_supersedes_any", "slot_keys_any"):
         wanted, have = getattr(flt, name), getattr(known, name)
         if wanted and set(wanted) <= set(have):
@@ -232,7 +257,14 @@ def _narrows(flt: Filter, known: Filter) -> bool:
 
 def _patch_of(r: Record) -> DerivedPatch:
     return DerivedPatch(
-        r.id, r.state, r.superseded_by, r.relation, r.observation_id, True, r.supersession_reason
+        r.id,
+        r.state,
+        r.superseded_by,
+        r.relation,
+        r.observation_id,
+        True,
+        r.supersession_reason,
+        r.current_until,
     )
 
 

@@ -3,7 +3,7 @@
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from enum import Enum
 from functools import partial
@@ -26,11 +26,17 @@ from telemetry.metrics import (
 from worker.consolidation.apply import apply
 from worker.consolidation.batch import BatchView, TextVectors
 from worker.consolidation.decide import Plan, decide, links_of
-from worker.consolidation.neighbourhood import RAW_KINDS, candidates, complete, content_view
+from worker.consolidation.neighbourhood import (
+    RAW_KINDS,
+    candidates,
+    complete,
+    content_view,
+    slot_filters,
+)
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import LinkKind, features, memory_id
 from worker.consolidation.statements import statement_features
-from worker.consolidation.updates import candidate_keys, slot_keys
+from worker.consolidation.updates import slot_keys
 from worker.locks import Locks
 from worker.tombstones import MemoryTombstones, Tombstones
 
@@ -138,9 +144,13 @@ def _prefetch(
     view.prefetch_scroll(
         Filter(bank_id=bank_id, kinds=RAW_KINDS, declared_supersedes_any=tuple(reverse))
     )
-    keys = sorted({k for p in points for k in candidate_keys(features(p.record))})
-    if keys:
-        view.prefetch_scroll(Filter(bank_id=bank_id, kinds=RAW_KINDS, slot_keys_any=tuple(keys)))
+    since = min(p.record.occurred_at for p in points)
+    merged: dict[Filter, set[str]] = {}
+    for p in points:
+        for flt in slot_filters(bank_id, features(p.record), since):
+            merged.setdefault(replace(flt, slot_keys_any=()), set()).update(flt.slot_keys_any)
+    for scope, keys in merged.items():
+        view.prefetch_scroll(replace(scope, slot_keys_any=tuple(sorted(keys))))
 
 
 def _not_done(bank_id: str, points: Sequence[StoredPoint], store: MemoryStore) -> list[StoredPoint]:

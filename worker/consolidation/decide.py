@@ -79,6 +79,7 @@ def _patch_of(m: Memory) -> DerivedPatch:
         m.observation_id,
         m.consolidated,
         m.supersession_reason,
+        m.current_until,
     )
 
 
@@ -114,6 +115,7 @@ def _apply_supersessions(
             superseded_by=link.newer,
             relation=link.relation,
             supersession_reason=link.reason,
+            current_until=max(records[link.older].occurred_at, records[link.newer].occurred_at),
         )
 
 
@@ -158,6 +160,7 @@ def build_observation(
         superseded_by=state.superseded_by,
         relation=state.relation,
         supersession_reason=state.supersession_reason,
+        current_until=state.current_until,
         consolidated=True,
         source_memory_ids=ids,
         proof_count=len(ids),

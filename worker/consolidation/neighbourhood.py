@@ -2,6 +2,8 @@
 
 import uuid
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from datetime import datetime
 
 from contracts.memory import Observation
 from readmodel.embedders import Embedder
@@ -10,7 +12,8 @@ from worker.consolidation.batch import ConsolidationStore
 from worker.consolidation.decide import Neighbourhood
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import Link, features, memory_id
-from worker.consolidation.updates import candidate_keys
+from worker.consolidation.statements import StatementFeatures
+from worker.consolidation.updates import candidate_keys, older_keys
 
 RAW_KINDS = ("world", "experience")
 
@@ -34,9 +37,7 @@ def _candidates(
         h.record.id: StoredPoint(h.record, h.dense if h.dense is not None else EMPTY_VECTOR)
         for h in similar
     }
-    keys = candidate_keys(features(m))
-    if keys:
-        same_slot = Filter(bank_id=m.bank_id, kinds=RAW_KINDS, slot_keys_any=keys)
+    for same_slot in slot_filters(m.bank_id, features(m), m.occurred_at):
         found.update({p.record.id: p for p in store.scroll(same_slot, with_vectors=True)})
     if m.key is not None:
         same_key = Filter(bank_id=m.bank_id, kinds=RAW_KINDS, tagset=scope.tagset, key=m.key)
@@ -49,6 +50,23 @@ def _candidates(
     found.update({p.record.id: p for p in store.scroll(reverse, with_vectors=True)})
     found.pop(m.id, None)
     return [p for p in found.values() if p.record.kind in RAW_KINDS]
+
+
+def slot_filters(bank_id: str, facts: StatementFeatures, at: datetime) -> list[Filter]:
+    """The memories a fact stated at `at` may relate to by slot key: under its
+    `older_keys`, those current at `at` or later (a memory superseded before then can
+    take no other superseder from it); under its other candidate keys, those that
+    occurred at `at` or later (nothing older can relate to it there)."""
+    keys = candidate_keys(facts)
+    older = older_keys(facts)
+    newer_only = tuple(k for k in keys if k not in older)
+    scope = Filter(bank_id=bank_id, kinds=RAW_KINDS)
+    out = []
+    if older:
+        out.append(replace(scope, slot_keys_any=older, current_at=at))
+    if newer_only:
+        out.append(replace(scope, slot_keys_any=newer_only, occurred_from=at))
+    return out
 
 
 def _fetch_missing(

@@ -74,6 +74,26 @@ def candidate_keys(features: StatementFeatures) -> tuple[str, ...]:
     return tuple(sorted(keys))
 
 
+def older_keys(features: StatementFeatures) -> tuple[str, ...]:
+    """The keys of `candidate_keys` under which an older memory may be replaced by these
+    features; under the others only newer memories can relate to them. A retraction of
+    any attribute (`subject|*`) replaces nothing newer that it is compared with, and an
+    older retraction of any attribute replaces nothing at all; a value of an attribute
+    that accumulates (tier "multi": pets one has) replaces no older value (see `compare`:
+    a multi value only loses to a retraction). So, for a fact stated after most of what
+    the bank holds, those keys reach few memories however large the bank grows."""
+    keys: set[str] = set()
+    for s in features.slots:
+        if s.mode == IS and s.tier == Tier.MULTI.value:
+            continue
+        subject = subject_key(s.subject)
+        if s.attribute != ANY:
+            keys.add(f"{subject}|{s.attribute}")
+        else:
+            keys.add(f"{subject}|")
+    return tuple(sorted(keys))
+
+
 def same_subject(a: str, b: str) -> bool:
     """Equal keys; for events, the same kind of event with compatible owner and
     qualifiers ("my appointment" and "the dentist appointment")."""
