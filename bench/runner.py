@@ -240,6 +240,8 @@ def run_retrieval(
             "date_weight": settings.recall_date_weight,
             "length_prior": f"({settings.recall_length_ref_tokens} / tokens) ^ "
             f"{settings.recall_length_weight:g} above {settings.recall_length_ref_tokens} tokens",
+            "recency_bias": f"{settings.recall_recency_bias}, weight "
+            f"{settings.recall_temporal_weight:g}",
             "session_affinity": f"{settings.recall_session_weight:g} x score of the best "
             f"{settings.recall_session_anchors}, "
             f"within {settings.recall_session_window_minutes:g} min",

@@ -15,8 +15,8 @@ class RecallConfig:
     decay_floor: float = 0.2
     decay_recency_weight: float = 0.5
     decay_importance_weight: float = 0.5
-    recency_bias: Literal["off", "on", "auto"] = "off"
-    temporal_weight: float = 0.1
+    recency_bias: Literal["off", "on", "auto"] = "auto"
+    temporal_weight: float = 0.3
     rerank_timeout_ms: float = 200.0
     rerank_cache_ttl_s: float = 300.0
     rerank_cache_size: int = 4096

@@ -8,7 +8,8 @@ from readmodel.text import FUNCTION_WORDS, STOPWORDS, stem, tokens
 MIN_TERM_CHARS = 3
 TEMPORAL_INTENT = re.compile(
     r"(?<![\w'])(?:latest|most\s+recent(?:ly)?|recently|currently|current|now|nowadays|today|"
-    r"changed|updated|newest|last\s+time|these\s+days|anymore|any\s+more)(?![\w'])",
+    r"changed|updated|newest|last\s+time|these\s+days|anymore|any\s+more|"
+    r"still|already|again|next|yesterday|this\s+week|so\s+far|earlier|previously)(?![\w'])",
     re.IGNORECASE,
 )
 

@@ -39,6 +39,12 @@ from tests.helpers import T0, memory
         ("nowhere to go", False),
         ("snowfall in March", False),
         ("update the currents", False),
+        ("what's next for the plan?", True),
+        ("is the gym still closed", True),
+        ("I already sent the draft", True),
+        ("the nextcloud server", False),
+        ("a still-life painting", True),
+        ("stillness", False),
     ],
 )
 def test_temporal_intent_is_word_boundaried(query: str, fires: bool) -> None:

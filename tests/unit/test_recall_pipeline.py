@@ -139,7 +139,7 @@ DEFAULT_STAGES = [
         (RecallConfig(decay_enabled=True), {}, "decay", "half-life 14 d"),
         (RecallConfig(), {}, "length", "weight 0.3 over 60"),
         (RecallConfig(), {}, "session", "weight 0.2"),
-        (RecallConfig(), {"recency_bias": "on"}, "recency_bias", "on, weight 0.1"),
+        (RecallConfig(), {"recency_bias": "on"}, "recency_bias", "on, weight 0.3"),
     ],
 )
 def test_explain_says_what_each_stage_did(
@@ -299,3 +299,25 @@ def test_keyword_only_needs_a_vector_floor_not_dense_list_membership(
     top = response.results[0]
     assert top.text == "The parcel left Lisbon." and top.labels == labels
     assert response.low_confidence is low
+
+
+def test_by_default_a_follow_up_question_prefers_the_newer_of_two_close_matches(
+    tmp_path: Path,
+) -> None:
+    store = EdgeStore(tmp_path)
+    store.ensure_schema(EMB.dimension)
+    cons = Consolidator(store, EMB, NoLocks())
+    consolidate(
+        [
+            event("Plan for the party: book the venue.", 0),
+            event("Plan for the party: send the invitations.", 10),
+        ],
+        cons,
+    )
+    recall = RecallPipeline(store, EMB)
+    request = RecallRequest(query="What is next in the plan for the party?")
+    shown = recall.recall("b1", request)
+    assert shown.recency_bias == "on"
+    assert shown.results[0].text == "Plan for the party: send the invitations."
+    plain = RecallPipeline(store, EMB, replace(RecallConfig(), recency_bias="off"))
+    assert plain.recall("b1", request).results[0].text == "Plan for the party: book the venue."
