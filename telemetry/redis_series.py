@@ -56,23 +56,41 @@ SLOW_SCAN_MAX: Final = 100_000
 OWED: Final = PREFIX + "owed:"
 
 _COUNT_ONCE = """
-local ttl = tonumber(ARGV[1])
-local n = #KEYS / 4
-for i = 0, n - 1 do
-  local key, sid = KEYS[4 * i + 3], ARGV[3 * i + 4]
-  local settled = redis.call('DEL', KEYS[4 * i + 1]) == 1
-  if settled or ARGV[3 * i + 2] == '1' then
-    key, sid = KEYS[4 * i + 2], ARGV[3 * i + 3]
+local ttl, n, m = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local counts = {}
+local all_owed = false
+if ARGV[4] == '1' and n <= 1000 then
+  all_owed = redis.call('EXISTS', unpack(KEYS, 1, n)) == n
+  if all_owed then
+    redis.call('DEL', unpack(KEYS, 1, n))
   end
-  redis.call('INCRBY', key, 1)
-  redis.call('EXPIRE', key, ttl)
-  redis.call('SADD', KEYS[4 * i + 4], sid)
-  redis.call('EXPIRE', KEYS[4 * i + 4], ttl)
+end
+for i = 0, n - 1 do
+  local settled = all_owed or redis.call('DEL', KEYS[i + 1]) == 1
+  local j = tonumber(ARGV[3 * i + 6])
+  if settled or ARGV[3 * i + 7] == '1' then
+    j = tonumber(ARGV[3 * i + 5])
+  end
+  counts[j] = (counts[j] or 0) + 1
+end
+for j = 1, m do
+  local c = counts[j]
+  if c then
+    local key, index = KEYS[n + j], KEYS[n + m + j]
+    redis.call('INCRBY', key, c)
+    redis.call('EXPIRE', key, ttl)
+    redis.call('SADD', index, ARGV[4 + 3 * n + j])
+    redis.call('EXPIRE', index, ttl)
+  end
 end
 return n
 """
-"""Per item: KEYS owed token, first counter, again counter, minute index; ARGV after
-the TTL: force ('1' or '0'), first series id, again series id."""
+"""KEYS: the n owed tokens, the m counters they may go to, each counter's minute index.
+ARGV: the TTL, n, m, '1' if the n tokens are distinct; per token the index (1-based)
+of its first counter, of its again counter and force ('1' or '0'); per counter its
+series id. A batch whose tokens are distinct and all owed (the usual one: each event
+stored once) settles them in two calls, and each counter is written once however many
+tokens it counts, so the script's cost hardly grows with the batch."""
 
 log = structlog.get_logger("sediment.metrics")
 
@@ -226,16 +244,19 @@ class RedisMetrics:
                 self._ready.setdefault(minute, set()).update(sids)
 
     def _once_call(self, items: list[_Once]) -> tuple[list[str], list[str | int]]:
-        keys: list[str] = []
-        args: list[str | int] = [self._ttl]
+        counters: dict[tuple[str, int], int] = {}
         for o in items:
-            keys += [
-                OWED + o.token,
-                f"{PREFIX}{o.first_sid}:{o.minute}",
-                f"{PREFIX}{o.again_sid}:{o.minute}",
-                minute_key(o.minute),
-            ]
-            args += ["1" if o.force else "0", o.first_sid, o.again_sid]
+            for sid in (o.first_sid, o.again_sid):
+                counters.setdefault((sid, o.minute), len(counters) + 1)
+        tokens = [OWED + o.token for o in items]
+        distinct = len(set(tokens)) == len(tokens)
+        args: list[str | int] = [self._ttl, len(items), len(counters), "1" if distinct else "0"]
+        for o in items:
+            first, again = counters[(o.first_sid, o.minute)], counters[(o.again_sid, o.minute)]
+            args += [first, again, "1" if o.force else "0"]
+        args += [sid for sid, _ in counters]
+        keys = tokens + [f"{PREFIX}{sid}:{minute}" for sid, minute in counters]
+        keys += [minute_key(minute) for _, minute in counters]
         return keys, args
 
     def _new_series(self, written: list[tuple[str, int]]) -> dict[int, set[str]]:

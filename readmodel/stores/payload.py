@@ -93,9 +93,46 @@ def to_payload(record: Record) -> dict[str, Any]:
     return payload
 
 
+TIME_FIELDS: Final = (
+    "occurred_at",
+    "mentioned_at",
+    "created_at",
+    "last_accessed_at",
+    "current_until",
+    "expires_at",
+    "first_occurred_at",
+    "last_occurred_at",
+)
+"""The records' top-level timestamps, which `to_payload` writes as UTC strings."""
+_fromisoformat = datetime.fromisoformat
+
+
+def stored_time(value: Any) -> Any:
+    """A timestamp as `to_payload` writes it (`2023-07-06T17:40:00Z`, or with six
+    digits of microseconds), parsed here; anything else is left to the model's own
+    validation. The models' RFC 3339 check, Python functions per field, costs more
+    than this; the record is equal either way."""
+    if (
+        value.__class__ is str
+        and len(value) in (20, 27)
+        and value[-1] == "Z"
+        and value[10] == "T"
+        and "0002" <= value[:4] <= "9998"
+    ):
+        try:
+            return _fromisoformat(value)
+        except ValueError:
+            return value
+    return value
+
+
 def from_payload(payload: Mapping[str, Any]) -> Record:
     """Rebuild the record; the `kind` decides whether it is an observation."""
     data = {k: v for k, v in payload.items() if k not in INDEX_ONLY_FIELDS}
+    for field in TIME_FIELDS:
+        value = data.get(field)
+        if value is not None:
+            data[field] = stored_time(value)
     if data.get("kind") == "observation":
         return Observation.model_validate(data)
     return Memory.model_validate(data)

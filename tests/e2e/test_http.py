@@ -246,7 +246,7 @@ def test_slow_log_covers_worker_store_and_recall_without_content(
     def operations() -> set[str]:
         return {f[b"operation"].decode() for _, f in db.xrange("sediment:slow")}
 
-    wanted = {"recall", "api.retain", "worker.retain_batch", "store.upsert", "store.search_dense"}
+    wanted = {"recall", "api.retain", "worker.retain_batch", "store.upsert", "store.search_hybrid"}
     eventually(lambda: wanted <= operations(), f"slow entries for {wanted}")
     raw = b" ".join(v for _, f in db.xrange("sediment:slow") for v in f.values())
     for secret in (b"Alice", b"Seattle", b"Boston", b"bees", b"Where"):

@@ -263,6 +263,34 @@ def test_an_owed_count_is_counted_once_and_every_other_apart(
     assert 0 < client.ttl(f"{PREFIX}minute:{m}") <= RETENTION
 
 
+def test_a_batch_of_owed_counts_settles_each_token_by_its_own_state(
+    metrics: RedisMetrics, client: fakeredis.FakeRedis, clock: Clock
+) -> None:
+    """Distinct tokens all owed (settled together), then distinct tokens of which one is
+    not owed, across two banks and two minutes: each counted as its own state says."""
+    owed = [f"a{i}" for i in range(50)]
+    assert metrics.expect(owed)
+    with metrics.batch():
+        for i, token in enumerate(owed):
+            count_stored_once(metrics, token, f"b{i % 2}")
+    assert not any(client.exists(f"{OWED}{t}") for t in owed)
+    assert metrics.expect(["c1", "c2"])
+    with metrics.batch():
+        count_stored_once(metrics, "c1", "b0")
+        count_stored_once(metrics, "a3", "b1")  # settled in the first batch
+        clock.now += 60
+        count_stored_once(metrics, "c2", "b0")
+        count_stored_once(metrics, "d1", "b1", force=True)
+    snap = metrics.snapshot(2)
+    assert snap.total(EVENTS, outcome="stored") == 53
+    assert snap.total(EVENTS, outcome="redelivered") == 1
+    assert metrics.snapshot(2, bank="b0").total(EVENTS, outcome="stored") == 27
+    assert metrics.snapshot(2, bank="b1").total(EVENTS, outcome="redelivered") == 1
+    for m in (minute(T0), minute(T0) + 1):
+        assert 0 < client.ttl(f"{PREFIX}c:events:bank=b0,outcome=stored:{m}") <= RETENTION
+        assert 0 < client.ttl(f"{PREFIX}minute:{m}") <= RETENTION
+
+
 def test_writes_never_raise_when_redis_is_down(clock: Clock) -> None:
     server = fakeredis.FakeServer()
     server.connected = False
