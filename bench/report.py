@@ -26,6 +26,23 @@ TITLES = {"locomo": "LoCoMo", "realmem": "RealMem"}
 """Section titles of known datasets; any other dataset is titled by its own name."""
 HEADLINE = ("recall@10", "budget_recall@200")
 RELIABILITY = "reliability.json"
+PAGE_ORDER = (
+    "locomo",
+    "realmem",
+    "supersession",
+    "supersession_before",
+    "updates",
+    "ingest",
+    "scale",
+    "lag",
+    "memory",
+)
+"""Quality first, then scale; result files not named here follow in name order."""
+
+
+def page_order(path: Path) -> tuple[int, str]:
+    stem = path.stem
+    return (PAGE_ORDER.index(stem) if stem in PAGE_ORDER else len(PAGE_ORDER), stem)
 
 
 def _row(cells: list[str]) -> str:
@@ -212,7 +229,7 @@ def _load(path: Path) -> dict[str, Any]:
 
 def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
     """Every result file in name order; the plot comes from locomo.json when present."""
-    files = sorted(results_dir.glob("*.json"))
+    files = sorted(results_dir.glob("*.json"), key=page_order)
     if not files:
         raise FileNotFoundError(f"no results in {results_dir}: run `sediment-bench ...` first")
     written: list[Path] = []

@@ -107,3 +107,20 @@ def test_report_renders_scale_results_and_the_growth_plot(tmp_path: Path) -> Non
 def test_a_section_names_every_case_with_its_run_count() -> None:
     lines = section(scale_report(), "x.json", None)  # type: ignore[arg-type]
     assert any("1000 memories (3 runs)" in line for line in lines)
+
+
+def test_the_page_puts_quality_before_scale_and_unknown_files_last() -> None:
+    from bench.report import page_order
+
+    names = ["memory", "zeta", "ingest", "updates", "locomo", "scale", "alpha", "realmem"]
+    ordered = [p.stem for p in sorted((Path(f"{n}.json") for n in names), key=page_order)]
+    assert ordered == [
+        "locomo",
+        "realmem",
+        "updates",
+        "ingest",
+        "scale",
+        "memory",
+        "alpha",
+        "zeta",
+    ]
