@@ -245,6 +245,8 @@ def run_retrieval(
             "session_affinity": f"{settings.recall_session_weight:g} x score of the best "
             f"{settings.recall_session_anchors}, "
             f"within {settings.recall_session_window_minutes:g} min",
+            "speaker_match": f"x {1 + settings.recall_speaker_weight:g} when the question "
+            "names the speaker",
             **bs.mapping,
             "neighbour_limit": settings.neighbour_limit,
             "ingest_batch": BATCH,

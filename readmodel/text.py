@@ -79,3 +79,22 @@ def document_vector(text: str) -> SparseVector:
 def query_vector(text: str | Iterable[str]) -> SparseVector:
     words = terms(text) if isinstance(text, str) else list(text)
     return _sparse({term_id(t): 1.0 for t in words})
+
+
+# "Ana: I moved" names its speaker; these capitalised openers are not people.
+_SPEAKER = re.compile(r"^\s*([A-Z][\w.-]*)\s*:\s")
+NOT_SPEAKERS = frozenset(
+    """correction reminder update note news ps fyi btw re subject summary question answer
+    todo tip warning important""".split()
+)
+
+
+@lru_cache(maxsize=65536)
+def speaker(text: str) -> str | None:
+    """The lowercase name a text opens with as its speaker ("Ana: ..."), or None;
+    "Note:"-like openers are not speakers."""
+    found = _SPEAKER.match(text)
+    if found is None:
+        return None
+    name = found.group(1).lower()
+    return None if name in NOT_SPEAKERS else name

@@ -40,6 +40,7 @@ _RECALL_SETTINGS = (
     "session_weight",
     "session_anchors",
     "session_window_minutes",
+    "speaker_weight",
 )
 _POLICY_SETTINGS = ("merge_threshold", "neighbour_limit")
 
@@ -108,6 +109,7 @@ class Settings(BaseSettings):
     recall_session_window_minutes: float = Field(
         default=_RECALL.session_window_minutes, ge=0.0, le=10_080.0
     )
+    recall_speaker_weight: float = Field(default=_RECALL.speaker_weight, ge=0.0, le=4.0)
     recall_query_expansion: bool = _RECALL.query_expansion
     recall_expansion_max_queries: int = Field(default=_RECALL.expansion_max_queries, ge=1, le=16)
     recall_expansion_min_token: int = Field(default=_RECALL.expansion_min_token, ge=1, le=32)

@@ -31,3 +31,4 @@ class RecallConfig:
     session_weight: float = 0.2
     session_anchors: int = 3
     session_window_minutes: float = 60.0
+    speaker_weight: float = 0.8

@@ -68,4 +68,5 @@ def deployment_settings(config: RecallConfig, reranker: RerankStage | None) -> d
         "session_weight": config.session_weight,
         "session_anchors": config.session_anchors,
         "session_window_minutes": config.session_window_minutes,
+        "speaker_weight": config.speaker_weight,
     }

@@ -33,6 +33,7 @@ from readmodel.recall.rerank import RerankStage
 from readmodel.recall.results import to_result
 from readmodel.recall.scope import admits, store_filter
 from readmodel.recall.session import session_affinity
+from readmodel.recall.speaker import speaker_match
 from readmodel.recall.state import Resolution, resolve_current
 from readmodel.store import Filter, MemoryStore, Record, expired
 from readmodel.text import query_vector
@@ -97,6 +98,9 @@ class RecallPipeline:
             span = timedelta(minutes=cfg.session_window_minutes)
             cands = session_affinity(cands, cfg.session_weight, cfg.session_anchors, span)
             trace.lap("session", cands, f"weight {cfg.session_weight:g}")
+        if cfg.speaker_weight > 0:
+            cands = speaker_match(cands, request.query, cfg.speaker_weight)
+            trace.lap("speaker", cands, f"x {1 + cfg.speaker_weight:g} when the question names it")
         cands = relevance_gate(cands, cfg.relevance_gate)
         trace.lap("gate", cands, f"gate {cfg.relevance_gate:g}")
         fetch = partial(self._fetch, bank_id)

@@ -105,6 +105,7 @@ DEFAULT_STAGES = [
     "fuse",
     "length",
     "session",
+    "speaker",
     "gate",
     "current_state",
     "feedback",

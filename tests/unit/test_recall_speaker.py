@@ -1,0 +1,99 @@
+"""The speaker a question names: that speaker's memories rise by a factor, the other
+speaker's replies and memories without a speaker are untouched, and a question that
+names no speaker changes nothing."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from contracts.recall import RecallRequest
+from readmodel.embedders.hashing import HashEmbedder
+from readmodel.recall.candidate import Candidate
+from readmodel.recall.config import RecallConfig
+from readmodel.recall.pipeline import RecallPipeline
+from readmodel.recall.speaker import named_speakers, speaker_match
+from readmodel.stores.edge import EdgeStore
+from readmodel.text import speaker
+from tests.fakes import NoLocks
+from tests.helpers import event, memory
+from worker.consolidation.consolidator import Consolidator, consolidate
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Melanie: We went camping.", "melanie"),
+        ("  Jon : Opening night is tomorrow.", "jon"),
+        ("Note: the meeting moved.", None),
+        ("Update: Ana lives in Porto.", None),
+        ("Melanie went camping: it rained.", None),
+        ("melanie: lowercase is not a name", None),
+        ("Time 10:30 is fine", None),
+    ],
+)
+def test_speaker_is_the_name_a_text_opens_with(text: str, expected: str | None) -> None:
+    assert speaker(text) == expected
+
+
+def cand(text: str, score: float) -> Candidate:
+    return Candidate(memory(text), score=score)
+
+
+def scores(cands: list[Candidate]) -> dict[str, float]:
+    return {c.record.text: c.score for c in cands}
+
+
+def test_the_named_speaker_rises_past_the_other_speaker() -> None:
+    mel = cand("Melanie: We roasted marshmallows on the hike.", 0.5)
+    reply = cand("Caroline: Wow Melanie, hikes with family are the best!", 0.7)
+    plain = cand("The hike was in June.", 0.6)
+    out = scores(speaker_match([mel, reply, plain], "What does Melanie do on hikes?", 0.8))
+    assert out["Melanie: We roasted marshmallows on the hike."] == pytest.approx(0.5 * 1.8)
+    assert out["Caroline: Wow Melanie, hikes with family are the best!"] == pytest.approx(0.7)
+    assert out["The hike was in June."] == pytest.approx(0.6)
+
+
+def test_a_possessive_names_the_speaker_and_two_names_lift_both() -> None:
+    a = cand("Nate: I love my turtles.", 0.4)
+    b = cand("Joanna: Turtles are calming.", 0.4)
+    c = cand("Tim: I read fantasy.", 0.4)
+    found = named_speakers("What animal do both Nate and Joanna's friends like?", [a, b, c])
+    assert found == {"nate", "joanna"}
+    out = scores(speaker_match([a, b, c], "What animal do both Nate and Joanna like?", 1.0))
+    assert out == {
+        "Nate: I love my turtles.": pytest.approx(0.8),
+        "Joanna: Turtles are calming.": pytest.approx(0.8),
+        "Tim: I read fantasy.": pytest.approx(0.4),
+    }
+
+
+def test_no_named_speaker_or_zero_weight_changes_nothing() -> None:
+    cands = [cand("Melanie: Pottery is calming.", 0.5), cand("Caroline: Nice pottery!", 0.6)]
+    assert speaker_match(cands, "Who took a pottery class?", 0.8) == cands
+    assert speaker_match(cands, "What does Melanie make?", 0.0) == cands
+
+
+def test_default_is_on() -> None:
+    cfg = RecallConfig()
+    assert cfg.speaker_weight > 0
+    assert replace(cfg, speaker_weight=0.0).speaker_weight == 0.0
+
+
+def test_pipeline_ranks_the_named_speakers_turn_first(tmp_path: Path) -> None:
+    emb = HashEmbedder(64)
+    store = EdgeStore(tmp_path)
+    store.ensure_schema(emb.dimension)
+    cons = Consolidator(store, emb, NoLocks())
+    consolidate(
+        [
+            event("Caroline: Melanie, your painting of the sunset at the lake is lovely!", 0),
+            event("Melanie: I painted a sunset.", 1),
+        ],
+        cons,
+    )
+    request = RecallRequest(query="What did Melanie paint at the lake?", limit=2)
+    on = RecallPipeline(store, emb).recall("b1", request).results
+    off = RecallPipeline(store, emb, RecallConfig(speaker_weight=0.0)).recall("b1", request)
+    assert on[0].text == "Melanie: I painted a sunset."
+    assert off.results[0].text.startswith("Caroline:")
