@@ -142,11 +142,27 @@ def stop(proc: "subprocess.Popen[bytes]") -> None:
 
 
 def rss_mb(pid: int) -> dict[str, float]:
-    """Resident memory now (`rss_mb`) and at its peak (`peak_rss_mb`), from /proc."""
-    fields = {"VmRSS": "rss_mb", "VmHWM": "peak_rss_mb"}
+    """Resident memory now (`rss_mb`) and at its peak (`peak_rss_mb`), from /proc; and
+    what `rss_mb` is made of: `anon_mb` (the heaps, the engine's in-memory structures)
+    and `file_mb` (mapped files: libraries and the store's segment and log files, which
+    count while their pages are resident, twice where a file is mapped twice), and
+    `pss_mb` (each resident page once, shared ones divided among their processes)."""
+    fields = {
+        "VmRSS": "rss_mb",
+        "VmHWM": "peak_rss_mb",
+        "RssAnon": "anon_mb",
+        "RssFile": "file_mb",
+        "RssShmem": "shmem_mb",
+    }
     out: dict[str, float] = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         name, _, value = line.partition(":")
         if name in fields:
             out[fields[name]] = round(int(value.split()[0]) / 1024, 1)
+    out["file_mb"] = round(out.get("file_mb", 0.0) + out.pop("shmem_mb", 0.0), 1)
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            name, _, value = line.partition(":")
+            if name == "Pss":
+                out["pss_mb"] = round(int(value.split()[0]) / 1024, 1)
     return out

@@ -30,6 +30,7 @@ from worker.deadletters import DeadLetters
 from worker.errors import PoisonEvent, is_transient
 from worker.feedback_handler import FeedbackDeps, apply_feedback
 from worker.forget import forget
+from worker.heap import release_free_memory
 from worker.ledger import Kind, Ledger
 from worker.rejects import route_rejects
 from worker.scrub import scrub
@@ -123,8 +124,11 @@ def handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> None
     """Invalid payloads go to the dead-letter stream; valid ones are consolidated;
     transient failures retry the message with capped exponential backoff; anything
     else is dead-lettered so the worker keeps going. The task's metrics are one batch."""
-    with deps.metrics.batch():
-        _handle(task, name, payloads, deps)
+    try:
+        with deps.metrics.batch():
+            _handle(task, name, payloads, deps)
+    finally:
+        release_free_memory()
 
 
 def _handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> None:

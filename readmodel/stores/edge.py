@@ -63,6 +63,7 @@ META_FILE: Final = "store.json"
 ENGINE_CONFIG_FILE: Final = "edge_config.json"
 DEFAULT_PAGE_SIZE: Final = 256
 FLUSH_EVERY_UPDATES: Final = 1000
+DENSE_MEMORY: Final = qe.Memory.Cold
 
 
 class EdgeStore:
@@ -88,7 +89,10 @@ class EdgeStore:
         self._purge_on_close = False
         self._recover_swap()
         if (self._shard_dir / ENGINE_CONFIG_FILE).exists():
-            self._shard = qe.EdgeShard.load(str(self._shard_dir))
+            # With our config, so that a store created before a placement changed
+            # gets it for every segment written from now on (optimized or compacted).
+            config = _config(self._dense_size) if self._dense_size is not None else None
+            self._shard = qe.EdgeShard.load(str(self._shard_dir), config)
 
     @property
     def path(self) -> Path:
@@ -384,8 +388,13 @@ def _keyword_request(
 
 
 def _config(dense_size: int) -> qe.EdgeConfig:
+    """Dense vectors `Cold`: mapped from their files and paged in as searches read them,
+    not copied into memory when a segment opens (the engine's default, `Cached`, which
+    also keeps a mutable segment's vectors resident twice). See docs/decisions.md,
+    "Resident memory at 100,000 memories"."""
+    dense = qe.EdgeVectorParams(size=dense_size, distance=qe.Distance.Cosine, memory=DENSE_MEMORY)
     return qe.EdgeConfig(
-        vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=dense_size, distance=qe.Distance.Cosine)},
+        vectors={DENSE_VECTOR: dense},
         sparse_vectors={KEYWORD_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
     )
 

@@ -3,12 +3,14 @@ deterministic, the percentile / median / ratio arithmetic, and the JSON shape th
 `sediment-bench report` renders."""
 
 import json
+import os
 import time
 from pathlib import Path
 
 import pytest
 
 from bench.latency import floor_of, latency_figures, median_runs, percentile, ratio
+from bench.procs import rss_mb
 from bench.record import write_json
 from bench.report import write_report
 from bench.report_scale import section
@@ -124,3 +126,13 @@ def test_the_page_puts_quality_before_scale_and_unknown_files_last() -> None:
         "alpha",
         "zeta",
     ]
+
+
+def test_resident_memory_is_reported_with_what_it_is_made_of() -> None:
+    ballast = bytearray(64 * 1024 * 1024)
+    ballast[::4096] = b"x" * len(ballast[::4096])
+    figures = rss_mb(os.getpid())
+    assert figures["anon_mb"] > 64
+    assert figures["anon_mb"] + figures["file_mb"] == pytest.approx(figures["rss_mb"], abs=1)
+    assert figures["pss_mb"] <= figures["rss_mb"] <= figures["peak_rss_mb"]
+    del ballast

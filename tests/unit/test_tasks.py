@@ -262,3 +262,16 @@ def test_each_app_runs_its_own_dependencies() -> None:
     with pytest.raises(LookupError, match="second"):
         apps[1].tasks[RETAIN_TASK].run(1, 2)  # a poison message: dead-lettered via deps
     assert reached == ["second"]
+
+
+def test_the_heap_is_trimmed_after_every_batch_also_a_retried_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trims: list[int] = []
+    monkeypatch.setattr("worker.tasks.release_free_memory", lambda: trims.append(1) or True)
+    handle(TaskDouble(), "sediment.retain.v1", [GOOD], deps(tmp_path / "up"))  # type: ignore[arg-type]
+    assert len(trims) == 1
+    with pytest.raises(Retry):
+        down = deps(tmp_path / "down", DownEmbedder(64))
+        handle(TaskDouble(), "sediment.retain.v1", [GOOD], down)  # type: ignore[arg-type]
+    assert len(trims) == 2
