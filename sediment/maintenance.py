@@ -224,8 +224,8 @@ def rebuild(
 class Optimized:
     changed: bool
     seconds: float
-    unindexed_before: int
-    unindexed_after: int
+    segments_before: str
+    segments_after: str
 
 
 def optimize(store: MemoryStore) -> Optimized | None:
@@ -236,7 +236,8 @@ def optimize(store: MemoryStore) -> Optimized | None:
     inner = getattr(store, "inner", store)
     if not isinstance(inner, EdgeStore):
         return None
-    before = inner.unindexed()
+    before = inner.info().details.get("segments", "?")
     start = time.perf_counter()
     changed = inner.optimize()
-    return Optimized(changed, time.perf_counter() - start, before, inner.unindexed())
+    seconds = time.perf_counter() - start
+    return Optimized(changed, seconds, before, inner.info().details.get("segments", "?"))

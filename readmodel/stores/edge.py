@@ -20,8 +20,9 @@ segment above the engine's indexing threshold (about 10,000 points). Recall's se
 `search_dense_batch`, the worker's neighbour queries, ask for exact search, so what
 consolidation merges never depends on when an index was built. `optimize()` holds the
 interpreter lock for its whole run (70 s at 100,000 points on a shared 2-core machine),
-so it is never called on a request's path: operators run `sediment optimize`, and
-`unindexed()` tells whether there is anything to do.
+so it is never called on a request's path: operators run `sediment optimize`. A point
+updated after indexing (a recall's `touch` of its results too) is copied into the
+unindexed segment, and searched there by full scan until the next `optimize()`.
 """
 
 import contextlib
@@ -274,14 +275,6 @@ class EdgeStore:
         Holds the interpreter lock until done (see the module's docstring); True when the
         engine changed something."""
         return self._require().optimize()
-
-    def unindexed(self) -> int:
-        """Dense vectors not in an HNSW graph (searched by full scan), an upper bound:
-        the engine leaves segments below its indexing threshold unindexed on purpose."""
-        if self._shard is None:
-            return 0
-        info = self._shard.info()
-        return max(0, 2 * info.points_count - info.indexed_vectors_count)
 
     def purge(self) -> None:
         """Deferred to `close`: a deleted point's payload stays in its segment's pages

@@ -101,9 +101,9 @@ def recalled(store: MemoryStore) -> list[list[tuple[str, float]]]:
 
 def test_recall_on_the_indexed_store_equals_recall_on_the_full_scan(store: EdgeStore) -> None:
     before = recalled(store)
-    assert store.unindexed() == 400
+    assert store.info().details["segments"] == "1"
     assert store.optimize()
-    assert store.unindexed() == 0
+    assert store.info().details["segments"] == "2"
     assert recalled(store) == before
 
 
@@ -111,7 +111,6 @@ def test_the_neighbour_query_stays_a_full_scan_once_indexed(store: EdgeStore) ->
     """`search_dense` and `search_dense_batch` find the best scores numpy's full scan
     finds (scores, not ids: two texts may share a vector)."""
     assert store.optimize()
-    assert store.unindexed() == 0
     flt = Filter(bank_id=BANK)
     points = list(store.scroll(flt, with_vectors=True))
     matrix = np.stack([p.dense / np.linalg.norm(p.dense) for p in points])
@@ -159,7 +158,7 @@ def test_the_worker_asks_for_exact_search_and_recall_does_not(store: EdgeStore) 
 def test_optimize_reports_what_it_did(store: EdgeStore) -> None:
     first = optimize(store)
     assert first is not None
-    assert (first.changed, first.unindexed_before, first.unindexed_after) == (True, 400, 0)
+    assert (first.changed, first.segments_before, first.segments_after) == (True, "1", "2")
     again = optimize(store)
     assert again is not None
-    assert (again.changed, again.unindexed_after) == (False, 0)
+    assert (again.changed, again.segments_after) == (False, "2")
