@@ -106,6 +106,7 @@ def plot_growth(report: ScaleReport, out: Path) -> bool:
         ("recall_p95_ms", "recall p95 (in-process)"),
         ("http_p50_ms", "recall p50 (HTTP)"),
         ("floor_p50_ms", "floor p50"),
+        ("exact_floor_p50_ms", "exact floor p50"),
     ):
         xs, ys = _series(report, key, load)
         left.plot(xs, ys, marker="o", label=label)

@@ -1,13 +1,16 @@
 """`sediment-bench scale`: recall latency as one bank grows, in-process and over HTTP,
 each beside the same-run floor; the resident memory of `serve` and of a worker.
 
-A store is loaded once per size, then measured in runs: each run asks the same
+A store is loaded once per size and optimized (`sediment optimize`: the HNSW graph,
+which Edge builds only when asked), then measured in runs: each run asks the same
 queries (bench/workload.py) of `Recaller.recall` in this process, interleaved with
-the floor (the query's embedding plus one `search_dense` on the raw store with the
-bank filter), then of a real `sediment serve` (embedded mode, the same directory)
-over HTTP. Loading: small sizes are consolidated as producers would send them; large
-ones are raw upserts of pre-embedded events marked consolidated (hours of
-consolidation otherwise), which the case's `load` says.
+the floor (the query's embedding plus one dense top-10 search on the raw store with
+the bank filter, through the same index recall uses) and the exact floor (the same
+with `search_dense`, exact as the worker's neighbour queries are: a full scan), then
+of a real `sediment serve` (embedded mode, the same directory) over HTTP. Loading:
+small sizes are consolidated as producers would send them; large ones are raw
+upserts of pre-embedded events marked consolidated (hours of consolidation
+otherwise), which the case's `load` says.
 """
 
 import tempfile
@@ -31,9 +34,10 @@ from bench.workload import events as workload_events
 from bench.workload import queries as workload_queries
 from contracts.events import RetainEvent
 from contracts.recall import RecallRequest
-from readmodel.store import Filter, StoredPoint
+from readmodel.store import Filter, SparseVector, StoredPoint
 from readmodel.text import document_vector
 from sediment.bootstrap import Runtime, bootstrap
+from sediment.maintenance import optimize
 from sediment.settings import Settings
 from worker.consolidation.consolidator import raw_memory
 from worker.ledger import Ledger
@@ -88,19 +92,29 @@ def in_process(rt: Runtime, queries: Sequence[str]) -> Figures:
     """Recall and its floor, query by query, so both see the same machine."""
     raw = getattr(rt.store, "inner", rt.store)
     flt = Filter(bank_id=BANK)
-    floor_s, recall_s = [], []
+    no_terms = SparseVector()
+    floor_s, exact_s, recall_s = [], [], []
     for q in [*queries[:WARM_QUERIES], *queries]:
         start = time.perf_counter()
         vector = rt.embedder.embed([q])[0]
-        hits = raw.search_dense(vector, flt, LIMIT)
+        hits, _ = raw.search_hybrid(vector, no_terms, flt, LIMIT)
         floor_s.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        vector = rt.embedder.embed([q])[0]
+        exact = raw.search_dense(vector, flt, LIMIT)
+        exact_s.append(time.perf_counter() - start)
         start = time.perf_counter()
         response = rt.recaller.recall(BANK, RecallRequest(query=q, limit=LIMIT))
         recall_s.append(time.perf_counter() - start)
-        if not hits or not response.results:
+        if not hits or not exact or not response.results:
             raise RuntimeError(f"no results for {q!r}: the store is not loaded")
-    floor_s, recall_s = floor_s[WARM_QUERIES:], recall_s[WARM_QUERIES:]
-    return {**latency_figures(recall_s, "recall_"), **latency_figures(floor_s, "floor_")}
+    floor_s, exact_s = floor_s[WARM_QUERIES:], exact_s[WARM_QUERIES:]
+    recall_s = recall_s[WARM_QUERIES:]
+    return {
+        **latency_figures(recall_s, "recall_"),
+        **latency_figures(floor_s, "floor_"),
+        **latency_figures(exact_s, "exact_floor_"),
+    }
 
 
 def over_http(base: str, queries: Sequence[str]) -> Figures:
@@ -179,8 +193,11 @@ def worker_rss(settings: Settings, data_dir: Path, root: Path) -> Figures:
 NOTES = (
     "recall_*: Recaller.recall in this process; http_*: POST /v1/banks/B/recall to a "
     "real `sediment serve` (embedded mode) on the same store; floor_*: the query's "
-    "embedding plus one filtered search_dense (bank filter, top 10) on the raw store, "
-    "interleaved with the in-process recalls; *_x_floor = figure / floor, per run",
+    "embedding plus one filtered dense search (bank filter, top 10) on the raw store "
+    "through the index recall uses (HNSW after `sediment optimize`, run once after "
+    "loading: optimize_s), interleaved with the in-process recalls; exact_floor_*: the "
+    "same with exact search_dense (a full scan, as the worker's neighbour queries); "
+    "*_x_floor = figure / floor, per run",
     "serve_rss_mb / serve_peak_rss_mb: the serve process after the HTTP queries; "
     "worker_*: one `sediment worker` (standalone) on the loaded store after "
     f"consolidating {WORKER_EVENTS} more events there",
@@ -205,8 +222,13 @@ def run_scale(
             events = list(workload_events(1, size.memories))
             load_s = load(rt, events, size.consolidated)
             points = rt.store.info().points
+            optimized = optimize(rt.store)
             rt.close()
-            err.print(f"{size.name}: loaded in {load_s:.1f} s ({points} points)")
+            optimize_s = optimized.seconds if optimized else 0.0
+            err.print(
+                f"{size.name}: loaded in {load_s:.1f} s ({points} points), "
+                f"optimized in {optimize_s:.1f} s"
+            )
             measured = []
             for i in range(runs):
                 measured.append(one_run(settings, data_dir, queries, root))
@@ -218,6 +240,7 @@ def run_scale(
             "points": points,
             "load": size.load,
             "load_s": round(load_s, 1),
+            "optimize_s": round(optimize_s, 1),
         }
         report["cases"].append(case(size.name, params, measured))
     return finish(report, started)
@@ -225,5 +248,12 @@ def run_scale(
 
 def _brief(f: Figures) -> str:
     return ", ".join(
-        f"{k} {f[k]}" for k in ("recall_p50_ms", "http_p50_ms", "floor_p50_ms", "serve_rss_mb")
+        f"{k} {f[k]}"
+        for k in (
+            "recall_p50_ms",
+            "http_p50_ms",
+            "floor_p50_ms",
+            "exact_floor_p50_ms",
+            "serve_rss_mb",
+        )
     )

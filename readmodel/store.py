@@ -168,7 +168,9 @@ class MemoryStore(Protocol):
         score_threshold: float | None = None,
         with_vectors: bool = False,
     ) -> list[Hit]:
-        """Nearest by cosine, best first; `score` is the cosine similarity."""
+        """Nearest by cosine, best first; `score` is the cosine similarity. Exact even
+        where the engine built an approximate index: consolidation's neighbour queries
+        must not depend on when an index was built."""
 
     def search_dense_batch(
         self,
@@ -187,7 +189,8 @@ class MemoryStore(Protocol):
         self, dense: Vector | Sequence[float], sparse: SparseVector, flt: Filter, limit: int
     ) -> tuple[list[Hit], list[Hit]]:
         """`search_dense(dense, flt, limit)` and `search_keyword(sparse, flt, limit)` in
-        one engine call; a point both find is read once. No keyword hits without terms."""
+        one engine call; a point both find is read once. No keyword hits without terms.
+        Recall's search: the dense half may use the engine's approximate (HNSW) index."""
 
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
         """Overwrite the derived fields of records of `bank_id`; other banks are untouched."""

@@ -1,6 +1,7 @@
-"""Operator commands: the dead-letter stream, the redelivery ledger, rebuilds."""
+"""Operator commands: the dead-letter stream, the redelivery ledger, rebuilds, optimize."""
 
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -16,6 +17,7 @@ from contracts.deadletter import DeadLetter
 from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
 from readmodel.store import MemoryStore
+from readmodel.stores.edge import EdgeStore
 from sediment.ingest import complete
 from sediment.retain import Publisher
 from sediment.startup import runtime
@@ -216,3 +218,26 @@ def rebuild(
 
             total += rebuild_bank(bank, consolidator, advance)
     return total
+
+
+@dataclass(frozen=True)
+class Optimized:
+    changed: bool
+    seconds: float
+    segments_before: str
+    segments_after: str
+
+
+def optimize(store: MemoryStore) -> Optimized | None:
+    """Build the embedded store's HNSW graphs now (Edge has no background optimizer);
+    None for a Qdrant server, which optimizes itself. The engine holds the interpreter
+    lock until done, so this runs apart from serve's requests: on its own, or while
+    serve is stopped."""
+    inner = getattr(store, "inner", store)
+    if not isinstance(inner, EdgeStore):
+        return None
+    before = inner.info().details.get("segments", "?")
+    start = time.perf_counter()
+    changed = inner.optimize()
+    seconds = time.perf_counter() - start
+    return Optimized(changed, seconds, before, inner.info().details.get("segments", "?"))

@@ -1,10 +1,9 @@
 """Score adjustments after current state and dedup: decay, recency bias, feedback."""
 
 import math
-from dataclasses import replace
 from datetime import datetime
 
-from readmodel.recall.candidate import Candidate
+from readmodel.recall.candidate import Candidate, replace
 
 UP_BIAS, DOWN_BIAS, MARK_BIAS, MARK_CAP, VOTE_CAP = 0.05, 0.10, 0.05, 0.25, 3
 SECONDS_PER_DAY = 86_400.0

@@ -3,9 +3,8 @@
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import replace
 
-from readmodel.recall.candidate import Candidate
+from readmodel.recall.candidate import Candidate, replace
 from readmodel.recall.query import QueryAnalysis
 from readmodel.store import Record
 from readmodel.text import stem, tokens

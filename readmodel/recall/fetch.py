@@ -2,9 +2,8 @@
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import replace
 
-from readmodel.recall.candidate import Candidate
+from readmodel.recall.candidate import Candidate, replace
 from readmodel.store import Filter, Hit, MemoryStore, SparseVector, Vector
 
 

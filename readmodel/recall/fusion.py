@@ -17,9 +17,9 @@ dense vector of a small static embedder, the more so once the keyword vector als
 holds a memory's context.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from readmodel.recall.candidate import Candidate
+from readmodel.recall.candidate import Candidate, replace
 
 RRF_K = 60
 

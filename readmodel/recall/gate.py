@@ -1,8 +1,7 @@
 """Relevance gate: query-independent parts count fully only with topical evidence."""
 
-from dataclasses import replace
 
-from readmodel.recall.candidate import Candidate
+from readmodel.recall.candidate import Candidate, replace
 from readmodel.recall.fusion import DEFAULT_WEIGHTS, Weights, prior_part
 
 

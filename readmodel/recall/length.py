@@ -7,9 +7,8 @@ most of a caller's token budget. Above `ref_tokens` whitespace tokens the score 
 multiplied by `(ref_tokens / tokens) ** weight`; shorter memories are untouched.
 """
 
-from dataclasses import replace
 
-from readmodel.recall.candidate import Candidate
+from readmodel.recall.candidate import Candidate, replace
 
 
 def length_factor(tokens: int, weight: float, ref_tokens: int) -> float:

@@ -7,10 +7,9 @@ score to every other candidate told within `window` of it (the largest loan coun
 never more than once), so a session's weaker evidence rises past strangers.
 """
 
-from dataclasses import replace
 from datetime import timedelta
 
-from readmodel.recall.candidate import Candidate
+from readmodel.recall.candidate import Candidate, replace
 from readmodel.recall.order import sort_key
 
 

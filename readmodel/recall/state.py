@@ -6,11 +6,11 @@ memory superseded later is what was current then, and is reported as current.
 
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from contracts.memory import State
-from readmodel.recall.candidate import Candidate
+from readmodel.recall.candidate import Candidate, replace
 from readmodel.store import Record
 
 MAX_HOPS = 5

@@ -12,6 +12,17 @@ Memory: until a flush, Edge keeps what was written since the last one in memory 
 few KB per small update). A `sediment serve` touches the returned memories on every
 recall, so without flushes its resident memory grew by about 25 MB per 1,000
 recalls; the store flushes itself every `FLUSH_EVERY_UPDATES` updates.
+
+Search: Edge has no background optimizer, so a shard is one unindexed segment searched
+by full scan until someone calls `optimize()`, which builds the HNSW graph of every
+segment above the engine's indexing threshold (about 10,000 points). Recall's search
+(`search_hybrid`) uses the graph once it exists; `search_dense` and
+`search_dense_batch`, the worker's neighbour queries, ask for exact search, so what
+consolidation merges never depends on when an index was built. `optimize()` holds the
+interpreter lock for its whole run (70 s at 100,000 points on a shared 2-core machine),
+so it is never called on a request's path: operators run `sediment optimize`. A point
+updated after indexing (a recall's `touch` of its results too) is copied into the
+unindexed segment, and searched there by full scan until the next `optimize()`.
 """
 
 import contextlib
@@ -146,7 +157,7 @@ class EdgeStore:
         score_threshold: float | None = None,
         with_vectors: bool = False,
     ) -> list[Hit]:
-        request = _dense_request(vector, _filter(flt), limit, score_threshold, with_vectors)
+        request = _dense_request(vector, _filter(flt), limit, score_threshold, with_vectors, EXACT)
         return [hit(p.payload or {}, p.score, p.vector) for p in self._require().query(request)]
 
     def search_dense_batch(
@@ -160,7 +171,9 @@ class EdgeStore:
         if not len(vectors):
             return []
         scope = _filter(flt)
-        requests = [_dense_request(v, scope, limit, score_threshold, with_vectors) for v in vectors]
+        requests = [
+            _dense_request(v, scope, limit, score_threshold, with_vectors, EXACT) for v in vectors
+        ]
         answers = self._require().query_batch(qe.QueryBatchRequest(requests))
         read = HitReader()
         return [
@@ -177,8 +190,10 @@ class EdgeStore:
     def search_hybrid(
         self, dense: Vector | Sequence[float], sparse: SparseVector, flt: Filter, limit: int
     ) -> tuple[list[Hit], list[Hit]]:
+        """Recall's search: the dense half uses the HNSW graph where one was built
+        (approximate; see the module's docstring), the keyword half is exact."""
         scope = _filter(flt)
-        requests = [_dense_request(dense, scope, limit, None, False)]
+        requests = [_dense_request(dense, scope, limit, None, False, None)]
         if sparse.indices:
             requests.append(_keyword_request(sparse, scope, flt.bank_id, limit))
         answers = self._require().query_batch(qe.QueryBatchRequest(requests))
@@ -260,7 +275,9 @@ class EdgeStore:
             self._shard.flush()
 
     def optimize(self) -> bool:
-        """Build HNSW / merge segments; Edge has no background optimizer, so callers decide."""
+        """Build HNSW / merge segments; Edge has no background optimizer, so callers decide.
+        Holds the interpreter lock until done (see the module's docstring); True when the
+        engine changed something."""
         return self._require().optimize()
 
     def purge(self) -> None:
@@ -356,12 +373,17 @@ class EdgeStore:
 MAX_BANKS = 1_000_000
 
 
+EXACT: Final = qe.SearchParams(exact=True)
+"""The worker's neighbour queries: a full scan even where an HNSW graph exists."""
+
+
 def _dense_request(
     vector: Vector | Sequence[float],
     scope: qe.Filter,
     limit: int,
     score_threshold: float | None,
     with_vectors: bool,
+    params: qe.SearchParams | None,
 ) -> qe.QueryRequest:
     return qe.QueryRequest(
         limit=limit,
@@ -370,6 +392,7 @@ def _dense_request(
         with_payload=True,
         with_vector=vector_names(with_vectors, sparse=False),
         score_threshold=score_threshold,
+        params=params,
     )
 
 

@@ -168,6 +168,7 @@ class QdrantStore:
             score_threshold=score_threshold,
             with_payload=True,
             with_vectors=vector_names(with_vectors, sparse=False),
+            search_params=EXACT,
         )
         return [hit(p.payload or {}, p.score, p.vector) for p in response.points]
 
@@ -192,6 +193,7 @@ class QdrantStore:
                 score_threshold=score_threshold,
                 with_payload=True,
                 with_vector=vector_names(with_vectors, sparse=False),
+                params=EXACT,
             )
             for v in vectors
         ]
@@ -379,6 +381,11 @@ DIALECT: Final[Dialect[models.Filter, QdrantCondition, models.PointStruct, model
     )
 )
 _filter = DIALECT.filter
+
+
+EXACT: Final = models.SearchParams(exact=True)
+"""The worker's neighbour queries (`search_dense`, `search_dense_batch`) are exact even
+where the server built an HNSW graph, as in `EdgeStore`; recall's `search_hybrid` is not."""
 
 
 def _keyword_params(bank_id: str) -> models.SearchParams:
