@@ -9,9 +9,7 @@ of other speakers, and memories without one, are untouched. A question that name
 speaker changes nothing.
 """
 
-from dataclasses import replace
-
-from readmodel.recall.candidate import Candidate
+from readmodel.recall.candidate import Candidate, replace
 from readmodel.text import speaker, tokens
 
 
