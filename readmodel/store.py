@@ -58,7 +58,9 @@ class Filter:
     `live_at`: records not expired at that instant (no `expires_at`, or a later one);
     `expired_at`: records expired by then (`expires_at` at or before it);
     `current_at`: records that are the current state at that instant or later (not
-    superseded, or with `current_until` at or after it)."""
+    superseded, or with `current_until` at or after it); `entities_shared`: records
+    naming one of these entities (case-insensitive) or naming none, the records a memory
+    naming them may restate (`worker/consolidation/relations.py`, `shares_entity`)."""
 
     bank_id: str
     ids: tuple[uuid.UUID, ...] = ()
@@ -77,6 +79,7 @@ class Filter:
     live_at: datetime | None = None
     expired_at: datetime | None = None
     current_at: datetime | None = None
+    entities_shared: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -144,7 +147,12 @@ def matches(flt: Filter, r: Record) -> bool:
         and (flt.live_at is None or not expired(r, flt.live_at))
         and (flt.expired_at is None or expired(r, flt.expired_at))
         and (flt.current_at is None or r.current_until is None or r.current_until >= flt.current_at)
+        and (not flt.entities_shared or not r.entities or _shares(flt.entities_shared, r.entities))
     )
+
+
+def _shares(a: Sequence[str], b: Sequence[str]) -> bool:
+    return bool({e.casefold() for e in a} & {e.casefold() for e in b})
 
 
 class MemoryStore(Protocol):

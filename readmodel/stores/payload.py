@@ -35,8 +35,14 @@ EXPIRES_TS_FIELD: Final = "expires_ts"
 """Present only on records that expire, so a record without it is never expired."""
 CURRENT_UNTIL_TS_FIELD: Final = "current_until_ts"
 """Present only on superseded records, so a record without it is current at any time."""
+ENTITY_KEYS_FIELD: Final = "entity_keys"
+"""The record's entities casefolded, each as `e:<entity>`, or `NO_ENTITY` alone when it
+names none: what `Filter.entities_shared` matches. A record written before the field
+existed has none and is not selected by it (`sediment rebuild` writes it)."""
+NO_ENTITY: Final = "none"
 INDEX_ONLY_FIELDS: Final = (
     TAGSET_FIELD,
+    ENTITY_KEYS_FIELD,
     OCCURRED_TS_FIELD,
     EXPIRES_TS_FIELD,
     CURRENT_UNTIL_TS_FIELD,
@@ -56,6 +62,7 @@ KEYWORD_INDEXES: Final = (
     "slot_keys",
     "superseded_by",
     "observation_id",
+    ENTITY_KEYS_FIELD,
 )
 FLOAT_INDEXES: Final = (OCCURRED_TS_FIELD, EXPIRES_TS_FIELD, CURRENT_UNTIL_TS_FIELD)
 
@@ -85,12 +92,21 @@ def to_payload(record: Record) -> dict[str, Any]:
     """The stored payload: the record as JSON plus the fields only filters need."""
     payload = record.model_dump(mode="json")
     payload[TAGSET_FIELD] = tagset_of(record.tags)
+    payload[ENTITY_KEYS_FIELD] = entity_keys(record.entities)
     payload[OCCURRED_TS_FIELD] = record.occurred_at.timestamp()
     if record.expires_at is not None:
         payload[EXPIRES_TS_FIELD] = record.expires_at.timestamp()
     if record.current_until is not None:
         payload[CURRENT_UNTIL_TS_FIELD] = record.current_until.timestamp()
     return payload
+
+
+def entity_keys(entities: Sequence[str]) -> list[str]:
+    """The `entity_keys` of a record naming `entities`; `Filter.entities_shared` selects
+    those holding one of its own or `NO_ENTITY`."""
+    if not entities:
+        return [NO_ENTITY]
+    return sorted({f"e:{e.casefold()}" for e in entities})
 
 
 TIME_FIELDS: Final = (
@@ -303,6 +319,9 @@ def conditions_of(flt: Filter) -> list[Condition]:
     conds.extend(_uuid_conditions(flt))
     if flt.expired_at is not None:
         conds.append(Range(EXPIRES_TS_FIELD, None, flt.expired_at.timestamp()))
+    if flt.entities_shared:
+        keys = (*entity_keys(flt.entities_shared), NO_ENTITY)
+        conds.append(MatchAny(ENTITY_KEYS_FIELD, keys))
     return conds
 
 

@@ -129,6 +129,7 @@ def corpus_record(bank: str, i: int) -> Record:
         "current_until": BASE + timedelta(days=i + 1) if i % 4 == 3 else None,
         "observation_id": mid(bank, 100 + i % 2) if i % 3 == 0 else None,
         "slot_keys": [f"p{i % 3}|home", f"p{i % 3}|"] if i % 2 == 1 else [],
+        "entities": [["Ana"], ["ben", "Cleo"], [], ["ANA", "dev"]][i % 4],
         "expires_at": BASE + timedelta(days=i, hours=12) if i % 4 in (1, 2) else None,
     }
     if i % 3 == 2:
@@ -187,6 +188,9 @@ FILTER_CASES: dict[str, Filter] = {
     "current_at, slot keys": Filter(
         BANK, slot_keys_any=("p0|home", "p1|home", "p2|home"), current_at=BASE
     ),
+    "entities_shared": Filter(BANK, entities_shared=("ana",)),
+    "entities_shared, two": Filter(BANK, entities_shared=("Cleo", "Dev")),
+    "entities_shared, unknown": Filter(BANK, entities_shared=("Zoe",)),
     "no match": Filter(BANK, key="absent"),
 }
 

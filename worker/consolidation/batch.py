@@ -12,7 +12,7 @@ event at a time would give (tests/property/test_convergence.py checks any split)
 
 import uuid
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Protocol
 
 import numpy as np
@@ -242,17 +242,30 @@ def _narrows(flt: Filter, known: Filter) -> bool:
     """Whether every point `flt` selects is among those `known` selected: both filters
     equal but for an any-of condition whose values in `flt` are a subset of `known`'s,
     and a `current_at` or `occurred_from` no earlier than `known`'s (a record current at
-    some instant after the later one is so after the earlier one)."""
+    some instant after the later one is so after the earlier one). Compared field by
+    field: a batch asks this of every prefetched scroll for each of its scrolls."""
     for name in ("current_at", "occurred_from"):
         have_at, want_at = getattr(known, name), getattr(flt, name)
         if have_at is not None and (want_at is None or want_at < have_at):
             return False
-    flt = replace(flt, current_at=known.current_at, occurred_from=known.occurred_from)
-    for name in ("declared_supersedes_any", "slot_keys_any"):
+    if any(getattr(flt, name) != getattr(known, name) for name in _PLAIN_FIELDS):
+        return False
+    for name, other in _ANY_OF_FIELDS:
         wanted, have = getattr(flt, name), getattr(known, name)
         if wanted and set(wanted) <= set(have):
-            return replace(flt, **{name: have}) == known
+            return bool(getattr(flt, other) == getattr(known, other))
     return False
+
+
+_ANY_OF_FIELDS = (
+    ("declared_supersedes_any", "slot_keys_any"),
+    ("slot_keys_any", "declared_supersedes_any"),
+)
+_PLAIN_FIELDS = tuple(
+    f.name
+    for f in fields(Filter)
+    if f.name not in ("current_at", "occurred_from", "declared_supersedes_any", "slot_keys_any")
+)
 
 
 def _patch_of(r: Record) -> DerivedPatch:

@@ -13,7 +13,7 @@ import numpy as np
 from contracts.events import RetainEvent
 from contracts.memory import Memory
 from readmodel.embedders import Embedder
-from readmodel.store import Filter, MemoryStore, StoredPoint, tagset_of
+from readmodel.store import Filter, MemoryStore, StoredPoint
 from readmodel.text import document_vector
 from telemetry.metrics import (
     CONSOLIDATION_LAG_MS,
@@ -31,6 +31,7 @@ from worker.consolidation.neighbourhood import (
     candidates,
     complete,
     content_view,
+    neighbour_scope,
     slot_filters,
 )
 from worker.consolidation.policy import ConsolidationPolicy
@@ -133,11 +134,10 @@ def _prefetch(
     view: BatchView, bank_id: str, points: Sequence[StoredPoint], policy: ConsolidationPolicy
 ) -> None:
     """The store reads every event's gather starts with, one call per kind of read."""
-    groups: dict[str, list[StoredPoint]] = {}
+    groups: dict[Filter, list[StoredPoint]] = {}
     for p in points:
-        groups.setdefault(tagset_of(p.record.tags), []).append(p)
-    for tagset, group in groups.items():
-        scope = Filter(bank_id=bank_id, kinds=RAW_KINDS, tagset=tagset)
+        groups.setdefault(neighbour_scope(p.record), []).append(p)
+    for scope, group in groups.items():
         vectors = [p.dense for p in group]
         view.prefetch_neighbours(vectors, scope, policy.neighbour_limit, policy.search_threshold)
     reverse = [k for p in points for k in (p.record.id, p.record.event_id) if k is not None]

@@ -5,7 +5,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from contracts.memory import Observation
+from contracts.memory import Memory, Observation
 from readmodel.embedders import Embedder
 from readmodel.store import EMPTY_VECTOR, Filter, StoredPoint, tagset_of
 from worker.consolidation.batch import ConsolidationStore
@@ -26,11 +26,26 @@ def _declared_ids(point: StoredPoint) -> list[uuid.UUID]:
     return out
 
 
+def neighbour_scope(m: Memory) -> Filter:
+    """The memories `m`'s dense neighbour query searches: raw, with its tag set, and
+    naming one of its entities or none. Dense neighbours are there for restatements
+    (`relate`'s merge), and a memory restates only one that shares an entity when both
+    name some (`shares_entity`); the other relations come from their own reads (same
+    key, slot keys, declarations), so the entity condition leaves every link as it was
+    and spares reading the payloads of close texts about other people."""
+    return Filter(
+        bank_id=m.bank_id,
+        kinds=RAW_KINDS,
+        tagset=tagset_of(m.tags),
+        entities_shared=tuple(m.entities),
+    )
+
+
 def _candidates(
     store: ConsolidationStore, new: StoredPoint, policy: ConsolidationPolicy
 ) -> list[StoredPoint]:
     m = new.record
-    scope = Filter(bank_id=m.bank_id, kinds=RAW_KINDS, tagset=tagset_of(m.tags))
+    scope = neighbour_scope(m)
     threshold = policy.search_threshold
     similar = store.search_dense(new.dense, scope, policy.neighbour_limit, threshold, True)
     found = {

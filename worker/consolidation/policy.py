@@ -2,6 +2,7 @@
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 CHANGE_CUES = (
     "now",
@@ -105,5 +106,6 @@ def change_cue(text: str) -> str | None:
     return " ".join(found.group(0).lower().split()) if found else None
 
 
+@lru_cache(maxsize=65536)
 def has_negation_cue(text: str) -> bool:
     return NEGATION_PATTERN.search(text.replace("’", "'")) is not None

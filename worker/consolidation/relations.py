@@ -14,6 +14,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
+from functools import lru_cache
 
 from contracts.memory import Memory, Relation
 from readmodel.store import tagset_of
@@ -72,6 +73,11 @@ def features(memory: Memory) -> StatementFeatures:
 
 def value_words(text: str) -> set[str]:
     """Words naming a value: numbers, names (capitalised, not sentence-initial), colours, days."""
+    return set(_value_words(text))
+
+
+@lru_cache(maxsize=65536)
+def _value_words(text: str) -> frozenset[str]:
     found: set[str] = set()
     for sentence in re.split(r"[.!?]\s+", text):
         for i, word in enumerate(_WORD.findall(sentence)):
@@ -84,7 +90,13 @@ def value_words(text: str) -> set[str]:
                 or (i > 0 and word[0].isupper())
             ):
                 found.add(low)
-    return found
+    return frozenset(found)
+
+
+@lru_cache(maxsize=65536)
+def _words(text: str) -> frozenset[str]:
+    """The words of `text`, lowercased (a text is compared with many others)."""
+    return frozenset(w.lower() for w in _WORD.findall(text))
 
 
 def values_conflict(a: str, b: str) -> bool:
@@ -93,16 +105,12 @@ def values_conflict(a: str, b: str) -> bool:
     One-sided extra values are a refinement ("Boston" then "Boston, near the river"),
     not a contradiction.
     """
-    words_a = {w.lower() for w in _WORD.findall(a)}
-    words_b = {w.lower() for w in _WORD.findall(b)}
-    return bool(value_words(a) - words_b) and bool(value_words(b) - words_a)
+    return bool(_value_words(a) - _words(b)) and bool(_value_words(b) - _words(a))
 
 
 def shares_value(a: str, b: str) -> bool:
     """True when a value named by one text is mentioned by the other."""
-    words_a = {w.lower() for w in _WORD.findall(a)}
-    words_b = {w.lower() for w in _WORD.findall(b)}
-    return bool(value_words(a) & words_b) or bool(value_words(b) & words_a)
+    return bool(_value_words(a) & _words(b)) or bool(_value_words(b) & _words(a))
 
 
 def _declares(newer: Memory, older: Memory) -> bool:
