@@ -10,8 +10,12 @@ nothing.
 
 import ctypes
 import ctypes.util
+import threading
+import time
 from collections.abc import Callable
 from functools import cache
+
+TRIM_INTERVAL_S = 1.0
 
 
 @cache
@@ -32,3 +36,28 @@ def release_free_memory() -> bool:
     """True when the C library gave memory back (glibc only)."""
     trim = _malloc_trim()
     return bool(trim(0)) if trim is not None else False
+
+
+class TrimPace:
+    """At most one trim per `interval_s`. A trim walks the whole heap: 11 to 16 ms after
+    a batch of 64 events at 100,000 memories, which a worker taking one small message
+    at a time (what the HTTP API publishes) would otherwise pay on every message.
+    Resident memory is read between batches, so a trim a second keeps what one after
+    every batch kept."""
+
+    def __init__(
+        self, interval_s: float = TRIM_INTERVAL_S, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._interval_s = interval_s
+        self._clock = clock
+        self._last: float | None = None
+        self._lock = threading.Lock()
+
+    def due(self) -> bool:
+        """True (and the clock restarts) when no trim ran in the last `interval_s`."""
+        now = self._clock()
+        with self._lock:
+            if self._last is not None and now - self._last < self._interval_s:
+                return False
+            self._last = now
+            return True

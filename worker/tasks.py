@@ -30,7 +30,7 @@ from worker.deadletters import DeadLetters
 from worker.errors import PoisonEvent, is_transient
 from worker.feedback_handler import FeedbackDeps, apply_feedback
 from worker.forget import forget
-from worker.heap import release_free_memory
+from worker.heap import TrimPace, release_free_memory
 from worker.ledger import Kind, Ledger
 from worker.rejects import route_rejects
 from worker.scrub import scrub
@@ -120,6 +120,10 @@ def parse(payload: object, deps: WorkerDeps) -> RetainEvent:
         raise PoisonEvent(str(exc)) from exc
 
 
+TRIM_PACE = TrimPace()
+"""Free heap pages go back to the system after a batch, at most once a second."""
+
+
 def handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> None:
     """Invalid payloads go to the dead-letter stream; valid ones are consolidated;
     transient failures retry the message with capped exponential backoff; anything
@@ -128,7 +132,8 @@ def handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> None
         with deps.metrics.batch():
             _handle(task, name, payloads, deps)
     finally:
-        release_free_memory()
+        if TRIM_PACE.due():
+            release_free_memory()
 
 
 def _handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> None:

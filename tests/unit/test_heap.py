@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from worker.heap import release_free_memory
+from worker.heap import TrimPace, release_free_memory
 
 glibc = pytest.mark.skipif(
     platform.system() != "Linux" or platform.libc_ver()[0] != "glibc",
@@ -40,3 +40,16 @@ def test_freed_blocks_below_the_heap_top_go_back_to_the_system() -> None:
 def test_is_harmless_with_nothing_to_release() -> None:
     release_free_memory()
     release_free_memory()
+
+
+def test_trim_pace_lets_one_trim_through_per_interval() -> None:
+    now = [0.0]
+    pace = TrimPace(1.0, clock=lambda: now[0])
+    assert pace.due()
+    now[0] = 0.99
+    assert not pace.due()
+    now[0] = 1.0
+    assert pace.due()
+    assert not pace.due()
+    now[0] = 5.0
+    assert pace.due()

@@ -22,6 +22,7 @@ from tests.fakes import NoLocks
 from worker.consolidation.consolidator import Consolidator
 from worker.deadletters import FileDeadLetters
 from worker.errors import PoisonEvent, StoreUnavailable, TransientError, is_transient
+from worker.heap import TrimPace
 from worker.ledger import INDEX_KEY, Entry, Kind, Ledger
 from worker.tasks import WorkerDeps, handle, one_argument
 
@@ -264,13 +265,19 @@ def test_each_app_runs_its_own_dependencies() -> None:
     assert reached == ["second"]
 
 
-def test_the_heap_is_trimmed_after_every_batch_also_a_retried_one(
+def test_the_heap_is_trimmed_after_a_batch_also_a_retried_one_at_most_once_a_second(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     trims: list[int] = []
+    now = [100.0]
     monkeypatch.setattr("worker.tasks.release_free_memory", lambda: trims.append(1) or True)
+    monkeypatch.setattr("worker.tasks.TRIM_PACE", TrimPace(1.0, clock=lambda: now[0]))
     handle(TaskDouble(), "sediment.retain.v1", [GOOD], deps(tmp_path / "up"))  # type: ignore[arg-type]
     assert len(trims) == 1
+    now[0] += 0.5
+    handle(TaskDouble(), "sediment.retain.v1", [GOOD], deps(tmp_path / "up2"))  # type: ignore[arg-type]
+    assert len(trims) == 1, "a second batch within the second does not trim again"
+    now[0] += 0.6
     with pytest.raises(Retry):
         down = deps(tmp_path / "down", DownEmbedder(64))
         handle(TaskDouble(), "sediment.retain.v1", [GOOD], down)  # type: ignore[arg-type]
