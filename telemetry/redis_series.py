@@ -32,7 +32,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import partial
 from typing import Final
 
 import redis
@@ -121,6 +120,40 @@ class _Pending:
         self.counters, self.hists, self.gauges, self.once = Counter(), {}, {}, []
         return taken
 
+    def absorb(self, other: "_Pending") -> None:
+        """Add `other`'s writes to these: counts and histograms add up, the later
+        sample of a gauge wins, once-counts are kept in order."""
+        self.counters.update(other.counters)
+        for key, h in other.hists.items():
+            mine = self.hists.get(key)
+            if mine is None:
+                self.hists[key] = Histogram(Counter(h.buckets), h.total)
+            else:
+                mine.buckets.update(h.buckets)
+                mine.total += h.total
+        for sid, sample in other.gauges.items():
+            if sid not in self.gauges or self.gauges[sid][1] <= sample[1]:
+                self.gauges[sid] = sample
+        self.once.extend(other.once)
+
+
+class DeferredFlush:
+    """A batch's writes handed to `defer`: calling it sends them in one pipeline;
+    `absorb` takes another batch's writes into this send (see `merged`)."""
+
+    def __init__(self, metrics: "RedisMetrics", pending: _Pending) -> None:
+        self._metrics = metrics
+        self._pending = pending
+
+    def __call__(self) -> None:
+        self._metrics._flush(self._pending)
+
+    def absorb(self, other: object) -> bool:
+        if not isinstance(other, DeferredFlush) or other._metrics is not self._metrics:
+            return False
+        self._pending.absorb(other._pending)
+        return True
+
 
 class RedisMetrics:
     """Thread-safe: each thread has its own buffer; the client's pool is shared."""
@@ -154,7 +187,7 @@ class RedisMetrics:
         finally:
             pending.depth -= 1
             if pending.depth == 0:
-                flush = partial(self._flush, pending.take())
+                flush = DeferredFlush(self, pending.take())
                 if defer is None:
                     flush()
                 else:

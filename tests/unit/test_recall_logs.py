@@ -5,9 +5,10 @@ marking of a last recall is safe and idempotent."""
 import json
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 import fakeredis
@@ -20,6 +21,7 @@ from readmodel.recall.pipeline import RecallPipeline
 from readmodel.recall.recaller import Recaller
 from readmodel.recall.rerank import Reranker, RerankStage
 from readmodel.stores.edge import EdgeStore
+from telemetry.metrics import RECALLS, merged
 from telemetry.recall_logs import (
     IMPRESSIONS_STREAM,
     SLOW_STREAM,
@@ -28,6 +30,7 @@ from telemetry.recall_logs import (
     SlowCall,
     last_recall_key,
 )
+from telemetry.redis_series import RedisMetrics
 from tests.fakes import NoLocks
 from tests.helpers import event, mid
 from worker.consolidation.consolidator import Consolidator, consolidate
@@ -250,3 +253,74 @@ def test_impression_records_the_deployment_settings_that_rank(
     assert settings["reranker"] == expected.get("reranker", "off")
     assert settings["limit"] == 2 and settings["fusion"] == "weighted"
     service.close()
+
+
+class CountingTouchStore(EdgeStore):
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.touches: list[tuple[str, list[uuid.UUID], datetime]] = []
+
+    def touch(self, bank_id: str, ids: Sequence[uuid.UUID], at: datetime) -> None:
+        self.touches.append((bank_id, list(ids), at))
+        super().touch(bank_id, ids, at)
+
+
+def test_recalls_close_together_share_one_touch_and_one_metrics_send(tmp_path: Path) -> None:
+    """Recalls within the effects thread's window: each one's logs, one last-access update
+    for the bank (every id shown, the latest time) and one metrics pipeline counting all."""
+    s = make(tmp_path, store_cls=CountingTouchStore)
+    metrics = RedisMetrics(fakeredis.FakeRedis(), TTL_S)
+    sent: list[object] = []
+    flush = RedisMetrics._flush
+    with_spy = Recaller(RecallPipeline(s.store, EMB), s.store, s.log, 1e6, metrics=metrics)
+    gate = threading.Event()
+    times = iter([datetime(2024, 6, 1, 12, 0, i, tzinfo=UTC) for i in range(5)])
+    with_spy._clock = lambda: next(times)  # type: ignore[method-assign]
+
+    def spy(self: RedisMetrics, pending: object) -> None:
+        sent.append(pending)
+        flush(self, pending)  # type: ignore[arg-type]
+
+    try:
+        RedisMetrics._flush = spy  # type: ignore[method-assign]
+        # hold the effects thread until all recalls are in
+        with_spy._background.submit("hold", None, partial(gate.wait, 10))
+        shown = set()
+        for limit in (1, 2, 3):
+            response = with_spy.recall("b1", RecallRequest(query=QUERY, limit=limit))
+            shown |= {r.id for r in response.results}
+        gate.set()
+        assert with_spy.flush(10)
+    finally:
+        RedisMetrics._flush = flush  # type: ignore[method-assign]
+    assert len(s.log.impressions(10)) == 3
+    touches = s.store.touches  # type: ignore[attr-defined]
+    assert [(b, set(ids), at) for b, ids, at in touches] == [
+        ("b1", shown, datetime(2024, 6, 1, 12, 0, 2, tzinfo=UTC))
+    ]
+    assert len(sent) == 1
+    assert metrics.snapshot(1).total(RECALLS) == 3
+    with_spy.close()
+    s.store.close()
+
+
+def test_merged_adds_up_flushes_of_one_metrics_and_keeps_the_rest_in_order() -> None:
+    client = fakeredis.FakeRedis()
+    one, other = RedisMetrics(client, TTL_S), RedisMetrics(fakeredis.FakeRedis(), TTL_S)
+    jobs: list[Callable[[], None]] = []
+    for m, n in [(one, 1), (one, 2), (other, 4), (one, 8)]:
+        with m.batch(defer=jobs.append):
+            m.incr("events", n, {"outcome": "stored"})
+            m.observe("recall_ms", float(n))
+    plain: list[str] = []
+    jobs.insert(2, lambda: plain.append("ran"))
+    sends = merged(jobs)
+    assert len(sends) == 4  # one(1+2), plain, other(4), one(8)
+    for send in sends:
+        send()
+    assert plain == ["ran"]
+    snap = one.snapshot(1)
+    assert snap.total("events", outcome="stored") == 11
+    latency = snap.latency("recall_ms")
+    assert latency is not None and latency.count == 3 and latency.sum_ms == 11
+    assert other.snapshot(1).total("events", outcome="stored") == 4
