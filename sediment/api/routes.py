@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 import pydantic
-from fastapi import APIRouter, Depends, HTTPException, Path, Query
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
 from fastapi import Body as Payload
 from fastapi.exceptions import RequestValidationError
 
@@ -87,14 +87,17 @@ def retain(
     return RetainAccepted(event_ids=[e.event_id for e in events])
 
 
-@router.post("/recall", summary="Recall memories")
+@router.post("/recall", summary="Recall memories", response_model=RecallResponse)
 def recall(
     bank_id: Bank,
     request: Annotated[RecallRequest, Payload(openapi_examples=examples.RECALL)],
     deps: Deps,
-) -> RecallResponse:
+) -> Response:
     """Hybrid ranking with current state and prefer-observations (on by default)."""
-    return deps.service.recall(bank_id, request)
+    # The response is a RecallResponse already: written to JSON once, not validated
+    # again on the way out (about a third of a millisecond per recall).
+    response = deps.service.recall(bank_id, request)
+    return Response(response.model_dump_json(), media_type="application/json")
 
 
 @router.post("/feedback", status_code=202, summary="Vote on a memory")
