@@ -15,6 +15,13 @@ import snowballstemmer
 
 from readmodel.store import SparseVector
 
+TEXT_CACHE_SIZE = 16384
+"""Entries of each per-text cache (`speaker` here; statement features, value words, word
+sets and the negation cue in worker/consolidation). A cached text costs about 2.8 KB
+over all of them on the bench workload (texts of 45 characters), so 16,384 texts hold
+about 46 MB where 65,536 held about 180 in a long-running worker; a batch's neighbours
+and slot-key scrolls are what is reused, and fit (see docs/decisions.md)."""
+
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _K1 = 1.2
 
@@ -89,7 +96,7 @@ NOT_SPEAKERS = frozenset(
 )
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def speaker(text: str) -> str | None:
     """The lowercase name a text opens with as its speaker ("Ana: ..."), or None;
     "Note:"-like openers are not speakers."""

@@ -32,9 +32,8 @@ from celery import Celery
 from fastapi import FastAPI
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from sediment.api.app import create_app
+from sediment.api.app import Endpoint, LazyEndpoint, create_app
 from sediment.bootstrap import Runtime
-from sediment.mcp_server import http_endpoint
 from sediment.sampler import GaugeSampler
 from worker.backlog import Backlog
 from worker.holders import Heartbeat
@@ -234,13 +233,24 @@ def hosted_beside_api(rt: Runtime) -> Hosted:
     return Hosted(worker, rt.sweep_loops(), make_sampler, rt.close, rt.heartbeat)
 
 
+def mcp_endpoint(rt: Runtime, host: str) -> LazyEndpoint:
+    """/mcp, with the MCP SDK imported on the first request (sediment/api/app.py)."""
+
+    def build() -> Endpoint:
+        from sediment.mcp_server import http_endpoint
+
+        return http_endpoint(rt, host)
+
+    return LazyEndpoint(build)
+
+
 def serve(rt: Runtime, host: str, port: int) -> None:
     """Serve until SIGINT or SIGTERM. Shutdown runs in the app's lifespan, because
     uvicorn re-raises the signal once it is done. Dependencies are built before any
     thread starts: cached properties are not thread-safe, and two threads opening the
     local store at once would fail."""
     hosted = hosted_beside_api(rt)
-    app = create_app(rt.api_deps, lifespan=hosted.lifespan, mcp=http_endpoint(rt, host))
+    app = create_app(rt.api_deps, lifespan=hosted.lifespan, mcp=mcp_endpoint(rt, host))
     slots = rt.settings.serve_recall_slots
     backlog = rt.backlog if hosted.worker is not None else None
     if hosted.worker is not None and (slots > 0 or backlog is not None):

@@ -12,6 +12,9 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Protocol
 
+import anyio
+import structlog
+from anyio.abc import TaskGroup
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from starlette.routing import Route
@@ -51,6 +54,70 @@ class Endpoint(Protocol):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None: ...
 
     def running(self) -> AbstractAsyncContextManager[None]: ...
+
+
+log = structlog.get_logger("sediment.api")
+
+
+class LazyEndpoint:
+    """An `Endpoint` built on its first request, not at start: the MCP SDK's imports are
+    about 25 MB of a `sediment serve`'s resident memory, which a server nobody asks over
+    MCP need not hold. The built endpoint's `running()` is entered in a task of this
+    endpoint's own task group (a cancel scope must be left by the task that entered it)
+    and left when the app's lifespan ends. Build once; a failed build or start answers
+    that request with an error and is tried again on the next."""
+
+    def __init__(self, build: Callable[[], Endpoint]) -> None:
+        self._build = build
+        self._built: Endpoint | None = None
+        self._group: TaskGroup | None = None
+        self._stop = anyio.Event()
+        self._lock = anyio.Lock()
+
+    @property
+    def built(self) -> bool:
+        return self._built is not None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        endpoint = await self._started()
+        await endpoint(scope, receive, send)
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        self._stop = anyio.Event()
+        async with anyio.create_task_group() as group:
+            self._group = group
+            try:
+                yield
+            finally:
+                self._group = None
+                self._stop.set()
+
+    async def _started(self) -> Endpoint:
+        async with self._lock:
+            if self._built is not None:
+                return self._built
+            if self._group is None:
+                raise RuntimeError("the endpoint is served only while the app runs")
+            endpoint = self._build()
+            started = anyio.Event()
+            self._group.start_soon(self._serve, endpoint, started)
+            await started.wait()
+            if self._built is None:
+                raise RuntimeError("the endpoint failed to start (see the log)")
+            return self._built
+
+    async def _serve(self, endpoint: Endpoint, started: anyio.Event) -> None:
+        try:
+            async with endpoint.running():
+                self._built = endpoint
+                started.set()
+                await self._stop.wait()
+        except Exception as exc:
+            log.error("endpoint_failed", error_class=type(exc).__name__, error=str(exc))
+        finally:
+            self._built = None
+            started.set()
 
 
 def with_endpoint(lifespan: Lifespan | None, endpoint: Endpoint) -> Lifespan:

@@ -4,6 +4,7 @@ through an index of their keys."""
 
 import tempfile
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -11,8 +12,9 @@ import numpy as np
 import pytest
 
 from contracts.memory import State
-from readmodel.store import DerivedPatch, Filter, StoredPoint
+from readmodel.store import DerivedPatch, Filter, SparseVector, StoredPoint
 from readmodel.stores.edge import EdgeStore
+from readmodel.text import document_vector
 from tests.helpers import T0, memory
 from worker.consolidation.batch import BatchView
 
@@ -58,3 +60,21 @@ def test_a_patched_own_point_is_filtered_by_its_patched_state(store: EdgeStore) 
     assert [p.record.id for p in view.scroll(later)] == [lyon.record.id]
     at = Filter("b1", slot_keys_any=("ana|residence",), current_at=until)
     assert len(list(view.scroll(at))) == 2
+
+
+def test_scrolled_points_are_held_without_keyword_vectors_and_fetched_with_them(
+    store: EdgeStore,
+) -> None:
+    porto = pt("Ana lives in Porto.", 0)
+    stored = replace(porto, sparse=document_vector(porto.record.text))
+    assert stored.sparse.indices
+    store.upsert([stored])
+    view = BatchView(store, "b1")
+    slot = Filter("b1", slot_keys_any=("ana|residence",))
+    view.prefetch_scroll(slot)
+    [held] = view.scroll(slot)
+    assert held.record == stored.record and held.sparse == SparseVector()
+    [other] = view.scroll(Filter("b1", kinds=("world", "experience")))
+    assert other.sparse == SparseVector()
+    [fetched] = view.fetch("b1", [porto.record.id], with_vectors=True)
+    assert fetched.sparse == stored.sparse and np.array_equal(held.dense, fetched.dense)

@@ -16,7 +16,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import SecretStr
 
 from contracts.events import RetainItem, derive_event_id
-from sediment.api.app import create_app
+from sediment.api.app import Endpoint, LazyEndpoint, create_app
 from sediment.api.routes import to_events as api_events
 from sediment.mcp_server import HttpEndpoint, build_server
 from sediment.mcp_tools.models import MemoryItem
@@ -114,14 +114,19 @@ def test_a_dead_broker_is_a_tool_error(api: Api) -> None:
         pytest.param("", "Bearer ", 401, id="empty token admits nobody"),
     ],
 )
+@pytest.mark.parametrize("lazy", [False, True], ids=["built", "lazy"])
 def test_mcp_endpoint_takes_the_api_token(
-    api: Api, token: str | None, header: str | None, status: int
+    api: Api, token: str | None, header: str | None, status: int, lazy: bool
 ) -> None:
     deps = replace(
         api.client.app.state.deps,  # type: ignore[attr-defined]
         api_token=None if token is None else SecretStr(token),
     )
-    endpoint = HttpEndpoint(SedimentTools(deps, "b1", immediate=False), host="0.0.0.0")
+
+    def build() -> HttpEndpoint:
+        return HttpEndpoint(SedimentTools(deps, "b1", immediate=False), host="0.0.0.0")
+
+    endpoint: Endpoint = LazyEndpoint(build) if lazy else build()
     headers = {**ACCEPT, **({} if header is None else {"Authorization": header})}
     with TestClient(create_app(deps, mcp=endpoint)) as client:
         r = client.post("/mcp", json=LIST_TOOLS, headers=headers)

@@ -25,6 +25,7 @@ from readmodel.store import (
     Hit,
     MemoryStore,
     Record,
+    SparseVector,
     StoredPoint,
     Vector,
     matches,
@@ -80,7 +81,7 @@ class BatchView:
     def prefetch_scroll(self, flt: Filter) -> None:
         """Remember the store's answer to `flt`; later scrolls whose filter asks for a
         subset of its `declared_supersedes_any` or `slot_keys_any` are answered from it."""
-        self._scrolls[flt] = list(self._store.scroll(flt, with_vectors=True))
+        self._scrolls[flt] = _held(self._store.scroll(flt, with_vectors=True))
 
     def _among(self, known: Filter, flt: Filter) -> list[StoredPoint]:
         """The points of `known`'s scroll that hold one of `flt`'s slot keys, through an
@@ -189,7 +190,7 @@ class BatchView:
             if _narrows(flt, known):
                 return self._among(known, flt) if flt.slot_keys_any else points
         if flt not in self._scrolls:
-            self._scrolls[flt] = list(self._store.scroll(flt, with_vectors=True))
+            self._scrolls[flt] = _held(self._store.scroll(flt, with_vectors=True))
         return self._scrolls[flt]
 
     def upsert(self, points: Sequence[StoredPoint]) -> None:
@@ -236,6 +237,17 @@ class BatchView:
         done = [_patch_of(self._written[i].record) for i in new_ids if i in self._written]
         if done:
             self._store.set_derived(self._bank, done)
+
+
+def _held(points: Iterator[StoredPoint]) -> list[StoredPoint]:
+    """A scroll's points as a batch keeps them: without their keyword vectors, which
+    nothing reads from a scroll (`apply` fetches the point an observation takes its
+    vectors from). A slot-key scroll of a large bank is thousands of points, and their
+    sparse vectors about a tenth of what the batch holds."""
+    return [replace(p, sparse=EMPTY_SPARSE) if p.sparse.indices else p for p in points]
+
+
+EMPTY_SPARSE = SparseVector()
 
 
 def _narrows(flt: Filter, known: Filter) -> bool:

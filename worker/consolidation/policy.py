@@ -4,6 +4,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from readmodel.text import TEXT_CACHE_SIZE
+
 CHANGE_CUES = (
     "now",
     "nowadays",
@@ -106,6 +108,6 @@ def change_cue(text: str) -> str | None:
     return " ".join(found.group(0).lower().split()) if found else None
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def has_negation_cue(text: str) -> bool:
     return NEGATION_PATTERN.search(text.replace("’", "'")) is not None

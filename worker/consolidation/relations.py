@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from contracts.memory import Memory, Relation
 from readmodel.store import tagset_of
-from readmodel.text import STOPWORDS
+from readmodel.text import STOPWORDS, TEXT_CACHE_SIZE
 from worker.consolidation.policy import ConsolidationPolicy, has_negation_cue
 from worker.consolidation.statements import StatementFeatures, statement_features
 from worker.consolidation.updates import implicit_update
@@ -76,7 +76,7 @@ def value_words(text: str) -> set[str]:
     return set(_value_words(text))
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _value_words(text: str) -> frozenset[str]:
     found: set[str] = set()
     for sentence in re.split(r"[.!?]\s+", text):
@@ -93,7 +93,7 @@ def _value_words(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _words(text: str) -> frozenset[str]:
     """The words of `text`, lowercased (a text is compared with many others)."""
     return frozenset(w.lower() for w in _WORD.findall(text))

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Literal
 
+from readmodel.text import TEXT_CACHE_SIZE
 from worker.consolidation import readers as rd
 from worker.consolidation import rules
 from worker.consolidation.frames import ANY, DECLARED, DECLARED_ATTRIBUTES, FRAMES, Frame, Mode
@@ -96,7 +97,7 @@ def statement_features(text: str, entities: Iterable[str] = ()) -> StatementFeat
     return _features(text, tuple(sorted(set(entities))))
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _features(text: str, entities: tuple[str, ...]) -> StatementFeatures:
     speaker, body = split_speaker(text.replace("’", "'"))
     people = frozenset(e.split()[0].lower() for e in entities if e.strip())
