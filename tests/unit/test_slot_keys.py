@@ -76,3 +76,16 @@ def test_accumulating_values_and_retractions_of_anything_look_only_forward() -> 
     assert "ana|*" in candidate_keys(ended) and "ana|*" not in older_keys(ended)
     moved = statement_features("Ana lives in Porto.", ["Ana"])
     assert older_keys(moved) == ("ana|residence",)
+
+
+def test_a_retraction_of_anything_reaches_only_values_sharing_one_of_its_words() -> None:
+    """`ends` needs a shared word, so the stated values a retraction of any attribute is
+    compared with are found by word, not as every fact of the subject (pets one has
+    accumulate, so that set grows with the bank)."""
+    bulb = statement_features("Ana replaced a broken light bulb in the kitchen.", ["Ana"])
+    pet = statement_features("Ana has a beagle.", ["Ana"])
+    assert not set(older_keys(bulb)) & set(slot_keys(pet))
+    sold = statement_features("Ana no longer has the beagle.", ["Ana"])
+    assert implicit_update(pet, sold) is not None
+    assert set(older_keys(sold)) & set(slot_keys(pet))
+    assert slot_keys(pet) == ["ana|=beagl", "ana|pet"]

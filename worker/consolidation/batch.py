@@ -141,7 +141,13 @@ class BatchView:
         if key not in self._searches:
             self._searches[key] = self._store.search_dense(query, flt, limit, score_threshold, True)
         hits = {}
+        touched = self._written.keys() | self._patches.keys() | self._deleted
         for h in self._searches[key]:
+            rid = h.record.id
+            if rid not in touched and h.dense is not None:
+                # As the engine found it, under this filter: nothing in the batch changed it.
+                hits[rid] = h
+                continue
             base = StoredPoint(
                 h.record, h.dense if h.dense is not None else np.zeros(0, np.float32)
             )
@@ -153,7 +159,7 @@ class BatchView:
                 score = float(np.dot(query, point.dense))
                 if score_threshold is None or score >= score_threshold:
                     hits[point.record.id] = Hit(point.record, score, point.dense)
-        ranked = sorted(hits.values(), key=lambda h: (-h.score, str(h.record.id)))
+        ranked = sorted(hits.values(), key=lambda h: (-h.score, h.record.id.int))
         return ranked[:limit]
 
     def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]:
@@ -167,7 +173,7 @@ class BatchView:
         for p in self._written_for(flt):
             if matches(flt, p.record):
                 found[p.record.id] = p
-        return iter([found[k] for k in sorted(found)])
+        return iter([found[k] for k in sorted(found, key=_uuid_order)])
 
     def _written_for(self, flt: Filter) -> list[StoredPoint]:
         """The batch's own points that may match `flt`: for a slot-key or declared
@@ -248,6 +254,11 @@ def _held(points: Iterator[StoredPoint]) -> list[StoredPoint]:
 
 
 EMPTY_SPARSE = SparseVector()
+
+
+def _uuid_order(u: uuid.UUID) -> int:
+    """The order of UUIDs (and of their strings), without `UUID.__lt__` per comparison."""
+    return u.int
 
 
 def _narrows(flt: Filter, known: Filter) -> bool:

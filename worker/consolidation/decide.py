@@ -87,7 +87,7 @@ def links_of(hood: Neighbourhood, policy: ConsolidationPolicy) -> list[Link]:
     """How the new memory relates to each neighbour, in id order (None: not at all)."""
     new = hood.new.record
     others = [
-        n for n in sorted(hood.neighbours, key=lambda p: p.record.id) if n.record.id != new.id
+        n for n in sorted(hood.neighbours, key=lambda p: p.record.id.int) if n.record.id != new.id
     ]
     found = []
     for n, sim in zip(others, cosines(hood.new.dense, [n.dense for n in others]), strict=True):
@@ -200,7 +200,7 @@ def decide(
     derived[new.id] = replace(derived[new.id], consolidated=True)
     changed = [
         d
-        for k, d in sorted(derived.items(), key=lambda kv: kv[0])
+        for k, d in sorted(derived.items(), key=lambda kv: kv[0].int)
         if k != new.id and d != stored[k]
     ]
     return Plan(

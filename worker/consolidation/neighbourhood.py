@@ -109,14 +109,17 @@ def complete(
     """What a plan over `links` touches besides the neighbours: the observations of the
     neighbours a link names, all their members, and the current superseders of those
     (all neighbours when `links` is None). A neighbour no link names is left as it is,
-    so nothing about it needs reading."""
+    so nothing about it needs reading, and it is left out of `known` (unless it is a
+    member or superseder read here): the plan would leave it unchanged, and deciding
+    over every neighbour made each event's cost grow with the neighbours it found."""
     bank, new_id = hood.new.record.bank_id, hood.new.record.id
-    known = dict(hood.known)
     if links is None:
         involved = list(hood.neighbours)
+        known = dict(hood.known)
     else:
         named = {i for lk in links for i in (lk.older, lk.newer)} - {new_id}
         involved = [p for p in hood.neighbours if p.record.id in named]
+        known = {p.record.id: p for p in involved}
     obs_ids = sorted({o for p in involved if (o := p.record.observation_id) is not None})
     observations: dict[uuid.UUID, Observation] = {}
     for point in store.fetch(bank, obs_ids):

@@ -80,16 +80,22 @@ def same_value(a: str, b: str) -> bool:
     return not ((ta ^ tb) & {stem(r) for r in RANKS})
 
 
+def ended_terms(value: str, attribute: str) -> frozenset[str]:
+    """The words of a stated value that a retraction must name to end it (`ends`): the
+    value's, and for tastes the attribute's."""
+    tv = value_terms(value)
+    if attribute.startswith("taste:"):
+        tv |= value_terms(attribute[6:])
+    return tv
+
+
 def ends(ended: str, value: str, attribute: str) -> bool:
     """Whether "no longer / quit / sold X" with X = `ended` retracts a fact with this value:
     most of X's words are in the value (or in the attribute, for tastes and plans)."""
     te = value_terms(ended)
     if not te:
         return False
-    tv = value_terms(value)
-    if attribute.startswith("taste:"):
-        tv |= value_terms(attribute[6:])
-    shared = te & tv
+    shared = te & ended_terms(value, attribute)
     return bool(shared) and 2 * len(shared) >= len(te)
 
 

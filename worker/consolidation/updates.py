@@ -17,7 +17,7 @@ from contracts.memory import Relation
 from readmodel.text import STOPWORDS
 from worker.consolidation.frames import ANY, Mode, Tier
 from worker.consolidation.policy import CHANGE_CUES
-from worker.consolidation.slotvalues import ends, same_value, value_terms
+from worker.consolidation.slotvalues import ended_terms, ends, same_value, value_terms
 from worker.consolidation.statements import Slot, StatementFeatures
 
 IS, ENDED, CHANGED = Mode.IS.value, Mode.ENDED.value, Mode.CHANGED.value
@@ -52,25 +52,35 @@ def subject_key(subject: str) -> str:
 
 def slot_keys(features: StatementFeatures) -> list[str]:
     """The index keys a fact is stored under (`Memory.slot_keys`): `subject|attribute`
-    for each slot (a retraction of any attribute: `subject|*`) and `subject|`."""
+    for each slot (a retraction of any attribute: `subject|*`), and for each stated value
+    `subject|=term` per word a retraction of any attribute could end it by (`ends`)."""
     keys: set[str] = set()
     for s in features.slots:
         subject = subject_key(s.subject)
-        keys.update((f"{subject}|{s.attribute}", f"{subject}|"))
+        keys.add(f"{subject}|{s.attribute}")
+        if s.mode == IS:
+            keys.update(f"{subject}|={t}" for t in ended_terms(s.value, s.attribute))
     return sorted(keys)
+
+
+def _any_retraction_keys(subject: str, s: Slot) -> set[str]:
+    """What a retraction of any attribute ("no longer has X") can end: a stated value of
+    its subject sharing a word with X (`ends`), stored under `subject|=word`."""
+    return {f"{subject}|={t}" for t in value_terms(s.value)}
 
 
 def candidate_keys(features: StatementFeatures) -> tuple[str, ...]:
     """The stored keys of every fact `implicit_update` could relate to these features, in
     either time order: the same subject and attribute, a retraction of any attribute of
-    the subject, and for a retraction of any attribute every fact of the subject. Two
-    facts that share none of these keys never update one another (see `compare`)."""
+    the subject, and for a retraction of any attribute the stated values of the subject
+    it could end. Two facts that share none of these keys never update one another (see
+    `compare`)."""
     keys: set[str] = set()
     for s in features.slots:
         subject = subject_key(s.subject)
         keys.update((f"{subject}|{s.attribute}", f"{subject}|{ANY}"))
         if s.attribute == ANY:
-            keys.add(f"{subject}|")
+            keys.update(_any_retraction_keys(subject, s))
     return tuple(sorted(keys))
 
 
@@ -80,8 +90,10 @@ def older_keys(features: StatementFeatures) -> tuple[str, ...]:
     any attribute (`subject|*`) replaces nothing newer that it is compared with, and an
     older retraction of any attribute replaces nothing at all; a value of an attribute
     that accumulates (tier "multi": pets one has) replaces no older value (see `compare`:
-    a multi value only loses to a retraction). So, for a fact stated after most of what
-    the bank holds, those keys reach few memories however large the bank grows."""
+    a multi value only loses to a retraction). A retraction of any attribute reaches only
+    the stated values sharing one of its words, not every fact of the subject (which
+    grows with the bank: pets one has accumulate). So, for a fact stated after most of
+    what the bank holds, those keys reach few memories however large the bank grows."""
     keys: set[str] = set()
     for s in features.slots:
         if s.mode == IS and s.tier == Tier.MULTI.value:
@@ -90,7 +102,7 @@ def older_keys(features: StatementFeatures) -> tuple[str, ...]:
         if s.attribute != ANY:
             keys.add(f"{subject}|{s.attribute}")
         else:
-            keys.add(f"{subject}|")
+            keys.update(_any_retraction_keys(subject, s))
     return tuple(sorted(keys))
 
 
