@@ -106,8 +106,10 @@ def _retain_loop(
                 break
             item = event.model_dump(mode="json", exclude={"bank_id"})
             at = time.perf_counter()
-            watch.published(event.event_id, at)
             client.post(f"/v1/banks/{BANK}/memories", json={"items": [item]}).raise_for_status()
+            # Watched only now: until the 202, the ledger may not hold the event yet,
+            # and the poller would take "not owed" for "done" (a lag of about zero).
+            watch.published(event.event_id, at)
             sent += 1
     return sent
 
