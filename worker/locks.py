@@ -1,6 +1,7 @@
 """Per-bank locks so two workers never interleave consolidation on one bank."""
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
 from typing import Protocol
@@ -22,12 +23,20 @@ class RedisLocks:
     """redis-py's Lock: token-checked release, and an expiry so a dead worker cannot wedge
     a bank. While held, the expiry is renewed every third of it: work slower than the
     expiry (no time limit is enforced in the solo and threads pools) keeps the bank
-    exclusive, and a killed process stops renewing, so its lock still lapses."""
+    exclusive, and a killed process stops renewing, so its lock still lapses.
+
+    One renewer thread serves every lock this object holds, started with the first.
+    A thread per hold cost a start and a join per event, each a wait for the
+    interpreter lock that, beside busy recall threads in serve, took longer than the
+    two Redis round trips of the lock itself."""
 
     def __init__(self, client: redis.Redis, timeout_s: float, wait_s: float) -> None:
         self._client = client
         self._timeout = timeout_s
         self._wait = wait_s
+        self._held: dict[int, tuple[Lock, str]] = {}
+        self._guard = threading.Lock()
+        self._renewer: threading.Thread | None = None
 
     @contextmanager
     def hold(self, name: str) -> Iterator[None]:
@@ -39,28 +48,38 @@ class RedisLocks:
         )
         if not lock.acquire():
             raise TransientError(f"lock {name} still held after {self._wait}s")
-        done = threading.Event()
-        renewer = threading.Thread(
-            target=self._renew, args=(lock, name, done), name=f"lock-{name}", daemon=True
-        )
-        renewer.start()
+        with self._guard:
+            self._held[id(lock)] = (lock, name)
+            if self._renewer is None or not self._renewer.is_alive():
+                self._renewer = threading.Thread(
+                    target=self._renew, name="sediment-lock-renewer", daemon=True
+                )
+                self._renewer.start()
         try:
             yield
         finally:
-            done.set()
-            renewer.join()
-            with suppress(redis.exceptions.LockError):
-                lock.release()
+            with self._guard:
+                self._held.pop(id(lock), None)
+                with suppress(redis.exceptions.LockError):
+                    lock.release()
 
-    def _renew(self, lock: Lock, name: str, done: threading.Event) -> None:
-        while not done.wait(self._timeout / 3):
-            try:
-                lock.reacquire()
-            except redis.exceptions.LockError:
-                log.error("lock_lost", lock=name)
-                return
-            except redis.exceptions.RedisError as exc:
-                log.warning("lock_renew_failed", lock=name, error=type(exc).__name__)
+    def _renew(self) -> None:
+        """Every third of the expiry, extend each held lock; stop once none is held (the
+        next hold starts another)."""
+        while True:
+            time.sleep(self._timeout / 3)
+            with self._guard:
+                if not self._held:
+                    self._renewer = None
+                    return
+                for key, (lock, name) in list(self._held.items()):
+                    try:
+                        lock.reacquire()
+                    except redis.exceptions.LockError:
+                        log.error("lock_lost", lock=name)
+                        del self._held[key]
+                    except redis.exceptions.RedisError as exc:
+                        log.warning("lock_renew_failed", lock=name, error=type(exc).__name__)
 
 
 class ProcessLocks:

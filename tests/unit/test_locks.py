@@ -53,3 +53,22 @@ def test_process_locks_exclude_threads_and_give_up_after_the_wait() -> None:
     with locks.hold("bank:a"):
         inside.append(4)
     assert inside == [1, 3, 4]
+
+
+def test_one_renewer_serves_every_hold_and_renews_each_lock() -> None:
+    client = fakeredis.FakeRedis()
+    holder = RedisLocks(client, timeout_s=0.6, wait_s=0.1)
+    rival = RedisLocks(client, timeout_s=0.6, wait_s=0.1)
+    renewers = set()
+    for _ in range(20):
+        with holder.hold("bank:a"):
+            renewers.add(holder._renewer)
+    with holder.hold("bank:a"), holder.hold("bank:b"):
+        renewers.add(holder._renewer)
+        time.sleep(1.5)
+        assert len(renewers) == 1  # the same thread for every hold so far
+        for bank in ("bank:a", "bank:b"):
+            with pytest.raises(TransientError), rival.hold(bank):
+                pass
+    with rival.hold("bank:a"), rival.hold("bank:b"):
+        pass
