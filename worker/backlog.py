@@ -7,20 +7,15 @@ half its unloaded capacity with 20 recall clients its queue grew for the whole r
 worker is behind, new recalls wait (at most a bounded time) and the worker has the
 interpreter to itself until it has caught up.
 
-The worker falls behind when a retain starts more than `budget_s` after it was
-published, and stays behind until one starts within a fifth of that (so each hold
-drains the queue rather than stopping at the budget's edge), while that retain runs
-and for `idle_s` after the last one ended (between two messages of a backlog the
-worker is briefly idle; after that gap with nothing started, the queue is empty). A
-retain without a publish time says nothing.
+The worker is behind while the retain in hand was published more than `budget_s`
+before it started, or the last one was and ended less than `idle_s` ago (between
+two messages of a backlog the worker is briefly idle; after that gap with nothing
+started, the queue is empty). A retain without a publish time says nothing.
 """
 
 import threading
 import time
 from collections.abc import Callable
-
-CAUGHT_UP = 0.2
-"""The share of the budget a retain's wait must fall to for the worker to have caught up."""
 
 
 class Backlog:
@@ -43,8 +38,7 @@ class Backlog:
         with self._lock:
             self._running += 1
             if published_at is not None:
-                waited = now - published_at
-                self._late = waited > self.budget_s * (CAUGHT_UP if self._late else 1.0)
+                self._late = now - published_at > self.budget_s
 
     def finished(self) -> None:
         with self._lock:
