@@ -178,7 +178,6 @@ class RecallSlots:
         self._slots = asyncio.Semaphore(slots) if slots > 0 else None
         self._backlog = backlog
         self._hold_s = hold_s
-        self._polling = asyncio.Lock()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not is_recall(scope):
@@ -193,18 +192,10 @@ class RecallSlots:
             await self._app(scope, receive, send)
 
     async def _wait_for_worker(self, backlog: Backlog) -> None:
-        """One held recall at a time polls the backlog; the others wait for it, holding
-        no timer (twenty recalls each polling every few ms took the interpreter time
-        the hold was meant to give the worker)."""
         loop = asyncio.get_running_loop()
         until = loop.time() + self._hold_s
-        try:
-            async with asyncio.timeout_at(until):
-                async with self._polling:
-                    while backlog.behind():
-                        await asyncio.sleep(HOLD_POLL_S)
-        except TimeoutError:
-            return
+        while backlog.behind() and loop.time() < until:
+            await asyncio.sleep(HOLD_POLL_S)
 
 
 def is_recall(scope: Scope) -> bool:
