@@ -314,13 +314,9 @@ def lag(
     seconds: Annotated[float, typer.Option(min=5, help="seconds of retains per run")] = 60,
     fraction: Annotated[float, typer.Option(min=0.05, max=2, help="share of capacity")] = 0.5,
     preload: Annotated[int, typer.Option(min=10, help="memories in the bank first")] = 1000,
-    configs: Annotated[
-        str,
-        typer.Option(
-            help="serve configurations to compare, SLOTS:BUDGET_MS comma-separated "
-            "(SEDIMENT_SERVE_RECALL_SLOTS, 0: no limit; SEDIMENT_SERVE_LAG_BUDGET_MS, 0: off)"
-        ),
-    ] = "2:250,2:0",
+    slots: Annotated[
+        str, typer.Option(help="SEDIMENT_SERVE_RECALL_SLOTS values to compare (0: no limit)")
+    ] = "0,2",
     runs: Runs = 3,
     embedder: EmbedderOpt = "static",
     json_out: Annotated[Path, typer.Option("--json", help="where to write the JSON")] = Path(
@@ -330,17 +326,10 @@ def lag(
 ) -> None:
     """Publish-to-visible lag p50/p95 of retains through a standalone serve at a share
     of its capacity, while clients recall from it over HTTP."""
-    from bench.lag import LagPlan, ServeConfig, run_lag
+    from bench.lag import LagPlan, run_lag
 
     plan = LagPlan(preload, clients, seconds, fraction, runs)
-    try:
-        choices = [
-            ServeConfig(*(int(part) for part in c.split(":", 1)))
-            for c in configs.split(",")
-            if c.strip()
-        ]
-    except (TypeError, ValueError):
-        raise typer.BadParameter(f"expected SLOTS:BUDGET_MS pairs, got {configs!r}") from None
+    choices = [int(s) for s in slots.split(",") if s.strip()]
     report = run_lag(plan, choices, bench_settings(embedder), err)
     _write_scale(report, None if no_json else json_out)
 

@@ -160,39 +160,28 @@ def one_run(base: str, client: redis.Redis, rate: float, plan: LagPlan, seed: in
     return figures
 
 
-@dataclass(frozen=True)
-class ServeConfig:
-    """What is compared: SEDIMENT_SERVE_RECALL_SLOTS and SEDIMENT_SERVE_LAG_BUDGET_MS."""
-
-    slots: int
-    budget_ms: int
-
-    @property
-    def name(self) -> str:
-        slots = "no limit" if self.slots == 0 else str(self.slots)
-        budget = "off" if self.budget_ms == 0 else f"{self.budget_ms} ms"
-        return f"recall slots: {slots}, lag budget: {budget}"
-
-
-def serve_env(url: str, data_dir: Path, settings: Settings, config: ServeConfig) -> dict[str, str]:
+def serve_env(url: str, data_dir: Path, settings: Settings, slots: int) -> dict[str, str]:
     return {
         "SEDIMENT_MODE": "standalone",
         "SEDIMENT_REDIS_URL": url,
         "SEDIMENT_DATA_DIR": str(data_dir),
         "SEDIMENT_EMBEDDER": settings.embedder,
-        "SEDIMENT_SERVE_RECALL_SLOTS": str(config.slots),
-        "SEDIMENT_SERVE_LAG_BUDGET_MS": str(config.budget_ms),
+        "SEDIMENT_SERVE_RECALL_SLOTS": str(slots),
         "SEDIMENT_LOG_LEVEL": "WARNING",
         "SEDIMENT_LOG_FORMAT": "json",
     }
 
 
+def slots_name(slots: int) -> str:
+    return "recall slots: no limit" if slots == 0 else f"recall slots: {slots}"
+
+
 def run_lag(
-    plan: LagPlan, configs: Sequence[ServeConfig], settings: Settings, err: Console
+    plan: LagPlan, slot_choices: Sequence[int], settings: Settings, err: Console
 ) -> ScaleReport:
-    """One store and one Redis; for each run, a serve per configuration in turn (they
-    alternate, so each sees the machine as the others did); capacity is measured once,
-    on the first serve, and every configuration gets the same rate."""
+    """One store and one Redis; for each run, a serve per slots setting in turn (the
+    settings alternate, so each sees the machine as the others did); capacity is
+    measured once, on the first serve, and every setting gets the same rate."""
     started = time.perf_counter()
     report = new_report(
         "lag",
@@ -205,7 +194,7 @@ def run_lag(
         },
         NOTES,
     )
-    runs: dict[ServeConfig, list[Figures]] = {c: [] for c in configs}
+    runs: dict[int, list[Figures]] = {s: [] for s in slot_choices}
     cap = 0.0
     with tempfile.TemporaryDirectory(prefix="sediment-lag-") as tmp, redis_server() as url:
         root = Path(tmp)
@@ -213,9 +202,9 @@ def run_lag(
         app = Celery(broker=url, set_as_current=False)
         try:
             for i in range(plan.runs):
-                for n, config in enumerate(configs):
-                    env = serve_env(url, root / "data", settings, config)
-                    proc, base = serve(env, root / f"serve-{i}-{n}.log")
+                for slots in slot_choices:
+                    env = serve_env(url, root / "data", settings, slots)
+                    proc, base = serve(env, root / f"serve-{i}-{slots}.log")
                     try:
                         if not cap:
                             cap = _prepare(app, client, plan, err, proc)
@@ -223,14 +212,14 @@ def run_lag(
                         got |= {"capacity_eps": round(cap, 2), **_rss(proc.pid)}
                     finally:
                         stop(proc.proc)
-                    runs[config].append(got)
-                    err.print(f"  run {i + 1}/{plan.runs}, {config.name}: {got}")
+                    runs[slots].append(got)
+                    err.print(f"  run {i + 1}/{plan.runs}, {slots_name(slots)}: {got}")
         finally:
             app.close()
             client.close()
-    for config, measured in runs.items():
-        params = {"slots": config.slots, "budget_ms": config.budget_ms, "clients": plan.clients}
-        report["cases"].append(case(config.name, params, measured))
+    for slots, measured in runs.items():
+        params = {"slots": slots, "clients": plan.clients}
+        report["cases"].append(case(slots_name(slots), params, measured))
     return finish(report, started)
 
 

@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 
 from bench.ingest_rate import EMBEDDED, STANDALONE, Shape, run_ingest
-from bench.lag import LagPlan, ServeConfig, run_lag
+from bench.lag import LagPlan, run_lag
 from bench.procs import Started, sediment, wait_until
 from bench.scale import Size, run_scale
 from sediment.settings import Settings
@@ -41,7 +41,7 @@ def test_scale_measures_recall_in_process_over_http_and_a_worker_rss() -> None:
 
 def test_lag_drains_every_retain_under_recall_load() -> None:
     plan = LagPlan(preload=20, clients=2, seconds=5, fraction=0.5, runs=1)
-    report = run_lag(plan, [ServeConfig(2, 250)], SETTINGS, quiet())
+    report = run_lag(plan, [2], SETTINGS, quiet())
     (run,) = report["cases"][0]["runs"]
     assert run["not_visible"] == 0, run
     assert run["lag_p95_ms"] > 0
