@@ -29,7 +29,6 @@ from telemetry.metrics import Metrics, NoopMetrics
 from telemetry.recall_logs import RecallLog, RedisRecallLog
 from telemetry.redis_series import RedisMetrics
 from telemetry.slow_calls import SlowCalls
-from worker.backlog import Backlog
 from worker.celery_app import CeleryConfig, make_app
 from worker.consolidation.consolidator import Consolidator
 from worker.deadletters import DeadLetters, FileDeadLetters, RedisDeadLetters
@@ -220,17 +219,7 @@ class Runtime:
             self.feedback,
             metrics=self.metrics,
             ledger=self.ledger,
-            backlog=self.backlog,
         )
-
-    @cached_property
-    def backlog(self) -> Backlog | None:
-        """How far behind the worker is; only where serve hosts it and holds recalls for
-        it (`SEDIMENT_SERVE_LAG_BUDGET_MS` > 0)."""
-        budget_ms = self.settings.serve_lag_budget_ms
-        if not self.topology.serve_consumes or budget_ms <= 0:
-            return None
-        return Backlog(budget_ms / 1000)
 
     @cached_property
     def ledger(self) -> Ledger | None:

@@ -7,10 +7,8 @@ when SEDIMENT_WORKER_CONCURRENCY > 1) in a daemon thread, consuming the same que
 and the same versioned tasks as `sediment worker` does (from Redis in standalone
 mode, from Celery's in-memory transport in embedded mode). In distributed mode
 workers are separate processes and `serve` runs the API alone. Where serve hosts the
-worker, at most SEDIMENT_SERVE_RECALL_SLOTS recalls run at once (`RecallSlots`), and
-while the worker is behind its lag budget (SEDIMENT_SERVE_LAG_BUDGET_MS, `Backlog`)
-new recalls wait for it, so recall load cannot starve consolidation of the
-interpreter lock. In every mode a
+worker, at most SEDIMENT_SERVE_RECALL_SLOTS recalls run at once (`RecallSlots`), so
+recall load cannot starve consolidation of the interpreter lock. In every mode a
 `GaugeSampler` keeps queue depth, dead letters and store sizes fresh in the metrics.
 
 Logging goes through structlog (sediment/logs.py): uvicorn's own logger is left to
@@ -35,16 +33,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from sediment.api.app import Endpoint, LazyEndpoint, create_app
 from sediment.bootstrap import Runtime
 from sediment.sampler import GaugeSampler
-from worker.backlog import Backlog
 from worker.holders import Heartbeat
 from worker.sweeper import SweepLoop
 
 log = structlog.get_logger("sediment.serve")
 
 STOP_WAIT_S = 30.0
-HOLD_MAX_S = 1.0
-"""The longest a recall waits for a worker that is behind."""
-HOLD_POLL_S = 0.005
 
 
 class InProcessWorker:
@@ -153,49 +147,26 @@ class Hosted:
 
 
 class RecallSlots:
-    """At most `slots` recalls at once (0: no cap); the others wait their turn in the
-    event loop, holding no thread. While the worker is behind (`Backlog`), a recall
-    waits before it starts, for at most `hold_s`, so the worker has the interpreter.
+    """At most `slots` recalls at once; the others wait their turn in the event loop,
+    holding no thread.
 
     Why: where serve hosts the worker, its consolidation thread competes with the API's
     threads for one interpreter lock. With 20 recalls running at once it got about a
     twentieth of it, and retains became visible after seconds to tens of seconds under
     recall load. Recall is CPU-bound, so more slots than cores add queueing inside the
-    interpreter, not throughput. A fair share was still not enough: at half the
-    worker's unloaded capacity its queue kept growing, so behind its lag budget it
-    gets the interpreter first. The hold is bounded so that a write load above the
-    worker's capacity slows recalls down but never stops them.
+    interpreter, not throughput; with few slots the worker keeps a fair share.
     """
 
-    def __init__(
-        self,
-        app: ASGIApp,
-        slots: int,
-        backlog: Backlog | None = None,
-        hold_s: float = HOLD_MAX_S,
-    ) -> None:
+    def __init__(self, app: ASGIApp, slots: int) -> None:
         self._app = app
-        self._slots = asyncio.Semaphore(slots) if slots > 0 else None
-        self._backlog = backlog
-        self._hold_s = hold_s
+        self._slots = asyncio.Semaphore(slots)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not is_recall(scope):
+        if is_recall(scope):
+            async with self._slots:
+                await self._app(scope, receive, send)
+        else:
             await self._app(scope, receive, send)
-            return
-        if self._backlog is not None and self._backlog.behind():
-            await self._wait_for_worker(self._backlog)
-        if self._slots is None:
-            await self._app(scope, receive, send)
-            return
-        async with self._slots:
-            await self._app(scope, receive, send)
-
-    async def _wait_for_worker(self, backlog: Backlog) -> None:
-        loop = asyncio.get_running_loop()
-        until = loop.time() + self._hold_s
-        while backlog.behind() and loop.time() < until:
-            await asyncio.sleep(HOLD_POLL_S)
 
 
 def is_recall(scope: Scope) -> bool:
@@ -243,9 +214,8 @@ def serve(rt: Runtime, host: str, port: int) -> None:
     hosted = hosted_beside_api(rt)
     app = create_app(rt.api_deps, lifespan=hosted.lifespan, mcp=mcp_endpoint(rt, host))
     slots = rt.settings.serve_recall_slots
-    backlog = rt.backlog if hosted.worker is not None else None
-    if hosted.worker is not None and (slots > 0 or backlog is not None):
-        app.add_middleware(RecallSlots, slots=slots, backlog=backlog)
+    if hosted.worker is not None and slots > 0:
+        app.add_middleware(RecallSlots, slots=slots)
     try:
         config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False)
         uvicorn.Server(config).run()

@@ -72,7 +72,6 @@ class Settings(BaseSettings):
     lock_wait_s: int = Field(default=120, ge=1)
     worker_concurrency: int = Field(default=1, ge=1, le=64)
     serve_recall_slots: int = Field(default=2, ge=0, le=1024)
-    serve_lag_budget_ms: int = Field(default=250, ge=0, le=600_000)
     dlq_maxlen: int = Field(default=100_000, ge=10)
     dlq_max_payload_bytes: int = Field(default=64 * 1024, ge=4096, le=64 * 1024 * 1024)
     ledger_sweep_s: int = Field(default=5, ge=0, le=3600)

@@ -18,7 +18,6 @@ from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
 from contracts.forget import ForgetEvent
 from telemetry.metrics import Metrics, NoopMetrics, count_events
-from worker.backlog import Backlog
 from worker.celery_app import (
     FEEDBACK_TASK,
     FORGET_TASK,
@@ -49,8 +48,6 @@ class WorkerDeps:
     feedback: FeedbackDeps | None = None
     metrics: Metrics = field(default_factory=NoopMetrics)
     ledger: Ledger | None = None
-    backlog: Backlog | None = None
-    """Told when each retain starts and ends, where serve hosts the worker."""
 
 
 def _now() -> datetime:
@@ -131,15 +128,10 @@ def handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> None
     """Invalid payloads go to the dead-letter stream; valid ones are consolidated;
     transient failures retry the message with capped exponential backoff; anything
     else is dead-lettered so the worker keeps going. The task's metrics are one batch."""
-    if deps.backlog is not None:
-        at = published_at(task)
-        deps.backlog.started(at.timestamp() if at is not None else None)
     try:
         with deps.metrics.batch():
             _handle(task, name, payloads, deps)
     finally:
-        if deps.backlog is not None:
-            deps.backlog.finished()
         if TRIM_PACE.due():
             release_free_memory()
 
