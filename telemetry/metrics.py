@@ -37,6 +37,7 @@ def merged(flushes: Sequence[Callable[[], None]]) -> list[Callable[[], None]]:
         out.append(flush)
     return out
 
+
 EVENTS: Final = "events"
 """Counter, labels `outcome` and `bank` when known. `stored` counts distinct events:
 each event once, when its done-marker is first written, however often it is delivered

@@ -59,9 +59,12 @@ class RedisLocks:
             yield
         finally:
             with self._guard:
+                # Once out of `_held`, the renewer (which works under the guard) no
+                # longer touches this lock, so the release's round trip need not wait
+                # for it or hold up other banks' holders.
                 self._held.pop(id(lock), None)
-                with suppress(redis.exceptions.LockError):
-                    lock.release()
+            with suppress(redis.exceptions.LockError):
+                lock.release()
 
     def _renew(self) -> None:
         """Every third of the expiry, extend each held lock; stop once none is held (the
