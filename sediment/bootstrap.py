@@ -29,6 +29,7 @@ from telemetry.metrics import Metrics, NoopMetrics
 from telemetry.recall_logs import RecallLog, RedisRecallLog
 from telemetry.redis_series import RedisMetrics
 from telemetry.slow_calls import SlowCalls
+from worker.batching import Batching
 from worker.celery_app import CeleryConfig, make_app
 from worker.consolidation.consolidator import Consolidator
 from worker.deadletters import DeadLetters, FileDeadLetters, RedisDeadLetters
@@ -262,12 +263,14 @@ class Runtime:
                 s.task_time_limit_s,
                 s.visibility_timeout_s,
                 s.worker_concurrency,
+                prefetch=s.worker_batch_messages,
             )
         )
         if broker == MEMORY_BROKER:
             options = dict(app.conf.broker_transport_options or {})
             app.conf.broker_transport_options = {**options, "polling_interval": MEMORY_POLL_S}
-        register_tasks(app, lambda: self.worker_deps)
+        batching = Batching(s.worker_batch_messages, s.worker_batch_wait_ms / 1000)
+        register_tasks(app, lambda: self.worker_deps, batching)
         watch_slow_tasks(self.slow_calls)
         return app
 

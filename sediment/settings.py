@@ -71,6 +71,8 @@ class Settings(BaseSettings):
     lock_timeout_s: int = Field(default=10, ge=1)
     lock_wait_s: int = Field(default=120, ge=1)
     worker_concurrency: int = Field(default=1, ge=1, le=64)
+    worker_batch_messages: int = Field(default=64, ge=1, le=1024)
+    worker_batch_wait_ms: int = Field(default=20, ge=1, le=10_000)
     serve_recall_slots: int = Field(default=2, ge=0, le=1024)
     dlq_maxlen: int = Field(default=100_000, ge=10)
     dlq_max_payload_bytes: int = Field(default=64 * 1024, ge=4096, le=64 * 1024 * 1024)

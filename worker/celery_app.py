@@ -20,15 +20,17 @@ class CeleryConfig:
     time_limit_s: int
     visibility_timeout_s: int
     concurrency: int = 1
+    prefetch: int = 1
 
 
 def make_app(config: CeleryConfig) -> Celery:
-    """Reliability first: late acks, re-queue on worker loss, one message in flight per process."""
+    """Reliability first: late acks, re-queue on worker loss. `prefetch` messages per
+    consumer may be taken unacknowledged (the retain tasks batch what they take)."""
     app = Celery("sediment", broker=config.broker_url, set_as_current=False)
     app.conf.update(
         task_acks_late=True,
         task_reject_on_worker_lost=True,
-        worker_prefetch_multiplier=1,
+        worker_prefetch_multiplier=config.prefetch,
         task_serializer="json",
         accept_content=["json"],
         result_serializer="json",

@@ -11,6 +11,7 @@ from typing import Any
 import pydantic
 import structlog
 from celery import Celery, Task
+from celery_batches import SimpleRequest
 
 from contracts.base import BANK_ID_PATTERN
 from contracts.deadletter import DeadLetter
@@ -18,6 +19,14 @@ from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
 from contracts.forget import ForgetEvent
 from telemetry.metrics import Metrics, NoopMetrics, count_events
+from worker.batching import (
+    BATCHED_TASKS,
+    Batching,
+    Delivery,
+    register_batched,
+    requeue_of,
+    run_buffered,
+)
 from worker.celery_app import (
     FEEDBACK_TASK,
     FORGET_TASK,
@@ -68,7 +77,10 @@ def _published_header(task: Task) -> object:
 
 def published_at(task: Task) -> datetime | None:
     """The publish time from the `sediment_published_at` header (Unix seconds), if sent."""
-    raw = _published_header(task)
+    return _published(_published_header(task))
+
+
+def _published(raw: object) -> datetime | None:
     if not isinstance(raw, int | float | str):
         return None
     try:
@@ -124,47 +136,83 @@ TRIM_PACE = TrimPace()
 """Free heap pages go back to the system after a batch, at most once a second."""
 
 
-def handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> None:
-    """Invalid payloads go to the dead-letter stream; valid ones are consolidated;
-    transient failures retry the message with capped exponential backoff; anything
-    else is dead-lettered so the worker keeps going. The task's metrics are one batch."""
+def handle(deliveries: Sequence[Delivery], name: str, deps: WorkerDeps) -> None:
+    """The retain messages a worker took at once, consolidated together: invalid
+    payloads go to the dead-letter stream; a transient failure queues each message
+    again with capped exponential backoff; any other failure consolidates each message
+    alone, so one message's events cannot cost the others theirs, and what fails alone
+    is dead-lettered so the worker keeps going. The metrics are one batch."""
     try:
         with deps.metrics.batch():
-            _handle(task, name, payloads, deps)
+            _handle(deliveries, name, deps)
     finally:
         if TRIM_PACE.due():
             release_free_memory()
 
 
-def _handle(task: Task, name: str, payloads: list[Any], deps: WorkerDeps) -> None:
-    attempt = int(task.request.retries or 0) + 1
-    if attempt == 1:
-        count_events(deps.metrics, "received", [bank_of(p) for p in payloads])
-    events = _valid(name, payloads, deps, first_attempt=attempt == 1)
-    task_id = str(getattr(task.request, "id", None) or "")
-    banks = ",".join(sorted({e.bank_id for e in events}))
-    ids = [e.event_id for e in events]
+Taken = list[tuple[Delivery, list[RetainEvent]]]
+
+
+def _handle(deliveries: Sequence[Delivery], name: str, deps: WorkerDeps) -> None:
+    taken: Taken = []
+    for d in deliveries:
+        if d.attempt == 1:
+            count_events(deps.metrics, "received", [bank_of(p) for p in d.payloads])
+        taken.append((d, _valid(name, d.payloads, deps, first_attempt=d.attempt == 1)))
     try:
-        with structlog.contextvars.bound_contextvars(task_id=task_id, bank_id=banks):
-            outcomes = consolidate(events, deps.consolidator, published_at(task))
+        _consolidated(taken, deps)
     except Exception as exc:
-        retry = _Retry(Kind.RETAIN, ids)
-        _retry_or_raise(task, name, exc, deps, [e.bank_id for e in events], retry)
-        for event in events:
-            dead_letter(deps, name, event.model_dump(mode="json"), exc, attempt)
-        settle(deps, Kind.RETAIN, ids)
-        return
-    settle(deps, Kind.RETAIN, ids)
+        if len(taken) > 1 and not is_transient(exc):
+            for one in taken:
+                _alone(one, name, deps)
+            return
+        for d, events in taken:
+            _failed(d, events, name, exc, deps)
+
+
+def _alone(one: tuple[Delivery, list[RetainEvent]], name: str, deps: WorkerDeps) -> None:
+    try:
+        _consolidated([one], deps)
+    except Exception as exc:
+        _failed(*one, name, exc, deps)
+
+
+def _consolidated(taken: Taken, deps: WorkerDeps) -> None:
+    events = [e for _, evs in taken for e in evs]
+    published = {e.event_id: at for d, evs in taken if (at := _published(d.published)) for e in evs}
+    task_of = {e.event_id: d.task_id for d, evs in taken for e in evs}
+    banks = ",".join(sorted({e.bank_id for e in events}))
+    with structlog.contextvars.bound_contextvars(bank_id=banks, messages=len(taken)):
+        outcomes = consolidate(events, deps.consolidator, published)
+    settle(deps, Kind.RETAIN, [e.event_id for e in events])
     for o in outcomes:
         log.info(
             "consolidated",
-            task_id=task_id,
+            task_id=task_of.get(o.event_id, ""),
             event_id=str(o.event_id),
             bank_id=banks,
             status=o.status.value,
             merged=o.merged,
             superseded=o.superseded,
         )
+
+
+def _failed(
+    d: Delivery, events: list[RetainEvent], name: str, exc: Exception, deps: WorkerDeps
+) -> None:
+    """Queue the message again for a transient failure with attempts left; else its
+    events are dead-lettered (with the attempts made) and the ledger settled."""
+    ids = [e.event_id for e in events]
+    delay = retry_delay(exc, d.attempt, deps)
+    if delay is not None and d.requeue is not None and events:
+        _retrying(name, d.attempt, delay, exc, deps, [e.bank_id for e in events])
+        if deps.ledger is not None:
+            deps.ledger.touch(Kind.RETAIN, ids, time.time())
+        d.requeue(delay, d.retries + 1, _header(d.published))
+        return
+    for event in events:
+        dead_letter(deps, name, event.model_dump(mode="json"), exc, d.attempt)
+    settle(deps, Kind.RETAIN, ids)
 
 
 def _valid(
@@ -193,6 +241,30 @@ class _Retry:
     event_ids: Sequence[object]
 
 
+def retry_delay(exc: Exception, attempt: int, deps: WorkerDeps) -> int | None:
+    """Seconds until attempt `attempt` + 1 for a transient failure with attempts left."""
+    if is_transient(exc) and attempt <= deps.retry_max:
+        return int(min(deps.retry_backoff_max_s, 2**attempt))
+    return None
+
+
+def _retrying(
+    name: str,
+    attempt: int,
+    delay: int,
+    exc: Exception,
+    deps: WorkerDeps,
+    banks: Sequence[str | None],
+) -> None:
+    count_events(deps.metrics, "retried", banks)
+    log.info("retrying", task=name, attempt=attempt, delay_s=delay, error=type(exc).__name__)
+
+
+def _header(raw: object) -> dict[str, Any]:
+    """The original publish time goes along with a retry, for the publish-to-visible lag."""
+    return {PUBLISHED_AT_HEADER: raw} if raw else {}
+
+
 def _retry_or_raise(
     task: Task,
     name: str,
@@ -204,17 +276,14 @@ def _retry_or_raise(
     """Raise Celery's retry for a transient failure with attempts left; else return False.
 
     The retry is a new message at the queue's head, so the ledger entries are re-dated
-    first: the sweeper must not take an event queued again for a lost one. The original
-    publish time header goes along, for the publish-to-visible lag."""
+    first: the sweeper must not take an event queued again for a lost one."""
     attempt = int(task.request.retries or 0) + 1
-    if is_transient(exc) and attempt <= deps.retry_max:
-        delay = min(deps.retry_backoff_max_s, 2**attempt)
-        count_events(deps.metrics, "retried", banks)
-        log.info("retrying", task=name, attempt=attempt, delay_s=delay, error=type(exc).__name__)
+    delay = retry_delay(exc, attempt, deps)
+    if delay is not None:
+        _retrying(name, attempt, delay, exc, deps, banks)
         if deps.ledger is not None:
             deps.ledger.touch(retry.kind, retry.event_ids, time.time())
-        header = _published_header(task)
-        options: dict[str, Any] = {"headers": {PUBLISHED_AT_HEADER: header}} if header else {}
+        options = {"headers": _header(_published_header(task))}
         raise task.retry(exc=exc, countdown=delay, max_retries=deps.retry_max, **options) from exc
     return False
 
@@ -282,9 +351,36 @@ def one_argument(name: str, keyword: str, args: tuple[Any, ...], kwargs: dict[st
     )
 
 
-def register_tasks(app: Celery, deps: Callable[[], WorkerDeps]) -> None:
+def delivery(task: Task, req: SimpleRequest, deps: WorkerDeps) -> Delivery | None:
+    """A retain message as a `Delivery`, or None when its arguments are unusable (then
+    it is dead-lettered here)."""
+    name = str(task.name)
+    keyword = "payload" if name == RETAIN_TASK else "payloads"
+    args, kwargs = tuple(req.args or ()), dict(req.kwargs or {})
+    try:
+        arg = one_argument(name, keyword, args, kwargs)
+    except PoisonEvent as exc:
+        dead_letter(deps, name, {"args": list(args), "kwargs": kwargs}, exc, 1)
+        return None
+    if name == RETAIN_BATCH_TASK and not isinstance(arg, list):
+        dead_letter(deps, name, arg, PoisonEvent("batch payload must be a JSON array"), 1)
+        return None
+    info = req.request_dict or {}
+    return Delivery(
+        payloads=[arg] if name == RETAIN_TASK else arg,
+        retries=int(info.get("retries") or 0),
+        published=info.get(PUBLISHED_AT_HEADER),
+        task_id=str(req.id or ""),
+        requeue=requeue_of(task, req),
+    )
+
+
+def register_tasks(
+    app: Celery, deps: Callable[[], WorkerDeps], batching: Batching | None = None
+) -> None:
     """Declare the versioned tasks on `app`; `deps` is resolved in the worker process.
-    Messages Celery refuses before a task runs go to the dead-letter stream as well."""
+    The retain tasks take many messages per delivery (worker/batching.py). Messages
+    Celery refuses before a task runs go to the dead-letter stream as well."""
 
     # shared=False: Celery otherwise adds every task to each app created later in the
     # process, so a second app's tasks would run the first app's `deps` (and warn).
@@ -303,34 +399,28 @@ def register_tasks(app: Celery, deps: Callable[[], WorkerDeps]) -> None:
             dead_letter(deps(), name, {"args": list(args), "kwargs": kwargs}, exc, 1)
             return _MISSING
 
-    @app.task(name=RETAIN_TASK, **options)  # type: ignore[untyped-decorator]
-    def retain(self: Task, *args: Any, **kwargs: Any) -> None:
-        payload = argument(RETAIN_TASK, "payload", args, kwargs)
-        if payload is not _MISSING:
-            handle(self, RETAIN_TASK, [payload], deps())
+    def retains(task: Task, requests: Sequence[SimpleRequest]) -> None:
+        d = deps()
+        taken = [x for r in requests if (x := delivery(task, r, d)) is not None]
+        if taken:
+            handle(taken, str(task.name), d)
+
+    for name in BATCHED_TASKS:
+        register_batched(app, name, options, batching or Batching(), retains)
 
     @app.task(name=FEEDBACK_TASK, **options)  # type: ignore[untyped-decorator]
     def feedback(self: Task, *args: Any, **kwargs: Any) -> None:
         payload = argument(FEEDBACK_TASK, "payload", args, kwargs)
         if payload is not _MISSING:
+            run_buffered(app)
             handle_feedback(self, payload, deps())
 
     @app.task(name=FORGET_TASK, **options)  # type: ignore[untyped-decorator]
     def forget_task(self: Task, *args: Any, **kwargs: Any) -> None:
         payload = argument(FORGET_TASK, "payload", args, kwargs)
         if payload is not _MISSING:
+            run_buffered(app)
             handle_forget(self, payload, deps())
-
-    @app.task(name=RETAIN_BATCH_TASK, **options)  # type: ignore[untyped-decorator]
-    def retain_batch(self: Task, *args: Any, **kwargs: Any) -> None:
-        payloads = argument(RETAIN_BATCH_TASK, "payloads", args, kwargs)
-        if payloads is _MISSING:
-            return
-        if not isinstance(payloads, list):
-            error = PoisonEvent("batch payload must be a JSON array")
-            dead_letter(deps(), RETAIN_BATCH_TASK, payloads, error, 1)
-            return
-        handle(self, RETAIN_BATCH_TASK, payloads, deps())
 
     route_rejects(app, lambda task, body, reason: _reject(deps(), task, body, reason))
 

@@ -19,6 +19,8 @@ from readmodel.store import Filter, MemoryStore
 from readmodel.stores.edge import EdgeStore
 from readmodel.stores.qdrant import QdrantStore
 from tests.fakes import NoLocks
+from worker.batching import Delivery
+from worker.celery_app import PUBLISHED_AT_HEADER
 from worker.consolidation.consolidator import Consolidator
 from worker.deadletters import FileDeadLetters
 from worker.errors import PoisonEvent, StoreUnavailable, TransientError, is_transient
@@ -34,27 +36,22 @@ GOOD = {
 }
 
 
-class Retry(Exception):
-    pass
-
-
 @dataclass
-class Request:
-    retries: int = 0
+class Requeued:
+    """The messages a worker queued again: (countdown, retries, headers) each."""
+
+    sent: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)
+
+    def __call__(self, countdown: int, retries: int, headers: dict[str, Any]) -> None:
+        self.sent.append((countdown, retries, headers))
+
+    @property
+    def countdowns(self) -> list[int]:
+        return [c for c, _, _ in self.sent]
 
 
-@dataclass
-class TaskDouble:
-    """What `handle` uses of a bound Celery task: its retry count and `retry`."""
-
-    request: Request = field(default_factory=Request)
-    countdowns: list[float] = field(default_factory=list)
-
-    def retry(
-        self, exc: BaseException, countdown: float, max_retries: int, **options: Any
-    ) -> Retry:
-        self.countdowns.append(countdown)
-        return Retry()
+def message(payloads: list[Any], retries: int = 0, requeued: Requeued | None = None) -> Delivery:
+    return Delivery(payloads, retries, 12.5, "task-1", requeued if requeued else Requeued())
 
 
 class DownEmbedder(HashEmbedder):
@@ -79,7 +76,7 @@ def deps(
 def test_poison_goes_to_dead_letters_and_the_rest_is_stored(tmp_path: Path) -> None:
     d = deps(tmp_path)
     payloads: list[Any] = [GOOD, {**GOOD, "occurred_at": "2024-01-01T00:00:00"}, "text"]
-    handle(TaskDouble(), "sediment.retain_batch.v1", payloads, d)  # type: ignore[arg-type]
+    handle([message(payloads)], "sediment.retain_batch.v1", d)
     letters = d.dead_letters.list()
     assert [le.error_class for le in letters] == ["PoisonEvent", "PoisonEvent"]
     assert "has no timezone" in letters[0].message
@@ -90,19 +87,22 @@ def test_poison_goes_to_dead_letters_and_the_rest_is_stored(tmp_path: Path) -> N
 
 def test_transient_failure_retries_with_growing_capped_backoff(tmp_path: Path) -> None:
     d = deps(tmp_path, DownEmbedder(64))
-    waits = []
+    requeued = Requeued()
     for retries in range(3):
-        task = TaskDouble(Request(retries))
-        with pytest.raises(Retry):
-            handle(task, "sediment.retain.v1", [GOOD], d)  # type: ignore[arg-type]
-        waits += task.countdowns
-    assert waits == [2, 4, 8]
+        handle([message([GOOD], retries, requeued)], "sediment.retain.v1", d)
+    assert requeued.sent == [
+        (2, 1, {PUBLISHED_AT_HEADER: 12.5}),
+        (4, 2, {PUBLISHED_AT_HEADER: 12.5}),
+        (8, 3, {PUBLISHED_AT_HEADER: 12.5}),
+    ]
     assert d.dead_letters.length() == 0
 
 
 def test_exhausted_retries_dead_letter_with_attempts(tmp_path: Path) -> None:
     d = deps(tmp_path, DownEmbedder(64))
-    handle(TaskDouble(Request(retries=3)), "sediment.retain.v1", [GOOD], d)  # type: ignore[arg-type]
+    requeued = Requeued()
+    handle([message([GOOD], 3, requeued)], "sediment.retain.v1", d)
+    assert requeued.sent == []
     (letter,) = d.dead_letters.list()
     assert letter.attempts == 4 and letter.error_class == "ConnectionError"
 
@@ -171,15 +171,13 @@ def test_server_errors_retry_until_the_cap_then_dead_letter(tmp_path: Path) -> N
     d = deps(tmp_path, retry_max=6, backoff_max=10)
     store = Unavailable(d.consolidator.store)
     d = replace(d, consolidator=replace(d.consolidator, store=store))
-    waits: list[float] = []
+    requeued = Requeued()
     for retries in range(6):
-        task = TaskDouble(Request(retries))
-        with pytest.raises(Retry):
-            handle(task, "sediment.retain.v1", [GOOD], d)  # type: ignore[arg-type]
-        waits += task.countdowns
-    assert waits == [2, 4, 8, 10, 10, 10]
+        handle([message([GOOD], retries, requeued)], "sediment.retain.v1", d)
+    assert requeued.countdowns == [2, 4, 8, 10, 10, 10]
     assert d.dead_letters.length() == 0
-    handle(TaskDouble(Request(retries=6)), "sediment.retain.v1", [GOOD], d)  # type: ignore[arg-type]
+    handle([message([GOOD], 6, requeued)], "sediment.retain.v1", d)
+    assert len(requeued.sent) == 6
     (letter,) = d.dead_letters.list()
     assert letter.error_class == "StoreUnavailable" and letter.attempts == 7
 
@@ -189,11 +187,12 @@ def test_a_batch_dead_letters_its_poison_once_across_retries(tmp_path: Path) -> 
     naive = {**GOOD, "event_id": "00000000-0000-0000-0000-000000000002"}
     naive["occurred_at"] = "2024-01-01T00:00:00"
     payloads: list[Any] = [GOOD, naive]
+    requeued = Requeued()
     for retries in range(2):
-        with pytest.raises(Retry):
-            handle(TaskDouble(Request(retries)), "sediment.retain_batch.v1", payloads, d)  # type: ignore[arg-type]
+        handle([message(payloads, retries, requeued)], "sediment.retain_batch.v1", d)
+    assert requeued.countdowns == [2, 4]
     assert [le.error_class for le in d.dead_letters.list()] == ["PoisonEvent"]
-    handle(TaskDouble(Request(2)), "sediment.retain_batch.v1", payloads, d)  # type: ignore[arg-type]
+    handle([message(payloads, 2, requeued)], "sediment.retain_batch.v1", d)
     assert [le.error_class for le in d.dead_letters.list()] == ["PoisonEvent", "ConnectionError"]
 
 
@@ -204,12 +203,13 @@ def test_the_ledger_is_settled_when_handled_and_redated_on_retry(tmp_path: Path)
     ledger.record([good, bad], 100.0)
     down = deps(tmp_path / "down", DownEmbedder(64), ledger=ledger)
     poison = {**GOOD, "event_id": bad.event_id, "text": ""}
-    with pytest.raises(Retry):
-        handle(TaskDouble(), "sediment.retain_batch.v1", [GOOD, poison], down)  # type: ignore[arg-type]
+    requeued = Requeued()
+    handle([message([GOOD, poison], 0, requeued)], "sediment.retain_batch.v1", down)
+    assert requeued.countdowns == [2]
     assert ledger.size() == 1
     assert (ledger.client.zscore(INDEX_KEY, good.member) or 0) > 100.0
     up = deps(tmp_path / "up", ledger=ledger)
-    handle(TaskDouble(Request(1)), "sediment.retain.v1", [GOOD], up)  # type: ignore[arg-type]
+    handle([message([GOOD], 1)], "sediment.retain.v1", up)
     assert ledger.size() == 0
 
 
@@ -237,10 +237,8 @@ def test_each_app_runs_its_own_dependencies() -> None:
     registering them raises no duplicate-name warning."""
     import warnings
 
-    from celery.exceptions import DuplicateTaskNameWarning
-
-    from worker.celery_app import CeleryConfig, make_app
-    from worker.tasks import RETAIN_TASK, register_tasks
+    from worker.celery_app import FEEDBACK_TASK, CeleryConfig, make_app
+    from worker.tasks import register_tasks
 
     reached: list[str] = []
 
@@ -252,7 +250,7 @@ def test_each_app_runs_its_own_dependencies() -> None:
         return deps
 
     with warnings.catch_warnings():
-        warnings.simplefilter("error", DuplicateTaskNameWarning)
+        warnings.simplefilter("error")
         apps = []
         for name in ("first", "second"):
             app = make_app(CeleryConfig("memory://", "q", 5, 8, 10))
@@ -261,7 +259,7 @@ def test_each_app_runs_its_own_dependencies() -> None:
         for app in apps:
             app.finalize()
     with pytest.raises(LookupError, match="second"):
-        apps[1].tasks[RETAIN_TASK].run(1, 2)  # a poison message: dead-lettered via deps
+        apps[1].tasks[FEEDBACK_TASK].run(1, 2)  # a poison message: dead-lettered via deps
     assert reached == ["second"]
 
 
@@ -272,13 +270,14 @@ def test_the_heap_is_trimmed_after_a_batch_also_a_retried_one_at_most_once_a_sec
     now = [100.0]
     monkeypatch.setattr("worker.tasks.release_free_memory", lambda: trims.append(1) or True)
     monkeypatch.setattr("worker.tasks.TRIM_PACE", TrimPace(1.0, clock=lambda: now[0]))
-    handle(TaskDouble(), "sediment.retain.v1", [GOOD], deps(tmp_path / "up"))  # type: ignore[arg-type]
+    handle([message([GOOD])], "sediment.retain.v1", deps(tmp_path / "up"))
     assert len(trims) == 1
     now[0] += 0.5
-    handle(TaskDouble(), "sediment.retain.v1", [GOOD], deps(tmp_path / "up2"))  # type: ignore[arg-type]
+    handle([message([GOOD])], "sediment.retain.v1", deps(tmp_path / "up2"))
     assert len(trims) == 1, "a second batch within the second does not trim again"
     now[0] += 0.6
-    with pytest.raises(Retry):
-        down = deps(tmp_path / "down", DownEmbedder(64))
-        handle(TaskDouble(), "sediment.retain.v1", [GOOD], down)  # type: ignore[arg-type]
+    down = deps(tmp_path / "down", DownEmbedder(64))
+    requeued = Requeued()
+    handle([message([GOOD], 0, requeued)], "sediment.retain.v1", down)
+    assert requeued.countdowns == [2]
     assert len(trims) == 2

@@ -2,7 +2,7 @@
 
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from enum import Enum
@@ -182,12 +182,15 @@ def _forgotten(events: Sequence[RetainEvent], deps: Consolidator) -> set[uuid.UU
 
 
 def consolidate(
-    events: Sequence[RetainEvent], deps: Consolidator, published_at: datetime | None = None
+    events: Sequence[RetainEvent],
+    deps: Consolidator,
+    published: Mapping[uuid.UUID, datetime] | None = None,
 ) -> list[Outcome]:
     """Consolidate events in order; ones already done (the done-marker is set) are skipped.
 
-    `published_at` is when the message was published (the publish header), for the
-    publish-to-visible lag; the metrics of the whole call are sent as one batch.
+    `published` maps an event id to when its message was published (the publish
+    header), for the publish-to-visible lag; the metrics of the whole call are sent as
+    one batch.
 
     Counting: an event is counted `stored` once, whichever delivery writes or finds its
     done-marker first settles the count owed since just before the marker was written
@@ -196,7 +199,7 @@ def consolidate(
     the metrics leaves the count to the next one, which finds the event done.
     """
     with deps.metrics.batch():
-        return _consolidate(events, deps, published_at)
+        return _consolidate(events, deps, published or {})
 
 
 def _ms(delta: timedelta) -> float:
@@ -224,7 +227,7 @@ def _measured(
 
 
 def _consolidate(
-    events: Sequence[RetainEvent], deps: Consolidator, published_at: datetime | None
+    events: Sequence[RetainEvent], deps: Consolidator, published: Mapping[uuid.UUID, datetime]
 ) -> list[Outcome]:
     done = _already_done(events, deps.store)
     todo = list({e.event_id: e for e in events if memory_id(e.event_id) not in done}.values())
@@ -270,5 +273,5 @@ def _consolidate(
         outcomes.append(outcome)
         force = event.event_id in unarmed
         count_stored_once(deps.metrics, str(event.event_id), event.bank_id, force)
-        _measured(deps, event, outcome, share_ms, published_at)
+        _measured(deps, event, outcome, share_ms, published.get(event.event_id))
     return outcomes

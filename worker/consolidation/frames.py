@@ -417,9 +417,7 @@ TEAM = [
     ),
 ]
 GENERIC_FRAMES = [
-    _f(
-        "learning", r"\b" + BE + r"\s+" + ADV + r"(?:learning|studying)\s+", rd.phrase, tier=MULTI
-    ),
+    _f("learning", r"\b" + BE + r"\s+" + ADV + r"(?:learning|studying)\s+", rd.phrase, tier=MULTI),
     _f("plan", r"\b" + BE + r"\s+(?:planning|going|set|hoping)\s+to\s+", rd.clause, tier=GENERIC),
     _f("plan", r"\bplann?ed\s+to\s+", rd.clause, tier=GENERIC),
     _f(

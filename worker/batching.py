@@ -1,0 +1,101 @@
+"""Many retain messages per delivery: the retain tasks are celery-batches `Batches`.
+
+A producer that retains one event at a time (`sediment.retain.v1`, or a small
+`sediment.retain_batch.v1` from each HTTP request) would otherwise pay the worker's
+fixed cost per message: a bank lock, the done-marker check, the neighbour prefetch,
+four store writes, the ledger and the metrics, about ten Redis round trips. The
+worker takes what has arrived instead: up to `messages` messages, or what came within
+`wait_s` of the first, and consolidates them as one batch (the read model is the same
+for any split, tests/property/test_convergence.py). The less the worker keeps up, the
+more each batch holds, so the cost per event falls exactly when it matters.
+
+What stays exact: each message is acknowledged only after its batch ran (late acks; a
+worker lost mid-batch leaves all of them to be delivered again); a retry is per message
+(a new message with its own retry count and countdown, as Celery's retry sends); the
+ledger is settled per event. The worker's prefetch is `messages` per consumer, so a
+batch can fill. A forget or a vote taken by the same worker first runs what is buffered
+(`run_buffered`), so it sees the retains that were queued before it.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from celery import Celery, Task
+from celery_batches import Batches, SimpleRequest
+
+from worker.celery_app import RETAIN_BATCH_TASK, RETAIN_TASK
+
+BATCHED_TASKS = (RETAIN_TASK, RETAIN_BATCH_TASK)
+
+
+@dataclass(frozen=True)
+class Batching:
+    """`messages`: retain messages consolidated together at most (also the prefetch);
+    `wait_s`: how long the first message waits for others before its batch runs."""
+
+    messages: int = 64
+    wait_s: float = 0.02
+
+
+class Requeue(Protocol):
+    def __call__(self, countdown: int, retries: int, headers: dict[str, Any]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One retain message as the worker took it: its payloads, how often it has been
+    retried, its publish-time header, and how to queue it again. A retry is a new
+    message with `retries` + 1 and a countdown, as Celery's own retry sends; the
+    message taken is acknowledged once its batch has run."""
+
+    payloads: list[Any]
+    retries: int = 0
+    published: object = None
+    task_id: str = ""
+    requeue: Requeue | None = None
+
+    @property
+    def attempt(self) -> int:
+        return self.retries + 1
+
+
+def requeue_of(task: Task, req: SimpleRequest) -> Requeue:
+    """Send `req`'s message again, back to the queue it came from (as Celery's retry)."""
+    args, kwargs = tuple(req.args or ()), dict(req.kwargs or {})
+    routing_key = (req.delivery_info or {}).get("routing_key")
+    route = {"queue": routing_key} if routing_key else {}
+
+    def requeue(countdown: int, retries: int, headers: dict[str, Any]) -> None:
+        task.apply_async(
+            args=args, kwargs=kwargs, countdown=countdown, retries=retries, headers=headers, **route
+        )
+
+    return requeue
+
+
+Run = Callable[[Task, Sequence[SimpleRequest]], None]
+
+
+def register_batched(
+    app: Celery, name: str, options: dict[str, Any], batching: Batching, run: Run
+) -> None:
+    """Declare `name` as a `Batches` task whose requests `run` handles together."""
+    batches = {
+        "base": Batches,
+        "flush_every": batching.messages,
+        "flush_interval": batching.wait_s,
+    }
+
+    @app.task(name=name, **options, **batches)  # type: ignore[untyped-decorator]
+    def batched(self: Task, requests: Sequence[SimpleRequest]) -> None:
+        run(self, requests)
+
+
+def run_buffered(app: Celery) -> None:
+    """Run the retain messages this worker has taken but not yet consolidated, now (in
+    this thread with the solo pool); a no-op outside a worker."""
+    for name in BATCHED_TASKS:
+        task = app.tasks.get(name)
+        if isinstance(task, Batches) and task._pool is not None:
+            task._do_flush()
