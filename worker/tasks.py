@@ -194,6 +194,7 @@ def _consolidated(taken: Taken, deps: WorkerDeps) -> None:
             status=o.status.value,
             merged=o.merged,
             superseded=o.superseded,
+            messages=len(taken),
         )
 
 

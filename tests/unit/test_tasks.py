@@ -15,7 +15,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 
 from contracts.events import RetainEvent
 from readmodel.embedders.hashing import HashEmbedder
-from readmodel.store import Filter, MemoryStore
+from readmodel.store import Filter, MemoryStore, StoredPoint
 from readmodel.stores.edge import EdgeStore
 from readmodel.stores.qdrant import QdrantStore
 from tests.fakes import NoLocks
@@ -281,3 +281,65 @@ def test_the_heap_is_trimmed_after_a_batch_also_a_retried_one_at_most_once_a_sec
     handle([message([GOOD], 0, requeued)], "sediment.retain.v1", down)
     assert requeued.countdowns == [2]
     assert len(trims) == 2
+
+
+class RefusesText(Unavailable):
+    """A store that refuses (not transiently) any write holding a point with `text`."""
+
+    def __init__(self, inner: MemoryStore, text: str) -> None:
+        super().__init__(inner)
+        self._text = text
+
+    def upsert(self, points: Sequence[StoredPoint]) -> None:  # type: ignore[override]
+        if any(p.record.text == self._text for p in points):
+            raise ValueError("refused")
+        self._inner.upsert(points)
+
+
+def event(n: int, text: str) -> dict[str, Any]:
+    return {**GOOD, "event_id": f"00000000-0000-0000-0000-{n:012d}", "text": text}
+
+
+def test_messages_taken_together_are_consolidated_in_one_batch(tmp_path: Path) -> None:
+    d = deps(tmp_path)
+    batches: list[int] = []
+    store = d.consolidator.store
+    real_upsert = store.upsert
+
+    def counting(points: Sequence[StoredPoint]) -> None:
+        batches.append(len(points))
+        real_upsert(points)
+
+    store.upsert = counting  # type: ignore[method-assign]
+    taken = [message([event(i, f"Fact number {i} about Alice.")]) for i in range(1, 6)]
+    handle(taken, "sediment.retain.v1", d)
+    assert batches == [5]
+    assert store.count(Filter("b")) == 5
+
+
+def test_a_message_that_fails_alone_costs_no_other_message_its_events(tmp_path: Path) -> None:
+    d = deps(tmp_path)
+    store = RefusesText(d.consolidator.store, "This one breaks.")
+    d = replace(d, consolidator=replace(d.consolidator, store=store))
+    requeued = Requeued()
+    taken = [
+        message([event(1, "Alice moved to Seattle.")], 0, requeued),
+        message([event(2, "This one breaks.")], 0, requeued),
+        message([event(3, "Bob adopted a cat.")], 0, requeued),
+    ]
+    handle(taken, "sediment.retain.v1", d)
+    (letter,) = d.dead_letters.list()
+    assert letter.error_class == "ValueError" and "This one breaks." in letter.payload
+    texts = {p.record.text for p in store.scroll(Filter("b"))}
+    assert texts == {"Alice moved to Seattle.", "Bob adopted a cat."}
+    assert requeued.sent == []
+
+
+def test_a_transient_failure_queues_each_message_again_with_its_own_count(tmp_path: Path) -> None:
+    d = deps(tmp_path, DownEmbedder(64), retry_max=5)
+    first, third = Requeued(), Requeued()
+    taken = [message([event(1, "Alice moved.")], 0, first), message([event(2, "Bob.")], 2, third)]
+    handle(taken, "sediment.retain.v1", d)
+    assert first.sent == [(2, 1, {PUBLISHED_AT_HEADER: 12.5})]
+    assert third.sent == [(8, 3, {PUBLISHED_AT_HEADER: 12.5})]
+    assert d.dead_letters.length() == 0
