@@ -279,8 +279,7 @@ def optimize() -> None:
         return
     what = "optimized" if done.changed else "nothing to optimize"
     console.print(
-        f"{what} in {done.seconds:.1f} s; segments {done.segments_before} -> "
-        f"{done.segments_after}"
+        f"{what} in {done.seconds:.1f} s; segments {done.segments_before} -> {done.segments_after}"
     )
 
 

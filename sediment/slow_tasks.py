@@ -3,7 +3,8 @@ versioned retain and feedback tasks, so the task bodies stay thin and unaware of
 
 A run slower than `SEDIMENT_RECALL_SLOW_MS` becomes a `sediment:slow` entry named
 `worker.retain`, `worker.retain_batch` or `worker.feedback_handler`, with the bank (when the
-payload names one valid bank) and the number of events: never the payload itself.
+payload names one valid bank), the number of events and of messages (a retain run takes
+many, worker/batching.py): never the payload itself.
 
 Signals are process-wide and a worker may run a task through another app object than
 the one it was declared on, so tasks are matched by name, and one timer watches a
@@ -17,6 +18,7 @@ from typing import Any, Final
 
 from celery import Task
 from celery.signals import task_postrun, task_prerun
+from celery_batches import SimpleRequest
 
 from contracts.base import BANK_ID_PATTERN
 from telemetry.slow_calls import SlowObserver
@@ -35,7 +37,16 @@ def _bank(payloads: list[Any]) -> str | None:
     return bank if isinstance(bank, str) and re.fullmatch(BANK_ID_PATTERN, bank) else None
 
 
-def _payloads(task: Task, args: tuple[Any, ...] | None) -> list[Any]:
+def _messages(args: tuple[Any, ...] | None) -> list[tuple[Any, ...]]:
+    """The arguments of each message a run handled: a retain run is a batch of
+    messages (`SimpleRequest`s, worker/batching.py); any other run is one."""
+    first = args[0] if args else None
+    if isinstance(first, list) and first and all(isinstance(r, SimpleRequest) for r in first):
+        return [tuple(r.args or ()) for r in first]
+    return [args or ()]
+
+
+def _payloads(task: Task, args: tuple[Any, ...]) -> list[Any]:
     first = args[0] if args else None
     if task.name == RETAIN_BATCH_TASK:
         return first if isinstance(first, list) else []
@@ -72,9 +83,11 @@ class TaskTimer:
             start = self._starts.pop(task_id, None)
         if start is None:
             return
-        payloads = _payloads(task, args)
+        messages = _messages(args)
+        payloads = [p for m in messages for p in _payloads(task, m)]
         ms = (time.perf_counter() - start) * 1000
-        self._slow.observe(OPERATIONS[task.name], ms, _bank(payloads), {"events": len(payloads)})
+        sizes = {"events": len(payloads), "messages": len(messages)}
+        self._slow.observe(OPERATIONS[task.name], ms, _bank(payloads), sizes)
 
 
 _watching: list[TaskTimer] = []

@@ -75,12 +75,8 @@ def _published_header(task: Task) -> object:
     return raw
 
 
-def published_at(task: Task) -> datetime | None:
-    """The publish time from the `sediment_published_at` header (Unix seconds), if sent."""
-    return _published(_published_header(task))
-
-
-def _published(raw: object) -> datetime | None:
+def published_time(raw: object) -> datetime | None:
+    """The publish time from a `sediment_published_at` header (Unix seconds), if sent."""
     if not isinstance(raw, int | float | str):
         return None
     try:
@@ -179,7 +175,9 @@ def _alone(one: tuple[Delivery, list[RetainEvent]], name: str, deps: WorkerDeps)
 
 def _consolidated(taken: Taken, deps: WorkerDeps) -> None:
     events = [e for _, evs in taken for e in evs]
-    published = {e.event_id: at for d, evs in taken if (at := _published(d.published)) for e in evs}
+    published = {
+        e.event_id: at for d, evs in taken if (at := published_time(d.published)) for e in evs
+    }
     task_of = {e.event_id: d.task_id for d, evs in taken for e in evs}
     banks = ",".join(sorted({e.bank_id for e in events}))
     with structlog.contextvars.bound_contextvars(bank_id=banks, messages=len(taken)):

@@ -4,7 +4,7 @@ publish header carried through a real `celery worker` process."""
 import os
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from telemetry.redis_series import PREFIX, RedisMetrics
 from tests.fakes import MetricsKilledAfterStore, NoLocks
 from tests.helpers import redis_url
 from tests.integration.conftest import WorkerEnv, wait_until
+from worker.batching import Delivery
 from worker.celery_app import CeleryConfig, make_app
 from worker.consolidation.consolidator import Consolidator, consolidate
 from worker.deadletters import RedisDeadLetters
@@ -49,16 +50,6 @@ def client() -> Iterator[redis.Redis]:
     c.flushdb()
 
 
-@dataclass
-class Request:
-    retries: int = 0
-
-
-@dataclass
-class TaskDouble:
-    request: Request
-
-
 def event(i: int, bank: str = "ops") -> dict[str, object]:
     return {
         "event_id": str(uuid.uuid5(uuid.NAMESPACE_OID, f"{bank}-{i}")),
@@ -78,7 +69,7 @@ def test_worker_task_updates_counters_in_redis(client: redis.Redis, tmp_path: Pa
     deps = WorkerDeps(consolidator, RedisDeadLetters(client, 100), 16384, 3, 60, metrics=metrics)
     try:
         payloads: list[Any] = [event(i) for i in range(5)] + [{"bank_id": "ops"}]
-        handle(TaskDouble(Request()), "sediment.retain_batch.v1", payloads, deps)
+        handle([Delivery(payloads)], "sediment.retain_batch.v1", deps)
     finally:
         store.close()
     snap = metrics.snapshot(2, bank="ops")

@@ -83,9 +83,7 @@ def scale_report() -> dict[str, object]:
 
 def test_a_scale_report_has_provenance_runs_and_medians(tmp_path: Path) -> None:
     report = scale_report()
-    assert {"benchmark", "machine", "versions", "settings", "date", "load_average"} <= set(
-        report
-    )
+    assert {"benchmark", "machine", "versions", "settings", "date", "load_average"} <= set(report)
     assert {"start", "end"} <= set(report["load_average"])  # type: ignore[arg-type]
     assert {"qdrant-edge-py", "celery", "redis"} <= set(report["versions"])  # type: ignore[arg-type]
     first = report["cases"][0]  # type: ignore[index]

@@ -29,12 +29,33 @@ def st(sid: str, day: int, **labels: Any) -> LabelledStatement:
 
 CHAIN = "b:ana:residence:"
 BANK = [
-    st("a", 0, attribute="residence", role="update_old", chain=CHAIN, value="Porto",
-       superseded_by="b"),
-    st("r", 5, attribute="residence", role="restatement", chain=CHAIN, value="Porto",
-       superseded_by="b"),
-    st("b", 10, attribute="residence", role="update_new", chain=CHAIN, value="Lyon",
-       superseded_by="c"),
+    st(
+        "a",
+        0,
+        attribute="residence",
+        role="update_old",
+        chain=CHAIN,
+        value="Porto",
+        superseded_by="b",
+    ),
+    st(
+        "r",
+        5,
+        attribute="residence",
+        role="restatement",
+        chain=CHAIN,
+        value="Porto",
+        superseded_by="b",
+    ),
+    st(
+        "b",
+        10,
+        attribute="residence",
+        role="update_new",
+        chain=CHAIN,
+        value="Lyon",
+        superseded_by="c",
+    ),
     st("c", 20, attribute="residence", role="update_new", chain=CHAIN, value="Bern"),
     st("e", 12),
     st("f", 14, role="feeling"),
@@ -80,8 +101,7 @@ def test_the_shipped_halves_are_what_the_generator_writes() -> None:
 def test_the_shipped_halves_are_large_and_disjoint() -> None:
     halves = [load_supersession(p) for p in default_paths()]
     statements = [s for h in halves for b in h.banks for s in b.statements]
-    subjects = {(b.id, s.subject) for h in halves for b in h.banks for s in b.statements
-                if s.chain}
+    subjects = {(b.id, s.subject) for h in halves for b in h.banks for s in b.statements if s.chain}
     updates = [s for s in statements if s.role == "update_new"]
     assert len(subjects) >= 40
     assert sum(1 for s in statements if s.superseded_by is None and s.role != "update_new") >= 400
@@ -99,15 +119,38 @@ SMALL = {
         {
             "id": "b1",
             "statements": [
-                {"id": "s2", "text": "Ana moved to Lyon.", "occurred_at": "2023-06-01T09:00:00Z",
-                 "entities": ["Ana"], "subject": "Ana", "attribute": "residence",
-                 "role": "update_new", "chain": "c", "value": "Lyon", "cue": True},
-                {"id": "s1", "text": "Ana lives in Porto.", "occurred_at": "2022-01-01T09:00:00Z",
-                 "entities": ["Ana"], "subject": "Ana", "attribute": "residence",
-                 "role": "update_old", "chain": "c", "value": "Porto", "superseded_by": "s2"},
-                {"id": "s3", "text": "Ana moved the car to the other side of the street.",
-                 "occurred_at": "2023-07-01T09:00:00Z", "entities": ["Ana"], "subject": "Ana",
-                 "role": "action"},
+                {
+                    "id": "s2",
+                    "text": "Ana moved to Lyon.",
+                    "occurred_at": "2023-06-01T09:00:00Z",
+                    "entities": ["Ana"],
+                    "subject": "Ana",
+                    "attribute": "residence",
+                    "role": "update_new",
+                    "chain": "c",
+                    "value": "Lyon",
+                    "cue": True,
+                },
+                {
+                    "id": "s1",
+                    "text": "Ana lives in Porto.",
+                    "occurred_at": "2022-01-01T09:00:00Z",
+                    "entities": ["Ana"],
+                    "subject": "Ana",
+                    "attribute": "residence",
+                    "role": "update_old",
+                    "chain": "c",
+                    "value": "Porto",
+                    "superseded_by": "s2",
+                },
+                {
+                    "id": "s3",
+                    "text": "Ana moved the car to the other side of the street.",
+                    "occurred_at": "2023-07-01T09:00:00Z",
+                    "entities": ["Ana"],
+                    "subject": "Ana",
+                    "role": "action",
+                },
             ],
         }
     ],
@@ -118,7 +161,9 @@ def test_a_small_bank_end_to_end(tmp_path: Path) -> None:
     path = tmp_path / "small.json"
     path.write_text(json.dumps(SMALL), encoding="utf-8")
     report = run_supersession(
-        [(path.name, load_supersession(path))], Settings(embedder="static"), Console(quiet=True),
+        [(path.name, load_supersession(path))],
+        Settings(embedder="static"),
+        Console(quiet=True),
         "test",
     )
     overall = report["splits"]["small"]["overall"]

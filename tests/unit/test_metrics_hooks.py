@@ -3,7 +3,7 @@
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -29,10 +29,10 @@ from telemetry.metrics import (
 )
 from telemetry.redis_series import RedisMetrics
 from tests.fakes import MetricsKilledAfterStore, NoLocks
-from worker.celery_app import PUBLISHED_AT_HEADER
+from worker.batching import Delivery
 from worker.consolidation.consolidator import Consolidator, Status, consolidate
 from worker.deadletters import FileDeadLetters
-from worker.tasks import WorkerDeps, handle, published_at
+from worker.tasks import WorkerDeps, handle, published_time
 
 NOW = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
 
@@ -47,22 +47,9 @@ def payload(text: str, day: int = 0, bank: str = "b", **kw: object) -> dict[str,
     }
 
 
-class Retry(Exception):
-    pass
-
-
-@dataclass
-class Request:
-    retries: int = 0
-    headers: dict[str, Any] | None = None
-
-
-@dataclass
-class TaskDouble:
-    request: Request = field(default_factory=Request)
-
-    def retry(self, exc: BaseException, countdown: float, max_retries: int) -> Retry:
-        return Retry()
+def message(payloads: list[Any], retries: int = 0, published: object = None) -> Delivery:
+    """A retain message as a worker takes it; a retry of it is sent nowhere."""
+    return Delivery(payloads, retries, published, "task-1", lambda *_: None)
 
 
 class DownEmbedder(HashEmbedder):
@@ -102,9 +89,8 @@ def test_task_counts_received_stored_merged_redelivered_and_dead_lettered(
     again = {**payload("Alice moved to Seattle.", day=1)}
     poison = {**payload("no zone"), "occurred_at": "2024-01-01T00:00:00"}
     sent = (NOW - timedelta(seconds=3)).timestamp()
-    task = TaskDouble(Request(headers={PUBLISHED_AT_HEADER: sent}))
-    handle(task, "sediment.retain_batch.v1", [first, again, poison, "junk"], d)
-    handle(TaskDouble(), "sediment.retain.v1", [first], d)
+    handle([message([first, again, poison, "junk"], 0, sent)], "sediment.retain_batch.v1", d)
+    handle([message([first])], "sediment.retain.v1", d)
     snap = metrics.snapshot(1)
     got = {dict(c.labels)["outcome"]: c.total for c in snap.counters if c.name == EVENTS}
     assert got == {"received": 5, "stored": 2, "merged": 1, "redelivered": 1, "dead_lettered": 2}
@@ -129,8 +115,8 @@ def test_an_event_delivered_twice_is_stored_once_and_redelivered_once(
 ) -> None:
     d = deps(tmp_path, store, metrics)
     event = payload("Bo keeps bees on the roof.")
-    handle(TaskDouble(), "sediment.retain.v1", [event], d)
-    handle(TaskDouble(), "sediment.retain.v1", [event], d)
+    handle([message([event])], "sediment.retain.v1", d)
+    handle([message([event])], "sediment.retain.v1", d)
     got = outcomes(metrics)
     assert (got["stored"], got["redelivered"]) == (1, 1)
     assert store.count(Filter("b", kinds=("world",))) == 1
@@ -148,12 +134,12 @@ def test_a_delivery_killed_before_its_metrics_leaves_the_count_to_the_next(
         killed, consolidator=replace(killed.consolidator, metrics=MetricsKilledAfterStore(metrics))
     )
     killed = replace(killed, metrics=MetricsKilledAfterStore(metrics))
-    handle(TaskDouble(), "sediment.retain.v1", [event], killed)
+    handle([message([event])], "sediment.retain.v1", killed)
     assert store.count(Filter("b", kinds=("world",))) == 1 and outcomes(metrics) == {}
     d = deps(tmp_path, store, metrics)
-    handle(TaskDouble(), "sediment.retain.v1", [event], d)
+    handle([message([event])], "sediment.retain.v1", d)
     assert outcomes(metrics) == {"received": 1, "stored": 1}
-    handle(TaskDouble(), "sediment.retain.v1", [event], d)
+    handle([message([event])], "sediment.retain.v1", d)
     assert outcomes(metrics) == {"received": 2, "stored": 1, "redelivered": 1}
 
 
@@ -206,10 +192,8 @@ def test_retries_and_exhaustion_are_counted_per_event(
 ) -> None:
     d = deps(tmp_path, store, metrics, DownEmbedder(64))
     events = [payload("one"), payload("two", bank="c")]
-    for retries in range(2):
-        with pytest.raises(Retry):
-            handle(TaskDouble(Request(retries)), "sediment.retain_batch.v1", events, d)
-    handle(TaskDouble(Request(2)), "sediment.retain_batch.v1", events, d)
+    for retries in range(3):
+        handle([message(events, retries)], "sediment.retain_batch.v1", d)
     snap = metrics.snapshot(1)
     assert snap.total(EVENTS, outcome="received") == 2
     assert snap.total(EVENTS, outcome="retried") == 4
@@ -218,16 +202,16 @@ def test_retries_and_exhaustion_are_counted_per_event(
 
 
 @pytest.mark.parametrize(
-    ("request_", "expected"),
+    ("header", "expected"),
     [
-        (Request(headers={PUBLISHED_AT_HEADER: 1717243200.5}), NOW + timedelta(seconds=0.5)),
-        (Request(headers={PUBLISHED_AT_HEADER: "1717243200"}), NOW),
-        (Request(headers={PUBLISHED_AT_HEADER: "yesterday"}), None),
-        (Request(headers=None), None),
+        (1717243200.5, NOW + timedelta(seconds=0.5)),
+        ("1717243200", NOW),
+        ("yesterday", None),
+        (None, None),
     ],
 )
-def test_published_at_reads_the_header(request_: Request, expected: datetime | None) -> None:
-    assert published_at(TaskDouble(request_)) == expected
+def test_published_time_reads_the_header(header: object, expected: datetime | None) -> None:
+    assert published_time(header) == expected
 
 
 def test_metered_store_times_every_call_and_counts_errors(
@@ -246,7 +230,7 @@ def test_metered_store_times_every_call_and_counts_errors(
 def test_sample_gauges_and_the_stats_view(tmp_path: Path) -> None:
     rt = bootstrap(Settings(mode="embedded", data_dir=tmp_path, embedder="hash"))
     try:
-        handle(TaskDouble(), "sediment.retain.v1", [payload("Bo likes tea.")], rt.worker_deps)
+        handle([message([payload("Bo likes tea.")])], "sediment.retain.v1", rt.worker_deps)
         sample_gauges(rt.gauges(store=True))
         snap = rt.metrics.snapshot(15)
         assert snap.gauge("memories") == 1 and snap.gauge("dead_letters") == 0

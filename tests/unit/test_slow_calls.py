@@ -11,6 +11,7 @@ from typing import Any
 import fakeredis
 import pytest
 from celery.signals import task_postrun, task_prerun
+from celery_batches import SimpleRequest
 
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.store import Filter, StoredPoint
@@ -132,19 +133,36 @@ def run(name: str, task_id: str, args: tuple[Any, ...]) -> None:
     task_postrun.send(sender=task, task_id=task_id, task=task, args=args, kwargs={})
 
 
+def taken(*args: tuple[Any, ...]) -> tuple[list[SimpleRequest], ...]:
+    """The arguments of a batched retain run: the messages it took."""
+    return (
+        [
+            SimpleRequest(f"m{i}", "t", a, {}, {}, "h", True, None, None, {})
+            for i, a in enumerate(args)
+        ],
+    )
+
+
 @pytest.mark.parametrize(
     ("name", "args", "operation", "bank", "events"),
     [
-        (RETAIN_TASK, ({"bank_id": "b1", "text": TEXT},), "worker.retain", "b1", 1),
+        (RETAIN_TASK, ({"bank_id": "b1", "text": TEXT},), "worker.retain", "b1", (1, 1)),
+        (
+            RETAIN_TASK,
+            taken(({"bank_id": "b1", "text": TEXT},), ({"bank_id": "b1", "text": TEXT},)),
+            "worker.retain",
+            "b1",
+            (2, 2),
+        ),
         (
             RETAIN_BATCH_TASK,
-            ([{"bank_id": "b1", "text": TEXT}, {"bank_id": "b2", "text": TEXT}],),
+            taken(([{"bank_id": "b1", "text": TEXT}, {"bank_id": "b2", "text": TEXT}],)),
             "worker.retain_batch",
             None,
-            2,
+            (2, 1),
         ),
-        (RETAIN_BATCH_TASK, ("not a list",), "worker.retain_batch", None, 0),
-        (FEEDBACK_TASK, ({"bank_id": "bad bank!"},), "worker.feedback_handler", None, 1),
+        (RETAIN_BATCH_TASK, taken(("not a list",)), "worker.retain_batch", None, (0, 1)),
+        (FEEDBACK_TASK, ({"bank_id": "bad bank!"},), "worker.feedback_handler", None, (1, 1)),
     ],
 )
 def test_worker_task_runs_are_timed_through_signals(
@@ -153,7 +171,7 @@ def test_worker_task_runs_are_timed_through_signals(
     args: tuple[Any, ...],
     operation: str,
     bank: str | None,
-    events: int,
+    events: tuple[int, int],
 ) -> None:
     earlier_log = ListLog()
     replaced = SlowCalls(earlier_log, threshold_ms=0.001)
@@ -168,7 +186,7 @@ def test_worker_task_runs_are_timed_through_signals(
         assert (call.operation, call.bank_id, dict(call.sizes)) == (
             operation,
             bank,
-            {"events": events},
+            {"events": events[0], "messages": events[1]},
         )
         assert earlier_log.calls == []
     finally:

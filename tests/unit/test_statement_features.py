@@ -32,8 +32,10 @@ FACTS = [
     ("The Atlas deadline was pushed back to November 30.", "atlas|deadline|november 30|is"),
     ("My grant report has to be in by March 3.", "user|deadline:grant report|march 3|is"),
     ("Emma's favorite color is purple now.", "emma|preference:colour|purple|is"),
-    ("We keep the hallway thermostat at 21 degrees.",
-     "hallway thermostat|setting:temperature|21 degrees|is"),
+    (
+        "We keep the hallway thermostat at 21 degrees.",
+        "hallway thermostat|setting:temperature|21 degrees|is",
+    ),
     ("I cancelled Netflix.", "user|*|netflix|ended"),
 ]
 
