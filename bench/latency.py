@@ -30,9 +30,7 @@ def percentile(samples: Sequence[float], q: float) -> float:
 
 def latency_figures(samples_s: Sequence[float], prefix: str = "") -> Figures:
     """p50/p95/p99 in milliseconds, rounded to microseconds."""
-    return {
-        f"{prefix}p{q}_ms": round(percentile(samples_s, q) * 1000, 3) for q in PERCENTILES
-    }
+    return {f"{prefix}p{q}_ms": round(percentile(samples_s, q) * 1000, 3) for q in PERCENTILES}
 
 
 def ratio(value: float, floor: float) -> float | None:

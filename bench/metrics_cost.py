@@ -39,6 +39,7 @@ from sediment.bootstrap import Runtime, bootstrap
 from sediment.logs import configure
 from sediment.settings import Settings
 from telemetry.metrics import Defer, record_recall
+from worker.batching import Delivery
 from worker.celery_app import RETAIN_TASK
 from worker.tasks import handle
 
@@ -46,19 +47,6 @@ PEOPLE = [f"Person{i}" for i in range(40)]
 CITIES = ["Lisbon", "Oslo", "Kyoto", "Lima", "Accra", "Perth", "Quito", "Riga", "Hanoi"]
 HOBBIES = ["violin", "sourdough", "chess", "running", "pottery", "sailing", "climbing"]
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
-
-
-@dataclass
-class Request:
-    retries: int = 0
-    id: str = ""
-
-
-@dataclass
-class TaskDouble:
-    """What `handle` reads of a bound Celery task; no retry happens in this benchmark."""
-
-    request: Request
 
 
 def events(n: int, bank: str) -> list[dict[str, Any]]:
@@ -143,10 +131,9 @@ def run_repeat(n: int, redis_url: str | None) -> dict[str, Paired]:
     with tempfile.TemporaryDirectory(prefix="sediment-metrics-cost-") as tmp:
         rts = [bootstrap(settings_for(on, Path(tmp) / str(on), redis_url)) for on in (False, True)]
         try:
-            task: Any = TaskDouble(Request())
             for rt in rts:
                 for payload in events(20, "warmup"):
-                    handle(task, RETAIN_TASK, [payload], rt.worker_deps)
+                    handle([Delivery([payload])], RETAIN_TASK, rt.worker_deps)
                 for q in queries(20):
                     recall_once(rt, "warmup", q)
             bank = f"bench-{uuid.uuid4().hex[:6]}"
@@ -154,8 +141,8 @@ def run_repeat(n: int, redis_url: str | None) -> dict[str, Paired]:
             retain = paired(
                 [
                     (
-                        partial(handle, task, RETAIN_TASK, [p], off.worker_deps),
-                        partial(handle, task, RETAIN_TASK, [p], on.worker_deps),
+                        partial(handle, [Delivery([p])], RETAIN_TASK, off.worker_deps),
+                        partial(handle, [Delivery([p])], RETAIN_TASK, on.worker_deps),
                     )
                     for p in events(n, bank)
                 ]

@@ -169,8 +169,7 @@ def floor_ratios(figures: Figures, kinds: Sequence[str]) -> Figures:
 def worker_rss(settings: Settings, data_dir: Path, root: Path) -> Figures:
     """A standalone worker on the loaded store, after consolidating a few batches there."""
     extra = [
-        e.model_copy(update={"bank_id": BANK})
-        for e in workload_events(1, WORKER_EVENTS, seed=99)
+        e.model_copy(update={"bank_id": BANK}) for e in workload_events(1, WORKER_EVENTS, seed=99)
     ]
     with redis_server() as url:
         client = redis.Redis.from_url(url)

@@ -252,15 +252,25 @@ def roles_table(report: SupersessionReport) -> Table:
 def supersession_section(report: SupersessionReport, source: str) -> list[str]:
     """Markdown for `sediment-bench report`: per split, per attribute type, then by role."""
     lines = [f"## Supersession precision (`supersession`, rule: {report['rule']})", ""]
-    lines.append(f"Source `{source}`, run {report['date']}; settings: "
-                 + ", ".join(f"{k}={v}" for k, v in report["settings"].items()) + ".")
+    lines.append(
+        f"Source `{source}`, run {report['date']}; settings: "
+        + ", ".join(f"{k}={v}" for k, v in report["settings"].items())
+        + "."
+    )
     lines.append("")
     header = "| attribute | gold | superseded | found | precision | recall | false | FSR |"
     for name, split in report["splits"].items():
-        lines += [f"### {name} ({split['banks']} banks, {split['statements']} statements)", "",
-                  header, "|---|---:|---:|---:|---:|---:|---:|---:|"]
-        rows = [*split["by_attribute"].items(), ("**overall**", split["overall"]),
-                ("cue-less updates", split["cueless_updates"])]
+        lines += [
+            f"### {name} ({split['banks']} banks, {split['statements']} statements)",
+            "",
+            header,
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        rows = [
+            *split["by_attribute"].items(),
+            ("**overall**", split["overall"]),
+            ("cue-less updates", split["cueless_updates"]),
+        ]
         if split["held_out_phrasings"]["should_supersede"]:
             rows.append(("held-out phrasings", split["held_out_phrasings"]))
         for attribute, f in rows:

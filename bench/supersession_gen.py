@@ -27,8 +27,20 @@ BANKS = 20
 START = datetime(2022, 1, 3, 9, 0, tzinfo=UTC)
 SPAN_DAYS = 900
 PERSON_ATTRIBUTES = [
-    "residence", "employer", "job_title", "partner", "pet", "car", "school", "diet", "phone",
-    "email", "manager", "preference", "setting", "deadline",
+    "residence",
+    "employer",
+    "job_title",
+    "partner",
+    "pet",
+    "car",
+    "school",
+    "diet",
+    "phone",
+    "email",
+    "manager",
+    "preference",
+    "setting",
+    "deadline",
 ]
 LOWER_AFTER_OPENER = frozenset(
     "My The These Lately After Home Write Use Call New Reminder Someone We To Since".split()
@@ -174,7 +186,7 @@ class BankBuilder:
         length = 3 if self.rng.random() < 0.35 else 2
         if attribute == "job_title":
             ladder, other = self.rng.sample(pool, 2)
-            values, spare = ladder.split("|")[3 - length:], other.split("|")[0]
+            values, spare = ladder.split("|")[3 - length :], other.split("|")[0]
         else:
             values = self.rng.sample(pool, length + 1)
             values, spare = values[:length], values[length]
@@ -192,16 +204,43 @@ class BankBuilder:
             if k == 0:
                 template = template.replace("{K}", intro["K"].replace("{p}", "{P}"), 1)
             role = "update_old" if k == 0 else "update_new"
-            self.add(template, self.voice_for(subject, who, speakers), extra, day=day,
-                     subject=label, role=role, attribute=attribute, chain=chain_id,
-                     value=value, cue=None if k == 0 else not cueless, held_out=held)
-        self.restatement(subject, who, attribute, kind, values, days, speakers, chain_id,
-                         {"K": kid[0], "D": thing})
+            self.add(
+                template,
+                self.voice_for(subject, who, speakers),
+                extra,
+                day=day,
+                subject=label,
+                role=role,
+                attribute=attribute,
+                chain=chain_id,
+                value=value,
+                cue=None if k == 0 else not cueless,
+                held_out=held,
+            )
+        self.restatement(
+            subject,
+            who,
+            attribute,
+            kind,
+            values,
+            days,
+            speakers,
+            chain_id,
+            {"K": kid[0], "D": thing},
+        )
         self.related(subject, who, attribute, values, days, spare, speakers, kid)
 
     def restatement(
-        self, subject: str, who: Who, attribute: str, kind: AttributeBank, values: list[str],
-        days: list[float], speakers: list[str], chain_id: str, names: dict[str, str],
+        self,
+        subject: str,
+        who: Who,
+        attribute: str,
+        kind: AttributeBank,
+        values: list[str],
+        days: list[float],
+        speakers: list[str],
+        chain_id: str,
+        names: dict[str, str],
     ) -> None:
         if self.rng.random() < 0.45 or not kind["restate"]:
             return
@@ -210,13 +249,29 @@ class BankBuilder:
         day = round(self.rng.uniform(days[at], hi), 3)
         template, held = self.pick(kind["restate"])
         extra = {**value_slots(attribute, values[at], None), **names}
-        self.add(template, self.voice_for(subject, who, speakers), extra, day=day,
-                 subject=names["K"] if attribute == "school" else subject, role="restatement",
-                 attribute=attribute, chain=chain_id, value=values[at], held_out=held)
+        self.add(
+            template,
+            self.voice_for(subject, who, speakers),
+            extra,
+            day=day,
+            subject=names["K"] if attribute == "school" else subject,
+            role="restatement",
+            attribute=attribute,
+            chain=chain_id,
+            value=values[at],
+            held_out=held,
+        )
 
     def related(
-        self, subject: str, who: Who, attribute: str, values: list[str], days: list[float],
-        spare: str, speakers: list[str], kid: tuple[str, str],
+        self,
+        subject: str,
+        who: Who,
+        attribute: str,
+        values: list[str],
+        days: list[float],
+        spare: str,
+        speakers: list[str],
+        kid: tuple[str, str],
     ) -> None:
         """Episodes around the attribute (naming its value of the time) and other people."""
         base = tp.ATTRIBUTES[attribute if attribute in tp.ATTRIBUTES else "preference"]
@@ -229,25 +284,62 @@ class BankBuilder:
             template, held = self.pick(base["related"])
             extra = {**value_slots(attribute, current, None), "K": kid[0], "X": spare}
             role = "feeling" if "happy" in template else "episode"
-            self.add(template, self.voice_for(subject, who, speakers), extra, day=day,
-                     subject=label, role=role, held_out=held)
+            self.add(
+                template,
+                self.voice_for(subject, who, speakers),
+                extra,
+                day=day,
+                subject=label,
+                role=role,
+                held_out=held,
+            )
         if base["other_subject"] and self.rng.random() < 0.75:
             template, held = self.pick(base["other_subject"])
             n = self.g.other(self.bank)
-            extra = {**value_slots(attribute, spare, None), "N": n,
-                     "X": spare.split("|")[0], "N_email": f"{n.lower()}@mx.example"}
-            self.add(template, self.voice_for(subject, who, speakers), extra,
-                     day=self.g.days(1)[0], subject=n, role="other_subject", held_out=held)
+            extra = {
+                **value_slots(attribute, spare, None),
+                "N": n,
+                "X": spare.split("|")[0],
+                "N_email": f"{n.lower()}@mx.example",
+            }
+            self.add(
+                template,
+                self.voice_for(subject, who, speakers),
+                extra,
+                day=self.g.days(1)[0],
+                subject=n,
+                role="other_subject",
+                held_out=held,
+            )
         if base["other_attribute"] and self.rng.random() < 0.6:
             template, held = self.pick(base["other_attribute"])
             extra = {"X": self.rng.choice(tp.CITIES), "K": kid[0]}
-            self.add(template, self.voice_for(subject, who, speakers), extra,
-                     day=self.g.days(1)[0], subject=label, role="other_attribute", held_out=held)
+            self.add(
+                template,
+                self.voice_for(subject, who, speakers),
+                extra,
+                day=self.g.days(1)[0],
+                subject=label,
+                role="other_attribute",
+                held_out=held,
+            )
 
     def single_fact(self, subject: str, who: Who, taken: set[str], speakers: list[str]) -> None:
         """A fact about an attribute that never changes: it must stay current."""
-        choices = [a for a in ("residence", "employer", "phone", "car", "diet", "pet",
-                               "manager", "job_title") if a not in taken]
+        choices = [
+            a
+            for a in (
+                "residence",
+                "employer",
+                "phone",
+                "car",
+                "diet",
+                "pet",
+                "manager",
+                "job_title",
+            )
+            if a not in taken
+        ]
         attribute = self.rng.choice(choices)
         kind = tp.ATTRIBUTES[attribute]
         value = self.rng.choice(self.pool(attribute, kind, who)).split("|")[0]
@@ -255,9 +347,17 @@ class BankBuilder:
             value = self.rng.choice(kind["values"])
         template, held = self.pick(kind["state"])
         extra = value_slots(attribute, value, None)
-        self.add(template, self.voice_for(subject, who, speakers), extra,
-                 day=self.g.days(1)[0], subject=subject, role="other_attribute",
-                 attribute=attribute, value=value, held_out=held)
+        self.add(
+            template,
+            self.voice_for(subject, who, speakers),
+            extra,
+            day=self.g.days(1)[0],
+            subject=subject,
+            role="other_attribute",
+            attribute=attribute,
+            value=value,
+            held_out=held,
+        )
 
     def everyday(self, subject: str, who: Who, speakers: list[str]) -> None:
         for role, bank, counts in (
@@ -267,8 +367,15 @@ class BankBuilder:
         ):
             for _ in range(self.rng.choice(counts)):
                 template, held = self.pick(bank)
-                self.add(template, self.voice_for(subject, who, speakers), {},
-                         day=self.g.days(1)[0], subject=subject, role=role, held_out=held)
+                self.add(
+                    template,
+                    self.voice_for(subject, who, speakers),
+                    {},
+                    day=self.g.days(1)[0],
+                    subject=subject,
+                    role=role,
+                    held_out=held,
+                )
 
     def person(self, subject: str, who: Who, speakers: list[str]) -> None:
         taken: set[str] = set()
@@ -299,8 +406,13 @@ class BankBuilder:
             self.thing_chain(name, attribute, kind, names, nobody, speakers)
 
     def thing_chain(
-        self, name: str, attribute: str, kind: AttributeBank, names: dict[str, str],
-        nobody: Who, speakers: list[str],
+        self,
+        name: str,
+        attribute: str,
+        kind: AttributeBank,
+        names: dict[str, str],
+        nobody: Who,
+        speakers: list[str],
     ) -> None:
         pool = self.pool(attribute, kind, nobody)
         length = 3 if self.rng.random() < 0.35 else 2
@@ -313,20 +425,38 @@ class BankBuilder:
             template, held = self.pick(kind["state"] if cueless else kind["update"])
             extra = {**names, "V": value, "O": values[k - 1] if k else "", "X": spare}
             voice = Voice(self.rng.choice(speakers) if speakers else None, nobody)
-            self.add(template, voice, extra, day=day, subject=name,
-                     role="update_old" if k == 0 else "update_new", attribute=attribute,
-                     chain=chain_id, value=value, cue=None if k == 0 else not cueless,
-                     held_out=held)
-        for role, templates, n in (("episode", kind["related"], 2),
-                                   ("other_subject", kind["other_subject"], 1),
-                                   ("other_attribute", kind["other_attribute"], 1)):
+            self.add(
+                template,
+                voice,
+                extra,
+                day=day,
+                subject=name,
+                role="update_old" if k == 0 else "update_new",
+                attribute=attribute,
+                chain=chain_id,
+                value=value,
+                cue=None if k == 0 else not cueless,
+                held_out=held,
+            )
+        for role, templates, n in (
+            ("episode", kind["related"], 2),
+            ("other_subject", kind["other_subject"], 1),
+            ("other_attribute", kind["other_attribute"], 1),
+        ):
             for _ in range(n if templates else 0):
                 template, held = self.pick(templates)
                 extra = {**names, "V": values[-1], "X": spare}
                 voice = Voice(self.rng.choice(speakers) if speakers else None, nobody)
                 subject = names["X_project"] if role == "other_subject" else name
-                self.add(template, voice, extra, day=self.g.days(1)[0], subject=subject,
-                         role="feeling" if "happy" in template else role, held_out=held)
+                self.add(
+                    template,
+                    voice,
+                    extra,
+                    day=self.g.days(1)[0],
+                    subject=subject,
+                    role="feeling" if "happy" in template else role,
+                    held_out=held,
+                )
 
 
 def build(g: Generator, bank: Bank) -> None:
@@ -354,7 +484,7 @@ def label(bank: Bank) -> None:
             chains.setdefault(s.chain, []).append(s)
     for members in chains.values():
         for i, s in enumerate(members):
-            later = [m for m in members[i + 1:] if m.value != s.value and m.role == "update_new"]
+            later = [m for m in members[i + 1 :] if m.value != s.value and m.role == "update_new"]
             s.superseded_by = later[0].id if later else None
 
 

@@ -19,13 +19,26 @@ class Who:
 
     def slots(self) -> dict[str, str]:
         if self.first:
-            return {"S": "I", "s": "I", "P": "My", "p": "my", "pp": "my", "pro": "I", "obj": "me",
-                    "o": "me"}
+            return {
+                "S": "I",
+                "s": "I",
+                "P": "My",
+                "p": "my",
+                "pp": "my",
+                "pro": "I",
+                "obj": "me",
+                "o": "me",
+            }
         she = self.gender == "f"
         return {
-            "S": self.name, "s": self.name, "P": f"{self.name}'s", "p": f"{self.name}'s",
-            "pp": "her" if she else "his", "pro": "she" if she else "he",
-            "obj": "her" if she else "him", "o": self.name,
+            "S": self.name,
+            "s": self.name,
+            "P": f"{self.name}'s",
+            "p": f"{self.name}'s",
+            "pp": "her" if she else "his",
+            "pro": "she" if she else "he",
+            "obj": "her" if she else "him",
+            "o": self.name,
         }
 
 
@@ -72,5 +85,9 @@ def value_slots(attribute: str, value: str, old: str | None) -> dict[str, str]:
 def email_values(name: str, rng: random.Random) -> list[str]:
     low = name.lower()
     domains = rng.sample(["mailbox.example", "kraken.example", "post.example", "mx.example"], 3)
-    return [f"{low}@{domains[0]}", f"{low}.{rng.randint(10, 99)}@{domains[1]}",
-            f"{low[0]}.{low}@{domains[2]}", f"{low}.home@{domains[0]}"]
+    return [
+        f"{low}@{domains[0]}",
+        f"{low}.{rng.randint(10, 99)}@{domains[1]}",
+        f"{low[0]}.{low}@{domains[2]}",
+        f"{low}.home@{domains[0]}",
+    ]

@@ -126,6 +126,5 @@ def cueless(judged: Sequence[Judged], bank_of: Mapping[str, LabelledStatement]) 
     return [
         j
         for j in judged
-        if j.statement.superseded_by is not None
-        and bank_of[j.statement.superseded_by].cue is False
+        if j.statement.superseded_by is not None and bank_of[j.statement.superseded_by].cue is False
     ]
