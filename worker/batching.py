@@ -21,7 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from celery import Celery, Task
+from celery import Celery, Task, signals
+from celery.worker import state
 from celery_batches import Batches, SimpleRequest
 
 from worker.celery_app import RETAIN_BATCH_TASK, RETAIN_TASK
@@ -89,7 +90,29 @@ def register_batched(
 
     @app.task(name=name, **options, **batches)  # type: ignore[untyped-decorator]
     def batched(self: Task, requests: Sequence[SimpleRequest]) -> None:
-        run(self, requests)
+        try:
+            run(self, requests)
+        finally:
+            released(requests)
+
+
+def _reserved(sender: object = None, request: Any = None, **_: Any) -> None:
+    """A retain message taken into a batch's buffer is held by this worker as any
+    reserved task is (Celery's worker state): the heartbeat claims it (worker/holders.py),
+    so the sweeper never gives a live worker's waiting messages to another."""
+    if request is not None and isinstance(getattr(request, "task", None), Batches):
+        state.task_reserved(request)
+
+
+def released(requests: Sequence[SimpleRequest]) -> None:
+    """The batch has run; its messages are acknowledged next, by celery-batches."""
+    for r in requests:
+        held = state.requests.get(r.id)
+        if held is not None:
+            state.task_ready(held)
+
+
+signals.task_received.connect(_reserved, weak=False, dispatch_uid="sediment.batching.reserved")
 
 
 def run_buffered(app: Celery) -> None:

@@ -13,6 +13,7 @@ from sediment.forgetting import forget_event
 from tests.helpers import event
 from tests.integration.conftest import WorkerEnv, wait_until
 from worker.consolidation.relations import memory_id
+from worker.holders import HOLDERS_KEY, read_claims
 from worker.publish import publish, publish_forget
 
 pytestmark = pytest.mark.integration
@@ -62,3 +63,26 @@ def test_single_event_messages_are_batched_and_a_later_forget_sees_them(
         assert {r.id for r in found} <= {memory_id(after.event_id)}
     finally:
         rt.close()
+
+
+def test_a_live_worker_claims_the_messages_waiting_in_its_batch(worker_env: WorkerEnv) -> None:
+    """Messages taken into a batch but not yet run are unacknowledged; the worker's
+    heartbeat must claim them, or the sweeper would hand them to another worker."""
+    worker_env.env["SEDIMENT_WORKER_BATCH_WAIT_MS"] = "4000"
+    worker_env.env["SEDIMENT_HOLDER_TTL_S"] = "2"
+    proc = worker_env.start("worker")
+    wait_until(lambda: worker_env.redis.zcard(HOLDERS_KEY) == 1, 60, "the worker's heartbeat")
+    producer = worker_env.producer()
+    waiting = [event(f"Dana collects stamp number {i}.", i, bank=BANK) for i in range(3)]
+    publish(producer, waiting, worker_env.queue, batch_size=1)
+
+    def claimed() -> bool:
+        unacked = {k.decode() for k in worker_env.redis.hkeys("unacked")}
+        return len(unacked) == 3 and unacked <= read_claims(worker_env.redis).tags
+
+    wait_until(claimed, 3, "the waiting messages to be claimed")
+    wait_until(worker_env.settled, 60, "the batch to run")
+    worker_env.stop(proc)
+    lines = consolidated_lines(worker_env.log_dir / "worker.log")
+    assert sorted(str(r["event_id"]) for r in lines) == sorted(str(e.event_id) for e in waiting)
+    assert {int(str(r["messages"])) for r in lines} == {3}
