@@ -30,6 +30,7 @@ from telemetry.recall_logs import RecallLog, RedisRecallLog
 from telemetry.redis_series import RedisMetrics
 from telemetry.slow_calls import SlowCalls
 from worker.batching import Batching
+from worker.busy import Busy
 from worker.celery_app import CeleryConfig, make_app
 from worker.consolidation.consolidator import Consolidator
 from worker.deadletters import DeadLetters, FileDeadLetters, RedisDeadLetters
@@ -252,6 +253,11 @@ class Runtime:
         return Heartbeat(self.redis, self.settings.holder_ttl_s)
 
     @cached_property
+    def consolidating(self) -> Busy:
+        """Marks the batches this process's worker runs (serve lets them go first)."""
+        return Busy()
+
+    @cached_property
     def celery(self) -> Celery:
         s = self.settings
         broker = self.topology.broker_url
@@ -270,7 +276,7 @@ class Runtime:
             options = dict(app.conf.broker_transport_options or {})
             app.conf.broker_transport_options = {**options, "polling_interval": MEMORY_POLL_S}
         batching = Batching(s.worker_batch_messages, s.worker_batch_wait_ms / 1000)
-        register_tasks(app, lambda: self.worker_deps, batching)
+        register_tasks(app, lambda: self.worker_deps, batching, self.consolidating)
         watch_slow_tasks(self.slow_calls)
         return app
 

@@ -22,7 +22,7 @@ import signal
 import socket
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 
 import structlog
 import uvicorn
@@ -33,6 +33,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from sediment.api.app import Endpoint, LazyEndpoint, create_app
 from sediment.bootstrap import Runtime
 from sediment.sampler import GaugeSampler
+from worker.busy import Busy
 from worker.holders import Heartbeat
 from worker.sweeper import SweepLoop
 
@@ -148,25 +149,60 @@ class Hosted:
 
 class RecallSlots:
     """At most `slots` recalls at once; the others wait their turn in the event loop,
-    holding no thread.
+    holding no thread. And, with `busy`, consolidation first: a recall that gets its slot
+    while the hosted worker runs a batch waits for the batch to end, at most `yield_s`.
 
     Why: where serve hosts the worker, its consolidation thread competes with the API's
-    threads for one interpreter lock. With 20 recalls running at once it got about a
-    twentieth of it, and retains became visible after seconds to tens of seconds under
-    recall load. Recall is CPU-bound, so more slots than cores add queueing inside the
-    interpreter, not throughput; with few slots the worker keeps a fair share.
+    threads for one interpreter lock, and each busy thread gets about an equal share.
+    With 20 recalls running at once the worker got about a twentieth of it; with two
+    slots, about a fifth (py-spy, lock holders only), and under a closed loop of
+    recall clients retains still became visible only after tens of seconds. Recall is
+    CPU-bound, so more slots than cores add queueing inside the interpreter, not
+    throughput. Waiting for the batch gives it the interpreter nearly alone: recall
+    takes what consolidation leaves, and a recall waits at most `yield_s` however far
+    behind the worker is.
     """
 
-    def __init__(self, app: ASGIApp, slots: int) -> None:
+    def __init__(
+        self, app: ASGIApp, slots: int, busy: Busy | None = None, yield_s: float = 0.0
+    ) -> None:
         self._app = app
         self._slots = asyncio.Semaphore(slots)
+        self._busy = busy if yield_s > 0 else None
+        self._yield_s = yield_s
+        self._idle: asyncio.Event | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if is_recall(scope):
             async with self._slots:
+                await self._after_consolidation()
                 await self._app(scope, receive, send)
         else:
             await self._app(scope, receive, send)
+
+    async def _after_consolidation(self) -> None:
+        if self._busy is None:
+            return
+        idle = self._idle_event(self._busy)
+        if not idle.is_set():
+            with suppress(TimeoutError):
+                await asyncio.wait_for(idle.wait(), self._yield_s)
+
+    def _idle_event(self, busy: Busy) -> asyncio.Event:
+        """Set while no batch runs; the worker's thread flips it through the loop."""
+        if self._idle is None:
+            loop = asyncio.get_running_loop()
+            idle = asyncio.Event()
+
+            def heard(now_busy: bool) -> None:
+                with suppress(RuntimeError):  # the loop has closed: serve is stopping
+                    loop.call_soon_threadsafe(idle.clear if now_busy else idle.set)
+
+            busy.listen(heard)
+            if not busy.busy:
+                idle.set()
+            self._idle = idle
+        return self._idle
 
 
 def is_recall(scope: Scope) -> bool:
@@ -215,7 +251,8 @@ def serve(rt: Runtime, host: str, port: int) -> None:
     app = create_app(rt.api_deps, lifespan=hosted.lifespan, mcp=mcp_endpoint(rt, host))
     slots = rt.settings.serve_recall_slots
     if hosted.worker is not None and slots > 0:
-        app.add_middleware(RecallSlots, slots=slots)
+        yield_s = rt.settings.serve_recall_yield_ms / 1000
+        app.add_middleware(RecallSlots, slots=slots, busy=rt.consolidating, yield_s=yield_s)
     try:
         config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False)
         uvicorn.Server(config).run()

@@ -74,6 +74,7 @@ class Settings(BaseSettings):
     worker_batch_messages: int = Field(default=64, ge=1, le=1024)
     worker_batch_wait_ms: int = Field(default=20, ge=1, le=10_000)
     serve_recall_slots: int = Field(default=2, ge=0, le=1024)
+    serve_recall_yield_ms: int = Field(default=200, ge=0, le=60_000)
     dlq_maxlen: int = Field(default=100_000, ge=10)
     dlq_max_payload_bytes: int = Field(default=64 * 1024, ge=4096, le=64 * 1024 * 1024)
     ledger_sweep_s: int = Field(default=5, ge=0, le=3600)

@@ -27,6 +27,7 @@ from worker.batching import (
     requeue_of,
     run_buffered,
 )
+from worker.busy import Busy
 from worker.celery_app import (
     FEEDBACK_TASK,
     FORGET_TASK,
@@ -375,11 +376,16 @@ def delivery(task: Task, req: SimpleRequest, deps: WorkerDeps) -> Delivery | Non
 
 
 def register_tasks(
-    app: Celery, deps: Callable[[], WorkerDeps], batching: Batching | None = None
+    app: Celery,
+    deps: Callable[[], WorkerDeps],
+    batching: Batching | None = None,
+    busy: Busy | None = None,
 ) -> None:
     """Declare the versioned tasks on `app`; `deps` is resolved in the worker process.
-    The retain tasks take many messages per delivery (worker/batching.py). Messages
-    Celery refuses before a task runs go to the dead-letter stream as well."""
+    The retain tasks take many messages per delivery (worker/batching.py), each batch
+    marked in `busy` while it runs. Messages Celery refuses before a task runs go to
+    the dead-letter stream as well."""
+    marks = busy or Busy()
 
     # shared=False: Celery otherwise adds every task to each app created later in the
     # process, so a second app's tasks would run the first app's `deps` (and warn).
@@ -402,7 +408,8 @@ def register_tasks(
         d = deps()
         taken = [x for r in requests if (x := delivery(task, r, d)) is not None]
         if taken:
-            handle(taken, str(task.name), d)
+            with marks.running():
+                handle(taken, str(task.name), d)
 
     for name in BATCHED_TASKS:
         register_batched(app, name, options, batching or Batching(), retains)
