@@ -161,6 +161,13 @@ class MemoryStore(Protocol):
     def ensure_schema(self, dense_size: int) -> None:
         """Create the collection, vectors and payload indexes if missing (idempotent)."""
 
+    def layout(self) -> int | None:
+        """The layout of derived fields the stored points were written with, as recorded
+        by `mark_layout`; None when none was recorded."""
+
+    def mark_layout(self, version: int) -> None:
+        """Record the layout of derived fields the stored points now follow (durably)."""
+
     def upsert(self, points: Sequence[StoredPoint]) -> None: ...
 
     def fetch(

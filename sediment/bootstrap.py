@@ -33,6 +33,7 @@ from worker.batching import Batching
 from worker.busy import Busy
 from worker.celery_app import CeleryConfig, make_app
 from worker.consolidation.consolidator import Consolidator
+from worker.consolidation.layout import check_layout
 from worker.deadletters import DeadLetters, FileDeadLetters, RedisDeadLetters
 from worker.expiry import ExpirySweep
 from worker.feedback_handler import FeedbackDeps
@@ -252,6 +253,22 @@ class Runtime:
             return None
         return Heartbeat(self.redis, self.settings.holder_ttl_s)
 
+    def check_layout(self) -> None:
+        """Raise `StaleLayoutError` unless the store follows this version's layout of
+        derived fields (worker/consolidation/layout.py); called before a process starts
+        consolidating. A Qdrant server is checked through a client of its own, so that
+        none is open when a prefork pool forks."""
+        where = self.settings.qdrant_url or str(self.settings.data_dir)
+        if self.topology.local_store:
+            check_layout(self.store, where)
+            return
+        store = make_store(self.settings)
+        try:
+            store.ensure_schema(self.embedder.dimension)
+            check_layout(store, where)
+        finally:
+            store.close()
+
     @cached_property
     def consolidating(self) -> Busy:
         """Marks the batches this process's worker runs (serve lets them go first)."""
@@ -305,6 +322,7 @@ class Runtime:
         broker, or this process's own worker), else consolidation right here."""
         if self.topology.shared_redis or self.hosts_worker:
             return QueuePublisher(self.celery, self.settings.queue, self.ledger)
+        self.check_layout()
         return InlinePublisher(self.consolidator, self.feedback, dead_letters=self.dead_letters)
 
     @cached_property

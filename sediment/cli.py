@@ -19,6 +19,7 @@ from sediment.ingest import IngestDeps, run_ingest
 from sediment.render import last_recall_table, print_record, recall_table
 from sediment.sampler import attach_to_worker
 from sediment.startup import require_durable_redis, runtime, settings_or_exit
+from worker.consolidation.layout import LAYOUT, StaleLayoutError
 
 app = typer.Typer(no_args_is_help=True, help="Sediment: agent memory as an event-driven system.")
 app.add_typer(maintenance.dlq_app, name="dlq")
@@ -113,6 +114,7 @@ def worker(
     """Run a Celery worker consuming retain events."""
     rt = runtime(actor="worker")
     require_durable_redis(rt)
+    rt.check_layout()
     if rt.topology.local_store and pool == "prefork" and rt.settings.worker_concurrency > 1:
         err.print(
             "a local store admits one process: use --pool solo or threads, or "
@@ -260,6 +262,8 @@ def rebuild(
         raise typer.Exit(2)
     rt = runtime()
     total = maintenance.rebuild(rt.store, rt.consolidator, [bank] if bank else None, err)
+    if all_banks:
+        rt.store.mark_layout(LAYOUT)
     console.print(f"rebuilt {total} raw memories")
     rt.close()
 
@@ -303,7 +307,13 @@ def build_model(out: Annotated[Path | None, typer.Option()] = None) -> None:
 
 
 def main() -> None:
-    app()
+    """The `sediment` command: a store derived under another layout is a clear refusal
+    (what was found, what to run), not a traceback."""
+    try:
+        app()
+    except StaleLayoutError as exc:
+        err.print(f"refusing to start: {exc}")
+        raise SystemExit(2) from exc
 
 
 if __name__ == "__main__":

@@ -227,6 +227,7 @@ def hosted_beside_api(rt: Runtime) -> Hosted:
     s = rt.settings
     worker = None
     if rt.topology.serve_consumes:
+        rt.check_layout()
         _ = rt.worker_deps
         worker = InProcessWorker(rt.celery, s.queue, s.worker_concurrency, s.log_level)
 

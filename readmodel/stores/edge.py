@@ -354,20 +354,35 @@ class EdgeStore:
             raise DenseSizeMismatchError(str(self._root), None, dense_size, str(exc)) from exc
         self._write_dense_size(dense_size)
 
-    def _read_dense_size(self) -> int | None:
+    def layout(self) -> int | None:
+        value = self._meta().get("layout")
+        return value if isinstance(value, int) else None
+
+    def mark_layout(self, version: int) -> None:
+        self._write_meta({**self._meta(), "layout": version})
+
+    def _meta(self) -> dict[str, object]:
         with contextlib.suppress(FileNotFoundError):
-            return int(json.loads(self._meta_path.read_text())["dense_size"])
-        return None
+            meta = json.loads(self._meta_path.read_text())
+            return meta if isinstance(meta, dict) else {}
+        return {}
+
+    def _read_dense_size(self) -> int | None:
+        value = self._meta().get("dense_size")
+        return int(value) if isinstance(value, int | str) else None
 
     def _write_dense_size(self, dense_size: int) -> None:
+        self._write_meta({**self._meta(), "dense_size": dense_size})
+        self._dense_size = dense_size
+
+    def _write_meta(self, meta: dict[str, object]) -> None:
         self._root.mkdir(parents=True, exist_ok=True)
         tmp = self._meta_path.with_suffix(".tmp")
         with tmp.open("w") as fh:
-            json.dump({"dense_size": dense_size}, fh)
+            json.dump(meta, fh)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self._meta_path)
-        self._dense_size = dense_size
 
 
 MAX_BANKS = 1_000_000

@@ -79,6 +79,12 @@ class MeteredStore:
     def ensure_schema(self, dense_size: int) -> None:
         self._call("ensure_schema", lambda: self._inner.ensure_schema(dense_size))
 
+    def layout(self) -> int | None:
+        return self._call("layout", self._inner.layout)
+
+    def mark_layout(self, version: int) -> None:
+        self._call("mark_layout", lambda: self._inner.mark_layout(version))
+
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         banks = {p.record.bank_id for p in points}
         bank = banks.pop() if len(banks) == 1 else None

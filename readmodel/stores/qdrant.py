@@ -78,6 +78,10 @@ DEFAULT_COLLECTION: Final = "sediment_memories"
 DEFAULT_PAGE_SIZE: Final = 256
 
 
+LAYOUT_KEY = "sediment_layout"
+"""The collection metadata key `mark_layout` writes."""
+
+
 class QdrantStore:
     """Store in one Qdrant collection shared by all banks; `bank_id` is the tenant key."""
 
@@ -122,6 +126,16 @@ class QdrantStore:
             raise DenseSizeMismatchError(where, existing, dense_size)
         if self._mode == "server":
             self._ensure_payload_indexes()
+
+    @_translated
+    def layout(self) -> int | None:
+        metadata = self._client.get_collection(self._collection).config.metadata or {}
+        value = metadata.get(LAYOUT_KEY)
+        return value if isinstance(value, int) else None
+
+    @_translated
+    def mark_layout(self, version: int) -> None:
+        self._client.update_collection(self._collection, metadata={LAYOUT_KEY: version})
 
     @_translated
     def upsert(self, points: Sequence[StoredPoint]) -> None:

@@ -202,6 +202,25 @@ def test_ensure_schema_is_idempotent(store: MemoryStore) -> None:
     assert store.count(Filter(BANK)) == 1
 
 
+def test_the_layout_is_unrecorded_until_marked_and_kept_across_reopen(
+    store: MemoryStore, reopen: Opener
+) -> None:
+    assert store.layout() is None
+    store.mark_layout(2)
+    store.upsert([point(memory(BANK, 1), 1)])
+    assert store.layout() == 2
+    store.close()
+    again = reopen()
+    try:
+        again.ensure_schema(DIM)
+        assert again.layout() == 2
+        again.mark_layout(3)
+        assert again.layout() == 3
+        assert again.count(Filter(BANK)) == 1
+    finally:
+        again.close()
+
+
 def test_ensure_schema_rejects_another_dense_size(store: MemoryStore, reopen: Opener) -> None:
     with pytest.raises(DenseSizeMismatchError, match=rf"size {DIM}\b.*size {DIM * 2}\b"):
         store.ensure_schema(DIM * 2)

@@ -1,0 +1,42 @@
+"""The layout of the derived fields consolidation writes and later reads back.
+
+Consolidation finds what a new memory may relate to through fields it derived when it
+stored the older ones: slot keys (updates.py) and entity keys (the store's payload).
+When a version derives them differently, points stored by an earlier one cannot be
+found the new way (a retraction would miss the facts it retracts), and nothing in a
+query says so. So a store records the layout its points follow, and a process that
+consolidates refuses a store written with another one until `sediment rebuild` has
+derived everything again.
+
+Layouts: 1, unrecorded (stores written before this marker existed); 2, every stated
+value also keyed `subject|=word`, which retractions read.
+"""
+
+from readmodel.store import MemoryStore
+
+LAYOUT = 2
+
+
+class StaleLayoutError(RuntimeError):
+    """The store's points were derived under another layout than this version's."""
+
+    def __init__(self, where: str, found: int | None) -> None:
+        recorded = f"layout {found}" if found is not None else "no recorded layout"
+        super().__init__(
+            f"the store at {where} has {recorded}; this version consolidates with layout "
+            f"{LAYOUT} (worker/consolidation/layout.py), so updates and retractions would "
+            "miss memories stored before. Run `sediment rebuild --all` once (it derives every "
+            "bank again and records the layout), then start again."
+        )
+
+
+def check_layout(store: MemoryStore, where: str) -> None:
+    """Pass for a store of this layout; record it on a store with no memories yet;
+    raise `StaleLayoutError` otherwise."""
+    found = store.layout()
+    if found == LAYOUT:
+        return
+    if found is None and not store.banks():
+        store.mark_layout(LAYOUT)
+        return
+    raise StaleLayoutError(where, found)
