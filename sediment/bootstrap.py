@@ -33,7 +33,7 @@ from worker.batching import Batching
 from worker.busy import Busy
 from worker.celery_app import CeleryConfig, make_app
 from worker.consolidation.consolidator import Consolidator
-from worker.consolidation.layout import check_layout
+from worker.consolidation.layout import adopt_layout, check_layout
 from worker.deadletters import DeadLetters, FileDeadLetters, RedisDeadLetters
 from worker.expiry import ExpirySweep
 from worker.feedback_handler import FeedbackDeps
@@ -125,6 +125,7 @@ class Runtime:
     def store(self) -> MemoryStore:
         store = make_store(self.settings)
         store.ensure_schema(self.embedder.dimension)
+        adopt_layout(store)
         return MeteredStore(store, self.metrics, slow=self.slow_calls)
 
     @cached_property

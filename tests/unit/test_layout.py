@@ -10,9 +10,11 @@ from readmodel.embedders.hashing import HashEmbedder
 from readmodel.store import StoredPoint
 from readmodel.stores.edge import EdgeStore
 from readmodel.text import document_vector
+from sediment.bootstrap import bootstrap
+from sediment.settings import Settings
 from tests.e2e.cli import sediment
 from tests.helpers import event, memory
-from worker.consolidation.layout import LAYOUT, StaleLayoutError, check_layout
+from worker.consolidation.layout import LAYOUT, StaleLayoutError, adopt_layout, check_layout
 
 
 def stored(root: Path) -> EdgeStore:
@@ -26,6 +28,17 @@ def test_an_empty_store_is_given_this_layout(tmp_path: Path) -> None:
     check_layout(store, "here")
     assert store.layout() == LAYOUT
     check_layout(store, "here")
+    other = stored(tmp_path / "t")
+    adopt_layout(other)
+    assert other.layout() == LAYOUT
+
+
+def test_a_runtime_marks_the_store_it_creates(tmp_path: Path) -> None:
+    rt = bootstrap(Settings(_env_file=None, mode="embedded", data_dir=tmp_path, embedder="hash"))  # type: ignore[call-arg]
+    try:
+        assert rt.store.layout() == LAYOUT
+    finally:
+        rt.close()
 
 
 def test_a_store_with_memories_and_no_layout_is_refused(tmp_path: Path) -> None:

@@ -30,13 +30,17 @@ class StaleLayoutError(RuntimeError):
         )
 
 
-def check_layout(store: MemoryStore, where: str) -> None:
-    """Pass for a store of this layout; record it on a store with no memories yet;
-    raise `StaleLayoutError` otherwise."""
-    found = store.layout()
-    if found == LAYOUT:
-        return
-    if found is None and not store.banks():
+def adopt_layout(store: MemoryStore) -> None:
+    """A store with no memories and no recorded layout takes this version's, so that
+    whatever writes to it first (a worker, a rebuild, a program) leaves it marked."""
+    if store.layout() is None and not store.banks():
         store.mark_layout(LAYOUT)
-        return
-    raise StaleLayoutError(where, found)
+
+
+def check_layout(store: MemoryStore, where: str) -> None:
+    """Pass for a store of this layout (an empty one takes it); raise
+    `StaleLayoutError` otherwise."""
+    adopt_layout(store)
+    found = store.layout()
+    if found != LAYOUT:
+        raise StaleLayoutError(where, found)
