@@ -293,7 +293,11 @@ class Runtime:
         if broker == MEMORY_BROKER:
             options = dict(app.conf.broker_transport_options or {})
             app.conf.broker_transport_options = {**options, "polling_interval": MEMORY_POLL_S}
-        batching = Batching(s.worker_batch_messages, s.worker_batch_wait_ms / 1000)
+        batching = Batching(
+            s.worker_batch_messages,
+            s.worker_batch_wait_ms / 1000,
+            s.worker_batch_max_wait_ms / 1000,
+        )
         register_tasks(app, lambda: self.worker_deps, batching, self.consolidating)
         watch_slow_tasks(self.slow_calls)
         return app

@@ -73,6 +73,7 @@ class Settings(BaseSettings):
     worker_concurrency: int = Field(default=1, ge=1, le=64)
     worker_batch_messages: int = Field(default=64, ge=1, le=1024)
     worker_batch_wait_ms: int = Field(default=20, ge=1, le=10_000)
+    worker_batch_max_wait_ms: int = Field(default=250, ge=1, le=60_000)
     serve_recall_slots: int = Field(default=2, ge=0, le=1024)
     serve_recall_yield_ms: int = Field(default=200, ge=0, le=60_000)
     dlq_maxlen: int = Field(default=100_000, ge=10)

@@ -5,7 +5,8 @@ A producer that retains one event at a time (`sediment.retain.v1`, or a small
 fixed cost per message: a bank lock, the done-marker check, the neighbour prefetch,
 four store writes, the ledger and the metrics, about ten Redis round trips. The
 worker takes what has arrived instead: up to `messages` messages, or what came within
-`wait_s` of the first, and consolidates them as one batch (the read model is the same
+`wait_s` of the one before (at most `max_wait_s` after the first), and consolidates
+them as one batch (the read model is the same
 for any split, tests/property/test_convergence.py). The less the worker keeps up, the
 more each batch holds, so the cost per event falls exactly when it matters.
 
@@ -17,6 +18,7 @@ batch can fill. A forget or a vote taken by the same worker first runs what is b
 (`run_buffered`), so it sees the retains that were queued before it.
 """
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -32,11 +34,47 @@ BATCHED_TASKS = (RETAIN_TASK, RETAIN_BATCH_TASK)
 
 @dataclass(frozen=True)
 class Batching:
-    """`messages`: retain messages consolidated together at most (also the prefetch);
-    `wait_s`: how long the first message waits for others before its batch runs."""
+    """`messages`: retain messages consolidated together at most (also the prefetch). A
+    batch runs once no message has come for `wait_s`, or it is full, or its first
+    message has waited `max_wait_s`."""
 
     messages: int = 64
     wait_s: float = 0.02
+    max_wait_s: float = 0.25
+
+
+class RetainBatches(Batches):  # type: ignore[misc]
+    """celery-batches' buffer, run when the messages stop coming rather than on a fixed
+    beat. On a beat, a worker that pulls messages slower than they come (one Redis round
+    trip each, under a busy interpreter lock) ran batches of two or three and fell
+    behind on its fixed cost per batch; waiting for a pause lets a backlog fill a batch."""
+
+    quiet_s: float = 0.02
+    max_wait_s: float = 0.25
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._first_at: float | None = None
+        self._last_at = 0.0
+
+    def received(self) -> None:
+        now = time.monotonic()
+        if self._first_at is None:
+            self._first_at = now
+        self._last_at = now
+
+    def _do_flush(self) -> None:
+        first = self._first_at
+        if first is not None and self._buffer.qsize() < self.flush_every:
+            now = time.monotonic()
+            if now - self._last_at < self.quiet_s and now - first < self.max_wait_s:
+                return
+        self.flush_now()
+
+    def flush_now(self) -> None:
+        """Run what is buffered now, whatever is still coming."""
+        self._first_at = None
+        super()._do_flush()
 
 
 class Requeue(Protocol):
@@ -83,9 +121,11 @@ def register_batched(
 ) -> None:
     """Declare `name` as a `Batches` task whose requests `run` handles together."""
     batches = {
-        "base": Batches,
+        "base": RetainBatches,
         "flush_every": batching.messages,
-        "flush_interval": batching.wait_s,
+        "flush_interval": max(0.005, batching.wait_s / 2),
+        "quiet_s": batching.wait_s,
+        "max_wait_s": max(batching.wait_s, batching.max_wait_s),
     }
 
     @app.task(name=name, **options, **batches)  # type: ignore[untyped-decorator]
@@ -100,7 +140,9 @@ def _reserved(sender: object = None, request: Any = None, **_: Any) -> None:
     """A retain message taken into a batch's buffer is held by this worker as any
     reserved task is (Celery's worker state): the heartbeat claims it (worker/holders.py),
     so the sweeper never gives a live worker's waiting messages to another."""
-    if request is not None and isinstance(getattr(request, "task", None), Batches):
+    task = getattr(request, "task", None)
+    if isinstance(task, RetainBatches):
+        task.received()
         state.task_reserved(request)
 
 
@@ -120,5 +162,5 @@ def run_buffered(app: Celery) -> None:
     this thread with the solo pool); a no-op outside a worker."""
     for name in BATCHED_TASKS:
         task = app.tasks.get(name)
-        if isinstance(task, Batches) and task._pool is not None:
-            task._do_flush()
+        if isinstance(task, RetainBatches) and task._pool is not None:
+            task.flush_now()

@@ -69,6 +69,7 @@ def test_a_live_worker_claims_the_messages_waiting_in_its_batch(worker_env: Work
     """Messages taken into a batch but not yet run are unacknowledged; the worker's
     heartbeat must claim them, or the sweeper would hand them to another worker."""
     worker_env.env["SEDIMENT_WORKER_BATCH_WAIT_MS"] = "4000"
+    worker_env.env["SEDIMENT_WORKER_BATCH_MAX_WAIT_MS"] = "4000"
     worker_env.env["SEDIMENT_HOLDER_TTL_S"] = "2"
     proc = worker_env.start("worker")
     wait_until(lambda: worker_env.redis.zcard(HOLDERS_KEY) == 1, 60, "the worker's heartbeat")
