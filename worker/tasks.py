@@ -156,15 +156,40 @@ def _handle(deliveries: Sequence[Delivery], name: str, deps: WorkerDeps) -> None
         if d.attempt == 1:
             count_events(deps.metrics, "received", [bank_of(p) for p in d.payloads])
         taken.append((d, _valid(name, d.payloads, deps, first_attempt=d.attempt == 1)))
-    try:
-        _consolidated(taken, deps)
-    except Exception as exc:
-        if len(taken) > 1 and not is_transient(exc):
-            for one in taken:
-                _alone(one, name, deps)
-            return
-        for d, events in taken:
-            _failed(d, events, name, exc, deps)
+    for chunk in chunks(taken, BATCH_EVENTS):
+        try:
+            _consolidated(chunk, deps)
+        except Exception as exc:
+            if len(chunk) > 1 and not is_transient(exc):
+                for one in chunk:
+                    _alone(one, name, deps)
+                continue
+            for d, events in chunk:
+                _failed(d, events, name, exc, deps)
+
+
+BATCH_EVENTS = 64
+"""Events consolidated in one call at most (a message with more is one call): the batch
+view compares each event with those written before it in the batch, so a call's cost
+grows faster than its size; merging sixteen 64-event messages into one call ran
+standalone ingest at 420 events/s instead of about 1,000."""
+
+
+def chunks(taken: Taken, size: int) -> list[Taken]:
+    """Consecutive messages in groups of at most `size` events (a larger message alone)."""
+    out: list[Taken] = []
+    current: Taken = []
+    held = 0
+    for one in taken:
+        n = len(one[1])
+        if current and held + n > size:
+            out.append(current)
+            current, held = [], 0
+        current.append(one)
+        held += n
+    if current:
+        out.append(current)
+    return out
 
 
 def _alone(one: tuple[Delivery, list[RetainEvent]], name: str, deps: WorkerDeps) -> None:

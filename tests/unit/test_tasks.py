@@ -343,3 +343,15 @@ def test_a_transient_failure_queues_each_message_again_with_its_own_count(tmp_pa
     assert first.sent == [(2, 1, {PUBLISHED_AT_HEADER: 12.5})]
     assert third.sent == [(8, 3, {PUBLISHED_AT_HEADER: 12.5})]
     assert d.dead_letters.length() == 0
+
+
+def test_messages_are_consolidated_in_calls_of_at_most_64_events() -> None:
+    from worker.tasks import chunks
+
+    def taken(*sizes: int) -> Any:
+        return [(message([]), [object()] * n) for n in sizes]
+
+    assert [[len(e) for _, e in c] for c in chunks(taken(1, 1, 62, 1), 64)] == [[1, 1, 62], [1]]
+    assert [[len(e) for _, e in c] for c in chunks(taken(64, 64, 3), 64)] == [[64], [64], [3]]
+    assert [[len(e) for _, e in c] for c in chunks(taken(100, 1), 64)] == [[100], [1]]
+    assert chunks([], 64) == []
