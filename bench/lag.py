@@ -2,8 +2,9 @@
 `sediment serve` while clients recall from it over HTTP.
 
 One serve (standalone: our own Redis, a local store, the worker inside serve) is
-loaded with a bank of memories; its capacity is measured with a burst of
-single-event messages and no recall load. Each run then retains one event per
+loaded with a bank of memories. At the start of each run its capacity is measured
+with a burst of single-event messages and no recall load (the bank grows run by run,
+and what the worker drains with it); the run then retains one event per
 `POST /v1/banks/B/memories` at half that capacity for a while, as `clients` threads
 recall in a closed loop. An event is visible once the redelivery ledger no longer
 owes it: the worker settles an event only after its done-marker is written.
@@ -180,8 +181,11 @@ def run_lag(
     plan: LagPlan, slot_choices: Sequence[int], settings: Settings, err: Console
 ) -> ScaleReport:
     """One store and one Redis; for each run, a serve per slots setting in turn (the
-    settings alternate, so each sees the machine as the others did); capacity is
-    measured once, on the first serve, and every setting gets the same rate."""
+    settings alternate, so each sees the machine as the others did). The bank grows by
+    every run's events, and a consolidation's cost with it, so capacity is measured
+    again at the start of each run, on its first serve, and every setting of that run
+    gets the same rate: each run is at `fraction` of what the worker drains at the
+    bank's size then, as the lag target defines it."""
     started = time.perf_counter()
     report = new_report(
         "lag",
@@ -195,19 +199,25 @@ def run_lag(
         NOTES,
     )
     runs: dict[int, list[Figures]] = {s: [] for s in slot_choices}
-    cap = 0.0
     with tempfile.TemporaryDirectory(prefix="sediment-lag-") as tmp, redis_server() as url:
         root = Path(tmp)
         client = redis.Redis.from_url(url)
         app = Celery(broker=url, set_as_current=False)
         try:
             for i in range(plan.runs):
+                cap = 0.0
                 for slots in slot_choices:
                     env = serve_env(url, root / "data", settings, slots)
                     proc, base = serve(env, root / f"serve-{i}-{slots}.log")
                     try:
+                        if i == 0 and not cap:
+                            _preload(app, client, plan, proc)
                         if not cap:
-                            cap = _prepare(app, client, plan, err, proc)
+                            cap = capacity(app, client, seed=500 + i, serving=proc)
+                            err.print(
+                                f"run {i + 1}: capacity {cap:.1f} events/s "
+                                "(single-event messages, no recall load)"
+                            )
                         got = one_run(base, client, cap * plan.fraction, plan, 600 + i)
                         got |= {"capacity_eps": round(cap, 2), **_rss(proc.pid)}
                     finally:
@@ -223,16 +233,10 @@ def run_lag(
     return finish(report, started)
 
 
-def _prepare(
-    app: Celery, client: redis.Redis, plan: LagPlan, err: Console, serving: Started
-) -> float:
-    """Load the bank, then measure the capacity."""
+def _preload(app: Celery, client: redis.Redis, plan: LagPlan, serving: Started) -> None:
     preload = [warm_event(3), *workload_events(1, plan.preload)]
     publish(app, preload, QUEUE, BATCH, Ledger(client))
     wait_until(lambda: owed(client) == 0, 3600, "the preload", every_s=0.5, watch=[serving])
-    cap = capacity(app, client, seed=500, serving=serving)
-    err.print(f"capacity {cap:.1f} events/s (single-event messages, no recall load)")
-    return cap
 
 
 def _rss(pid: int) -> Figures:
@@ -243,6 +247,7 @@ NOTES = (
     "lag_*: from the retain POST until the ledger no longer owes the event (its "
     "done-marker is written), polled every 20 ms; retains are sent open loop, one event "
     "per POST, at `fraction` of the capacity (a burst of single-event messages drained "
-    "with no recall load); recall_*: the clients' HTTP round trips during the run. "
+    "with no recall load, measured at the start of each run: the bank grows by every "
+    "run's events); recall_*: the clients' HTTP round trips during the run. "
     "The clients run in the benchmark's own process on the same 2 cores.",
 )
