@@ -17,6 +17,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -29,6 +30,7 @@ from bench.latency import Figures, latency_figures
 from bench.procs import Started, redis_server, rss_mb, serve, stop, wait_until
 from bench.record import ScaleReport
 from bench.suite import case, finish, new_report
+from bench.workload import START, after
 from bench.workload import events as workload_events
 from bench.workload import queries as workload_queries
 from contracts.events import RetainEvent
@@ -115,17 +117,33 @@ def _retain_loop(
     return sent
 
 
-def capacity(app: Celery, client: redis.Redis, seed: int, serving: Started) -> float:
+@dataclass
+class Timeline:
+    """Where the bank's history ends: each stream continues it, as live producers'
+    events do (a stream from the generator's default start would be a backfill of the
+    bank's whole span, which costs the worker more the larger the bank)."""
+
+    end: datetime = START
+
+    def events(self, count: int, seed: int) -> list[RetainEvent]:
+        out = list(workload_events(1, count, seed=seed, start=self.end))
+        self.end = after(count, self.end)
+        return out
+
+
+def capacity(
+    app: Celery, client: redis.Redis, events: list[RetainEvent], serving: Started
+) -> float:
     """Events/s the serve's worker drains, one event per message, with no recall load."""
-    events = list(workload_events(1, CAPACITY_EVENTS, seed=seed))
     start = time.perf_counter()
     publish(app, events, QUEUE, 1, Ledger(client))
     wait_until(lambda: owed(client) == 0, DRAIN_WAIT_S, "the capacity burst", watch=[serving])
     return len(events) / (time.perf_counter() - start)
 
 
-def one_run(base: str, client: redis.Redis, rate: float, plan: LagPlan, seed: int) -> Figures:
-    events = list(workload_events(1, int(rate * plan.seconds) + 1, seed=seed))
+def one_run(
+    base: str, client: redis.Redis, rate: float, plan: LagPlan, events: list[RetainEvent], seed: int
+) -> Figures:
     queries = [q for _, q in workload_queries(1, 100, seed=seed)]
     watch, stop_at, done = Watch(), threading.Event(), threading.Event()
     recalls: list[list[float]] = [[] for _ in range(plan.clients)]
@@ -204,6 +222,7 @@ def run_lag(
         client = redis.Redis.from_url(url)
         app = Celery(broker=url, set_as_current=False)
         try:
+            timeline = Timeline()
             for i in range(plan.runs):
                 cap = 0.0
                 for slots in slot_choices:
@@ -211,14 +230,17 @@ def run_lag(
                     proc, base = serve(env, root / f"serve-{i}-{slots}.log")
                     try:
                         if i == 0 and not cap:
-                            _preload(app, client, plan, proc)
+                            _preload(app, client, timeline.events(plan.preload, 7), proc)
                         if not cap:
-                            cap = capacity(app, client, seed=500 + i, serving=proc)
+                            burst = timeline.events(CAPACITY_EVENTS, 500 + i)
+                            cap = capacity(app, client, burst, serving=proc)
                             err.print(
                                 f"run {i + 1}: capacity {cap:.1f} events/s "
                                 "(single-event messages, no recall load)"
                             )
-                        got = one_run(base, client, cap * plan.fraction, plan, 600 + i)
+                        rate = cap * plan.fraction
+                        events = timeline.events(int(rate * plan.seconds) + 1, 600 + i)
+                        got = one_run(base, client, rate, plan, events, 600 + i)
                         got |= {"capacity_eps": round(cap, 2), **_rss(proc.pid)}
                     finally:
                         stop(proc.proc)
@@ -233,9 +255,8 @@ def run_lag(
     return finish(report, started)
 
 
-def _preload(app: Celery, client: redis.Redis, plan: LagPlan, serving: Started) -> None:
-    preload = [warm_event(3), *workload_events(1, plan.preload)]
-    publish(app, preload, QUEUE, BATCH, Ledger(client))
+def _preload(app: Celery, client: redis.Redis, events: list[RetainEvent], serving: Started) -> None:
+    publish(app, [warm_event(3), *events], QUEUE, BATCH, Ledger(client))
     wait_until(lambda: owed(client) == 0, 3600, "the preload", every_s=0.5, watch=[serving])
 
 
@@ -248,6 +269,7 @@ NOTES = (
     "done-marker is written), polled every 20 ms; retains are sent open loop, one event "
     "per POST, at `fraction` of the capacity (a burst of single-event messages drained "
     "with no recall load, measured at the start of each run: the bank grows by every "
-    "run's events); recall_*: the clients' HTTP round trips during the run. "
+    "run's events); every stream continues the bank's timeline, as live events do; "
+    "recall_*: the clients' HTTP round trips during the run. "
     "The clients run in the benchmark's own process on the same 2 cores.",
 )

@@ -10,6 +10,7 @@ import random
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from typing import Final
 
 from contracts.events import RetainEvent
 
@@ -75,26 +76,41 @@ def _text(rng: random.Random, person: str) -> str:
     return _fill(fact if roll < 0.83 else update, rng, person)
 
 
-def events(bank_count: int, per_bank: int, seed: int = 7) -> Iterator[RetainEvent]:
+STEP_MINUTES: Final = 90
+STEP: Final = timedelta(minutes=STEP_MINUTES)
+"""How far apart in time a bank's consecutive events are, on average."""
+
+
+def events(
+    bank_count: int, per_bank: int, seed: int = 7, start: datetime = START
+) -> Iterator[RetainEvent]:
     """`per_bank` events in each of `bank_count` banks, interleaved as producers would
-    send them; about 40 subjects per 1,000 events in a bank, occurred_at spread over
-    two years and delivered slightly out of time order."""
+    send them; about 40 subjects per 1,000 events in a bank, one every `STEP` from
+    `start` (2,000 events span a year) and delivered slightly out of time order. A
+    stream that continues a bank's history starts where the last one ended
+    (`after`); two streams from the same `start` are one history told twice, the
+    second a backfill of the first's time span."""
     rng = random.Random(seed)
     subjects = max(8, per_bank // 25)
     crowd = [people(rng, min(subjects, len(FIRST) * len(LAST))) for _ in range(bank_count)]
     for i in range(per_bank):
         for b in range(bank_count):
             person = rng.choice(crowd[b])
-            minutes = i * 90 + rng.randint(-600, 600)
+            minutes = i * STEP_MINUTES + rng.randint(-600, 600)
             bank = f"bench-{b:03d}"
             text = _text(rng, person)
             yield RetainEvent(
                 event_id=uuid.uuid5(NAMESPACE, f"{seed}:{bank}:{i}"),
                 bank_id=bank,
                 text=text,
-                occurred_at=START + timedelta(minutes=max(0, minutes)),
+                occurred_at=start + timedelta(minutes=max(0, minutes)),
                 entities=[person.split()[0]],
             )
+
+
+def after(count: int, start: datetime = START) -> datetime:
+    """Where a stream of `count` events from `start` ends: the next one's `start`."""
+    return start + STEP * count
 
 
 def queries(bank_count: int, n: int, seed: int = 11) -> list[tuple[str, str]]:

@@ -5,17 +5,19 @@ deterministic, the percentile / median / ratio arithmetic, and the JSON shape th
 import json
 import os
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from bench.lag import Timeline
 from bench.latency import floor_of, latency_figures, median_runs, percentile, ratio
 from bench.procs import rss_mb
 from bench.record import write_json
 from bench.report import write_report
 from bench.report_scale import section
 from bench.suite import case, finish, new_report
-from bench.workload import events, queries
+from bench.workload import after, events, queries
 
 
 def test_the_same_seed_gives_the_same_events() -> None:
@@ -31,6 +33,23 @@ def test_a_longer_run_starts_with_the_same_event_ids() -> None:
     """Event ids depend on seed, bank and position only, not on the size."""
     small, large = list(events(1, 100)), list(events(1, 400))
     assert [e.event_id for e in small] == [e.event_id for e in large[:100]]
+
+
+def test_a_stream_from_where_the_last_ended_continues_its_timeline() -> None:
+    """Live traffic: a later stream starts where the earlier one ended (the generator
+    delivers at most ten hours out of order either way); from the default start it
+    would be a backfill of the same span."""
+    jitter = timedelta(hours=10)
+    first = list(events(1, 200))
+    later = list(events(1, 200, seed=8, start=after(200)))
+    assert max(e.occurred_at for e in first) <= after(200) + jitter
+    assert min(e.occurred_at for e in later) >= after(200) - jitter
+    assert min(e.occurred_at for e in events(1, 200, seed=8)) < after(20)
+    timeline = Timeline()
+    a, b = timeline.events(50, seed=1), timeline.events(50, seed=2)
+    assert timeline.end == after(100)
+    assert min(e.occurred_at for e in b) >= after(50) - jitter
+    assert {e.event_id for e in a}.isdisjoint({e.event_id for e in b})
 
 
 @pytest.mark.parametrize(
