@@ -105,6 +105,7 @@ def plot_growth(report: ScaleReport, out: Path) -> bool:
         ("recall_p50_ms", "recall p50 (in-process)"),
         ("recall_p95_ms", "recall p95 (in-process)"),
         ("http_p50_ms", "recall p50 (HTTP)"),
+        ("cold_recall_p50_ms", "first recalls p50 (in-process)"),
         ("floor_p50_ms", "floor p50"),
         ("exact_floor_p50_ms", "exact floor p50"),
     ):

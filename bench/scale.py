@@ -7,7 +7,11 @@ queries (bench/workload.py) of `Recaller.recall` in this process, interleaved wi
 the floor (the query's embedding plus one dense top-10 search on the raw store with
 the bank filter, through the same index recall uses) and the exact floor (the same
 with `search_dense`, exact as the worker's neighbour queries are: a full scan), then
-of a real `sediment serve` (embedded mode, the same directory) over HTTP. Loading:
+of a real `sediment serve` (embedded mode, the same directory) over HTTP. Each
+process first serves more draws of the generator's questions (another seed; about the
+same 40 people, so many are asked again), the first of them reported as the cold
+figures: the engine reads the pages of the store's files as searches first touch
+them, so a process just opened is slower than one that has been serving. Loading:
 small sizes are consolidated as producers would send them; large ones are raw
 upserts of pre-embedded events marked consolidated (hours of consolidation
 otherwise), which the case's `load` says.
@@ -46,6 +50,10 @@ from worker.publish import publish
 BANK = "bench-000"
 LIMIT = 10
 WARM_QUERIES = 5
+WARM_FACTOR = 5
+"""A run first asks this many times its number of queries, drawn with `WARM_SEED`:
+recall is measured in a process that has been serving, its first recalls apart."""
+WARM_SEED = 23
 WORKER_EVENTS = 256
 LOAD_BATCH = 512
 
@@ -88,8 +96,23 @@ def load(rt: Runtime, events: Sequence[RetainEvent], consolidated: bool) -> floa
     return time.perf_counter() - start
 
 
-def in_process(rt: Runtime, queries: Sequence[str]) -> Figures:
-    """Recall and its floor, query by query, so both see the same machine."""
+def first_recalls(rt: Runtime, queries: Sequence[str]) -> list[float]:
+    """Seconds of each of `queries`' recalls, timed one by one."""
+    out = []
+    for q in queries:
+        start = time.perf_counter()
+        rt.recaller.recall(BANK, RecallRequest(query=q, limit=LIMIT))
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def in_process(rt: Runtime, queries: Sequence[str], warm: Sequence[str]) -> Figures:
+    """The first recalls after the store opened (`cold_recall_*`: the engine reads
+    the pages of the store's files as searches first touch them), then, once `warm`
+    (other queries) have been asked, recall and its floor query by query, so both see
+    the same machine."""
+    cold = latency_figures(first_recalls(rt, warm[: len(queries)]), "cold_recall_")
+    first_recalls(rt, warm[len(queries) :])
     raw = getattr(rt.store, "inner", rt.store)
     flt = Filter(bank_id=BANK)
     no_terms = SparseVector()
@@ -114,20 +137,22 @@ def in_process(rt: Runtime, queries: Sequence[str]) -> Figures:
         **latency_figures(recall_s, "recall_"),
         **latency_figures(floor_s, "floor_"),
         **latency_figures(exact_s, "exact_floor_"),
+        **cold,
     }
 
 
-def over_http(base: str, queries: Sequence[str]) -> Figures:
+def over_http(base: str, queries: Sequence[str], warm: Sequence[str]) -> Figures:
+    """As `in_process`, through a serve started on the store just before."""
     timings = []
     with httpx.Client(base_url=base, timeout=60) as client:
-        for i, q in enumerate([*queries[:WARM_QUERIES], *queries]):
+        for q in [*warm, *queries]:
             start = time.perf_counter()
             reply = client.post(f"/v1/banks/{BANK}/recall", json={"query": q, "limit": LIMIT})
             elapsed = time.perf_counter() - start
             reply.raise_for_status()
-            if i >= WARM_QUERIES:
-                timings.append(elapsed)
-    return latency_figures(timings, "http_")
+            timings.append(elapsed)
+    cold = latency_figures(timings[: len(queries)], "cold_http_")
+    return latency_figures(timings[len(warm) :], "http_") | cold
 
 
 def serve_env(settings: Settings, data_dir: Path) -> dict[str, str]:
@@ -140,19 +165,22 @@ def serve_env(settings: Settings, data_dir: Path) -> dict[str, str]:
     }
 
 
-def one_run(settings: Settings, data_dir: Path, queries: Sequence[str], root: Path) -> Figures:
+def one_run(
+    settings: Settings, data_dir: Path, queries: Sequence[str], warm: Sequence[str], root: Path
+) -> Figures:
     rt = bootstrap(settings.model_copy(update={"mode": "embedded", "data_dir": data_dir}))
     try:
-        figures = in_process(rt, queries)
+        figures = in_process(rt, queries, warm)
     finally:
         rt.close()
     started, base = serve(serve_env(settings, data_dir), root / "serve.log")
     try:
-        figures |= over_http(base, queries)
+        figures |= over_http(base, queries, warm)
         figures |= {f"serve_{k}": v for k, v in rss_mb(started.pid).items()}
     finally:
         stop(started.proc)
-    return figures | floor_ratios(figures, ("recall", "http"))
+    added = {"http_added_p50_ms": round(figures["http_p50_ms"] - figures["recall_p50_ms"], 3)}
+    return figures | added | floor_ratios(figures, ("recall", "http"))
 
 
 def floor_ratios(figures: Figures, kinds: Sequence[str]) -> Figures:
@@ -196,7 +224,11 @@ NOTES = (
     "through the index recall uses (HNSW after `sediment optimize`, run once after "
     "loading: optimize_s), interleaved with the in-process recalls; exact_floor_*: the "
     "same with exact search_dense (a full scan, as the worker's neighbour queries); "
-    "*_x_floor = figure / floor, per run",
+    "*_x_floor = figure / floor, per run. Each process (this one, then serve) first "
+    f"asks {WARM_FACTOR} times as many queries drawn with another seed (the same "
+    "generator: many are asked again): cold_recall_* / cold_http_* are "
+    "the first of them, right after the store opened (the engine maps its files and "
+    "reads their pages as searches first touch them); recall_* and http_* come after",
     "serve_rss_mb / serve_peak_rss_mb: the serve process after the HTTP queries; "
     "worker_*: one `sediment worker` (standalone) on the loaded store after "
     f"consolidating {WORKER_EVENTS} more events there",
@@ -213,6 +245,7 @@ def run_scale(
         NOTES,
     )
     queries = [q for _, q in workload_queries(1, n_queries)]
+    warm = [q for _, q in workload_queries(1, WARM_FACTOR * n_queries, seed=WARM_SEED)]
     for size in sizes:
         with tempfile.TemporaryDirectory(prefix="sediment-scale-") as tmp:
             root = Path(tmp)
@@ -230,7 +263,7 @@ def run_scale(
             )
             measured = []
             for i in range(runs):
-                measured.append(one_run(settings, data_dir, queries, root))
+                measured.append(one_run(settings, data_dir, queries, warm, root))
                 err.print(f"  run {i + 1}/{runs}: {_brief(measured[-1])}")
             rss = worker_rss(settings, data_dir, root)
             measured = [run | rss for run in measured]
