@@ -8,10 +8,13 @@ process owns the store, so retains are consolidated before the call returns; in 
 other modes they are published to the queue like the HTTP API's.
 """
 
+import functools
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from importlib.metadata import version
-from typing import Any
+from typing import Any, TypeVar
 
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.types import ToolAnnotations
@@ -19,6 +22,9 @@ from starlette.types import Receive, Scope, Send
 
 from sediment.bootstrap import Runtime
 from sediment.mcp_tools.tools import SedimentTools
+from sediment.recall_gate import RecallGate
+
+T = TypeVar("T")
 
 NAME = "sediment"
 INSTRUCTIONS = (
@@ -39,16 +45,30 @@ FORGET = ToolAnnotations(
 VOTE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
 
-def build_server(tools: SedimentTools) -> MCPServer[Any]:
+def gated(tool: Callable[..., T], gate: RecallGate) -> Callable[..., Awaitable[T]]:
+    """`tool` run in a thread once `gate` gives it a turn; the SDK reads the same
+    signature (arguments, return type, description) through `functools.wraps`."""
+
+    @functools.wraps(tool)
+    async def call(**arguments: Any) -> T:
+        async with gate.turn():
+            return await anyio.to_thread.run_sync(functools.partial(tool, **arguments))
+
+    return call
+
+
+def build_server(tools: SedimentTools, gate: RecallGate | None = None) -> MCPServer[Any]:
     """`forget` publishes a `ForgetEvent` the worker applies (so replicas and replays
-    agree), annotated `destructive_hint=True`."""
+    agree), annotated `destructive_hint=True`. With `gate` (a serve that hosts the
+    worker), `recall` waits its turn as POST .../recall does."""
     default = tools.default_bank
     note = f" The default bank is {default!r}." if default else " Every call names its bank."
     server: MCPServer[Any] = MCPServer(
         NAME, title="Sediment", version=version("sediment-memory"), instructions=INSTRUCTIONS + note
     )
     server.add_tool(tools.retain, title="Retain memories", annotations=WRITE)
-    server.add_tool(tools.recall, title="Recall memories", annotations=READ)
+    recall = tools.recall if gate is None else gated(tools.recall, gate)
+    server.add_tool(recall, title="Recall memories", annotations=READ)
     server.add_tool(tools.inspect, title="Inspect a memory", annotations=READ)
     server.add_tool(tools.feedback, title="Vote on a memory", annotations=VOTE)
     server.add_tool(tools.forget, title="Forget memories", annotations=FORGET)
@@ -62,8 +82,8 @@ class HttpEndpoint:
     the interface `sediment serve` binds: on loopback the SDK's DNS-rebinding check is
     on (only localhost Host and Origin headers)."""
 
-    def __init__(self, tools: SedimentTools, host: str) -> None:
-        server = build_server(tools)
+    def __init__(self, tools: SedimentTools, host: str, gate: RecallGate | None = None) -> None:
+        server = build_server(tools, gate)
         server.streamable_http_app(stateless_http=True, json_response=True, host=host)
         self._manager = server.session_manager
         self._app = StreamableHTTPASGIApp(self._manager)
@@ -75,9 +95,10 @@ class HttpEndpoint:
         return self._manager.run()
 
 
-def http_endpoint(rt: Runtime, host: str) -> HttpEndpoint:
+def http_endpoint(rt: Runtime, host: str, gate: RecallGate | None = None) -> HttpEndpoint:
     """Retains go to the queue, as the HTTP API's do."""
-    return HttpEndpoint(SedimentTools(rt.api_deps, rt.settings.mcp_bank, immediate=False), host)
+    tools = SedimentTools(rt.api_deps, rt.settings.mcp_bank, immediate=False)
+    return HttpEndpoint(tools, host, gate)
 
 
 def stdio_tools(rt: Runtime, bank: str | None) -> SedimentTools:

@@ -7,8 +7,9 @@ when SEDIMENT_WORKER_CONCURRENCY > 1) in a daemon thread, consuming the same que
 and the same versioned tasks as `sediment worker` does (from Redis in standalone
 mode, from Celery's in-memory transport in embedded mode). In distributed mode
 workers are separate processes and `serve` runs the API alone. Where serve hosts the
-worker, at most SEDIMENT_SERVE_RECALL_SLOTS recalls run at once (`RecallSlots`), so
-recall load cannot starve consolidation of the interpreter lock. In every mode a
+worker, at most SEDIMENT_SERVE_RECALL_SLOTS recalls run at once, over HTTP and MCP
+alike (`RecallGate`), so recall load cannot starve consolidation of the interpreter
+lock. In every mode a
 `GaugeSampler` keeps queue depth, dead letters and store sizes fresh in the metrics.
 
 Logging goes through structlog (sediment/logs.py): uvicorn's own logger is left to
@@ -23,7 +24,7 @@ import socket
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 
 import structlog
 import uvicorn
@@ -33,8 +34,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sediment.api.app import Endpoint, LazyEndpoint, create_app
 from sediment.bootstrap import Runtime
+from sediment.recall_gate import RecallGate
 from sediment.sampler import GaugeSampler
-from worker.busy import Busy
 from worker.holders import Heartbeat
 from worker.sweeper import SweepLoop
 
@@ -157,9 +158,8 @@ its event loop while retains lagged by seconds)."""
 
 
 class RecallSlots:
-    """At most `slots` recalls at once; the others wait their turn in the event loop,
-    holding no thread. And, with `busy`, consolidation first: a recall that gets its slot
-    while the hosted worker runs a batch waits for the batch to end, at most `yield_s`.
+    """The recall gate (sediment/recall_gate.py) on `POST .../recall`; other requests
+    pass untouched.
 
     Why: where serve hosts the worker, its consolidation thread competes with the API's
     threads for one interpreter lock, and each busy thread gets about an equal share.
@@ -168,50 +168,20 @@ class RecallSlots:
     recall clients retains still became visible only after tens of seconds. Recall is
     CPU-bound, so more slots than cores add queueing inside the interpreter, not
     throughput. Waiting for the batch gives it the interpreter nearly alone: recall
-    takes what consolidation leaves, and a recall waits at most `yield_s` however far
-    behind the worker is.
+    takes what consolidation leaves, and a recall waits at most the gate's bound
+    however far behind the worker is.
     """
 
-    def __init__(
-        self, app: ASGIApp, slots: int, busy: Busy | None = None, yield_s: float = 0.0
-    ) -> None:
+    def __init__(self, app: ASGIApp, gate: RecallGate) -> None:
         self._app = app
-        self._slots = asyncio.Semaphore(slots)
-        self._busy = busy if yield_s > 0 else None
-        self._yield_s = yield_s
-        self._idle: asyncio.Event | None = None
+        self._gate = gate
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if is_recall(scope):
-            async with self._slots:
-                await self._after_consolidation()
+            async with self._gate.turn():
                 await self._app(scope, receive, send)
         else:
             await self._app(scope, receive, send)
-
-    async def _after_consolidation(self) -> None:
-        if self._busy is None:
-            return
-        idle = self._idle_event(self._busy)
-        if not idle.is_set():
-            with suppress(TimeoutError):
-                await asyncio.wait_for(idle.wait(), self._yield_s)
-
-    def _idle_event(self, busy: Busy) -> asyncio.Event:
-        """Set while no batch runs; the worker's thread flips it through the loop."""
-        if self._idle is None:
-            loop = asyncio.get_running_loop()
-            idle = asyncio.Event()
-
-            def heard(now_busy: bool) -> None:
-                with suppress(RuntimeError):  # the loop has closed: serve is stopping
-                    loop.call_soon_threadsafe(idle.clear if now_busy else idle.set)
-
-            busy.listen(heard)
-            if not busy.busy:
-                idle.set()
-            self._idle = idle
-        return self._idle
 
 
 def is_recall(scope: Scope) -> bool:
@@ -241,13 +211,14 @@ def hosted_beside_api(rt: Runtime) -> Hosted:
     return Hosted(worker, rt.sweep_loops(), make_sampler, rt.close, rt.heartbeat)
 
 
-def mcp_endpoint(rt: Runtime, host: str) -> LazyEndpoint:
-    """/mcp, with the MCP SDK imported on the first request (sediment/api/app.py)."""
+def mcp_endpoint(rt: Runtime, host: str, gate: RecallGate | None = None) -> LazyEndpoint:
+    """/mcp, with the MCP SDK imported on the first request (sediment/api/app.py); its
+    `recall` tool goes through `gate` as POST .../recall does."""
 
     def build() -> Endpoint:
         from sediment.mcp_server import http_endpoint
 
-        return http_endpoint(rt, host)
+        return http_endpoint(rt, host, gate)
 
     return LazyEndpoint(build)
 
@@ -258,13 +229,16 @@ def serve(rt: Runtime, host: str, port: int) -> None:
     thread starts: cached properties are not thread-safe, and two threads opening the
     local store at once would fail."""
     hosted = hosted_beside_api(rt)
-    app = create_app(rt.api_deps, lifespan=hosted.lifespan, mcp=mcp_endpoint(rt, host))
     slots = rt.settings.serve_recall_slots
-    if hosted.worker is not None:
-        sys.setswitchinterval(HOSTED_SWITCH_INTERVAL_S)
+    gate = None
     if hosted.worker is not None and slots > 0:
         yield_s = rt.settings.serve_recall_yield_ms / 1000
-        app.add_middleware(RecallSlots, slots=slots, busy=rt.consolidating, yield_s=yield_s)
+        gate = RecallGate(slots, rt.consolidating, yield_s)
+    app = create_app(rt.api_deps, lifespan=hosted.lifespan, mcp=mcp_endpoint(rt, host, gate))
+    if hosted.worker is not None:
+        sys.setswitchinterval(HOSTED_SWITCH_INTERVAL_S)
+    if gate is not None:
+        app.add_middleware(RecallSlots, gate=gate)
     try:
         config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False)
         uvicorn.Server(config).run()

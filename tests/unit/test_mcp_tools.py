@@ -21,6 +21,7 @@ from sediment.api.routes import to_events as api_events
 from sediment.mcp_server import HttpEndpoint, build_server
 from sediment.mcp_tools.models import MemoryItem
 from sediment.mcp_tools.tools import SedimentTools, to_events
+from sediment.recall_gate import RecallGate
 from tests.unit.api_support import Api, open_api
 
 WHEN = datetime(2024, 3, 1, 9, tzinfo=UTC)
@@ -92,6 +93,49 @@ def test_recall_reads_the_default_bank(api: Api) -> None:
     assert not result.is_error
     [top] = result.structured_content["results"]
     assert top["text"] == "Alice lives in Seattle."
+
+
+def test_a_gated_recall_is_the_same_tool(api: Api) -> None:
+    """What clients see of `recall` does not change behind a serve's recall gate."""
+
+    async def listed(gate: RecallGate | None) -> dict[str, Any]:
+        async with Client(build_server(tools(api, "b1"), gate)) as client:
+            return {t.name: t.model_dump() for t in (await client.list_tools()).tools}
+
+    async def both() -> tuple[dict[str, Any], dict[str, Any]]:
+        return await listed(None), await listed(RecallGate(1))
+
+    plain, behind = asyncio.run(both())
+    assert behind == plain
+    assert behind["recall"]["input_schema"]["properties"]["query"]["minLength"] == 1
+
+
+def test_an_mcp_recall_waits_its_turn_at_the_recall_gate(api: Api) -> None:
+    """Where serve hosts the worker, /mcp's recall takes a slot as POST .../recall does:
+    with the one slot held, the call does not run until it is given back."""
+    gate = RecallGate(1)
+
+    async def run() -> tuple[bool, Any]:
+        async with Client(build_server(tools(api, "b1"), gate)) as client:
+            release, held = asyncio.Event(), asyncio.Event()
+
+            async def hold() -> None:
+                async with gate.turn():
+                    held.set()
+                    await release.wait()
+
+            holder = asyncio.create_task(hold())
+            await held.wait()
+            recall = asyncio.create_task(client.call_tool("recall", {"query": "Alice"}))
+            await asyncio.sleep(0.3)
+            waited = not recall.done()
+            release.set()
+            await holder
+            return waited, await recall
+
+    waited, result = asyncio.run(run())
+    assert waited
+    assert not result.is_error and result.structured_content["bank_id"] == "b1"
 
 
 def test_a_dead_broker_is_a_tool_error(api: Api) -> None:

@@ -1,5 +1,6 @@
-"""`RecallSlots`: at most N recalls at once where serve hosts the worker; other
-requests pass untouched. And embedded recall logs are capped (they live in memory)."""
+"""`RecallSlots` and its `RecallGate`: at most N recalls at once where serve hosts the
+worker, consolidation first; other requests pass untouched. And embedded recall logs
+are capped (they live in memory)."""
 
 import asyncio
 import threading
@@ -8,6 +9,7 @@ from pathlib import Path
 from starlette.types import Receive, Scope, Send
 
 from sediment.bootstrap import IN_PROCESS_LOG_MAXLEN, bootstrap
+from sediment.recall_gate import RecallGate
 from sediment.serve import RecallSlots, is_recall
 from sediment.settings import Settings
 from worker.busy import Busy
@@ -41,7 +43,7 @@ async def _drop(_: object) -> None:
 
 def concurrency(slots: int, scopes: list[Scope]) -> int:
     inner = SlowApp()
-    gate = RecallSlots(inner, slots)
+    gate = RecallSlots(inner, RecallGate(slots))
 
     async def main() -> None:
         await asyncio.gather(*(gate(s, _nothing, _drop) for s in scopes))
@@ -106,7 +108,7 @@ def batch_then_recall(yield_s: float, batch_ends: bool) -> list[tuple[str, bool]
     ends (or not) once the retain has passed."""
     busy = Busy()
     inner = Entered(busy)
-    gate = RecallSlots(inner, 2, busy, yield_s)
+    gate = RecallSlots(inner, RecallGate(2, busy, yield_s))
     started, finish = threading.Event(), threading.Event()
 
     def batch() -> None:
