@@ -4,9 +4,9 @@ Where `sediment serve` hosts the worker (a local store admits one process), reca
 consolidation share one interpreter lock, and a thread's share of it is about one
 over the number of busy threads: with two recalls in flight the worker got a fifth of
 it and fell behind for good under recall load. The worker marks each batch it runs
-here; serve admits no new recall while one runs (`sediment/serve.py`, `RecallSlots`),
-for at most a bounded wait, so a batch has the interpreter nearly to itself and recall
-takes what consolidation leaves.
+here; serve admits no new recall, over HTTP or MCP, while one runs
+(`sediment/recall_gate.py`), for at most a bounded wait, so a batch has the interpreter
+nearly to itself and recall takes what consolidation leaves.
 """
 
 import threading
