@@ -153,3 +153,14 @@ def test_resident_memory_is_reported_with_what_it_is_made_of() -> None:
     assert figures["anon_mb"] + figures["file_mb"] == pytest.approx(figures["rss_mb"], abs=1)
     assert figures["pss_mb"] <= figures["rss_mb"] <= figures["peak_rss_mb"]
     del ballast
+
+
+def test_a_large_bank_has_as_many_subjects_as_documented_each_named_in_full() -> None:
+    """About 40 subjects per 1,000 events at any size (a bank of 10,000 events is not
+    the same few hundred lives told over and over), each event naming its subject's
+    full name, which its text starts with."""
+    stream = list(events(1, 10_000))
+    subjects = {e.entities[0] for e in stream}
+    assert len(subjects) == 400
+    assert all(len(e.entities) == 1 and e.text.startswith(e.entities[0]) for e in stream)
+    assert all(len(name.split()) == 2 for name in subjects)
