@@ -198,14 +198,18 @@ class MemoryStore(Protocol):
         """`search_dense` for each vector, under one filter, in one engine call."""
 
     def search_keyword(self, vector: SparseVector, flt: Filter, limit: int) -> list[Hit]:
-        """Best sparse (IDF-weighted dot product) matches first."""
+        """Best sparse (IDF-weighted dot product) matches first; equal scores in id
+        order, and a cut inside a group of equal scores keeps the smallest ids, so two
+        stores holding the same points answer alike (readmodel/stores/ties.py)."""
 
     def search_hybrid(
         self, dense: Vector | Sequence[float], sparse: SparseVector, flt: Filter, limit: int
     ) -> tuple[list[Hit], list[Hit]]:
-        """`search_dense(dense, flt, limit)` and `search_keyword(sparse, flt, limit)` in
-        one engine call; a point both find is read once. No keyword hits without terms.
-        Recall's search: the dense half may use the engine's approximate (HNSW) index."""
+        """`search_dense(dense, flt, limit)` and `search_keyword(sparse, flt, limit)`: one
+        engine call for both, then one read of the keyword hits the dense half did not
+        bring (more reads only when equal scores reach past twice the depth). No
+        keyword hits without terms. Recall's search: the dense half may use the
+        engine's approximate (HNSW) index."""
 
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
         """Overwrite the derived fields of records of `bank_id`; other banks are untouched."""

@@ -45,11 +45,13 @@ from readmodel.store import (
     Feedback,
     Filter,
     Hit,
+    Record,
     SparseVector,
     StoredPoint,
     StoreInfo,
     Vector,
 )
+from readmodel.stores import ties
 from readmodel.stores.dialect import Dialect, scrolled
 from readmodel.stores.payload import (
     FLOAT_INDEXES,
@@ -184,8 +186,31 @@ class EdgeStore:
         """IDF statistics are taken over the bank alone, so other banks never shift scores."""
         if not vector.indices:
             return []
-        request = _keyword_request(vector, _filter(flt), flt.bank_id, limit)
-        return [hit(p.payload or {}, p.score, p.vector) for p in self._require().query(request)]
+        scope = _filter(flt)
+        request = _keyword_request(vector, scope, flt.bank_id, ties.first_read(limit))
+        first = _scored(self._require().query(request))
+        return self._keyword_hits(vector, scope, flt.bank_id, limit, first, {})
+
+    def _keyword_hits(
+        self,
+        vector: SparseVector,
+        scope: qe.Filter,
+        bank_id: str,
+        limit: int,
+        first: list[ties.Scored],
+        known: dict[uuid.UUID, Record],
+    ) -> list[Hit]:
+        """The `limit` best keyword hits, ties at the cut broken by id (readmodel/
+        stores/ties.py), with the records of those not in `known` read by id."""
+
+        def read(n: int) -> list[ties.Scored]:
+            request = _keyword_request(vector, scope, bank_id, n)
+            return _scored(self._require().query(request))
+
+        chosen = ties.top(first, limit, read)
+        missing = [i for i, _ in chosen if i not in known]
+        records = {**known, **{p.record.id: p.record for p in self.fetch(bank_id, missing)}}
+        return [Hit(records[i], float(s), None) for i, s in chosen if i in records]
 
     def search_hybrid(
         self, dense: Vector | Sequence[float], sparse: SparseVector, flt: Filter, limit: int
@@ -195,11 +220,15 @@ class EdgeStore:
         scope = _filter(flt)
         requests = [_dense_request(dense, scope, limit, None, False, None)]
         if sparse.indices:
-            requests.append(_keyword_request(sparse, scope, flt.bank_id, limit))
+            requests.append(_keyword_request(sparse, scope, flt.bank_id, ties.first_read(limit)))
         answers = self._require().query_batch(qe.QueryBatchRequest(requests))
         read = HitReader()
-        found = [[read(p.id, p.payload or {}, p.score, p.vector) for p in a] for a in answers]
-        return found[0], (found[1] if len(found) > 1 else [])
+        dense_hits = [read(p.id, p.payload or {}, p.score, p.vector) for p in answers[0]]
+        if len(answers) == 1:
+            return dense_hits, []
+        known = {h.record.id: h.record for h in dense_hits}
+        first = _scored(answers[1])
+        return dense_hits, self._keyword_hits(sparse, scope, flt.bank_id, limit, first, known)
 
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
         """Patches with the same values are one engine operation (a batch's done-markers
@@ -414,15 +443,20 @@ def _dense_request(
 def _keyword_request(
     vector: SparseVector, scope: qe.Filter, bank_id: str, limit: int
 ) -> qe.QueryRequest:
-    """IDF statistics over the bank alone, so other banks never shift scores."""
+    """Ids and scores only (the hits kept are read by id, `_keyword_hits`); IDF
+    statistics over the bank alone, so other banks never shift scores."""
     return qe.QueryRequest(
         limit=limit,
         query=qe.Query.Nearest(DIALECT.sparse_of(vector), using=KEYWORD_VECTOR),
         filter=scope,
-        with_payload=True,
+        with_payload=False,
         with_vector=False,
         params=qe.SearchParams(idf=qe.IdfParams(corpus=DIALECT.bank(bank_id))),
     )
+
+
+def _scored(points: Sequence[qe.ScoredPoint]) -> list[ties.Scored]:
+    return [(point_id(p.id), float(p.score)) for p in points]
 
 
 def _config(dense_size: int) -> qe.EdgeConfig:

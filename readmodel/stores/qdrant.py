@@ -24,11 +24,13 @@ from readmodel.store import (
     Feedback,
     Filter,
     Hit,
+    Record,
     SparseVector,
     StoredPoint,
     StoreInfo,
     Vector,
 )
+from readmodel.stores import ties
 from readmodel.stores.dialect import Dialect, scrolled
 from readmodel.stores.payload import (
     FLOAT_INDEXES,
@@ -220,17 +222,47 @@ class QdrantStore:
         """IDF statistics are taken over the bank alone, so other banks never shift scores."""
         if not vector.indices:
             return []
-        response = self._client.query_points(
-            self._collection,
+        scope = _filter(flt)
+        first = self._keyword_read(vector, scope, flt.bank_id, ties.first_read(limit))
+        return self._keyword_hits(vector, scope, flt.bank_id, limit, first, {})
+
+    def _keyword_request(
+        self, vector: SparseVector, scope: models.Filter, bank_id: str, limit: int
+    ) -> models.QueryRequest:
+        """Ids and scores only (the hits kept are read by id, `_keyword_hits`)."""
+        return models.QueryRequest(
             query=DIALECT.sparse_of(vector),
             using=KEYWORD_VECTOR,
-            query_filter=_filter(flt),
+            filter=scope,
             limit=limit,
-            with_payload=True,
-            with_vectors=False,
-            search_params=_keyword_params(flt.bank_id),
+            with_payload=False,
+            with_vector=False,
+            params=_keyword_params(bank_id),
         )
-        return [hit(p.payload or {}, p.score, p.vector) for p in response.points]
+
+    def _keyword_read(
+        self, vector: SparseVector, scope: models.Filter, bank_id: str, limit: int
+    ) -> list[ties.Scored]:
+        request = self._keyword_request(vector, scope, bank_id, limit)
+        answer = self._client.query_batch_points(self._collection, requests=[request])
+        return _scored(answer[0].points)
+
+    def _keyword_hits(
+        self,
+        vector: SparseVector,
+        scope: models.Filter,
+        bank_id: str,
+        limit: int,
+        first: list[ties.Scored],
+        known: dict[uuid.UUID, Record],
+    ) -> list[Hit]:
+        """The `limit` best keyword hits, ties at the cut broken by id (readmodel/
+        stores/ties.py), with the records of those not in `known` read by id."""
+        read = functools.partial(self._keyword_read, vector, scope, bank_id)
+        chosen = ties.top(first, limit, read)
+        missing = [i for i, _ in chosen if i not in known]
+        records = {**known, **{p.record.id: p.record for p in self.fetch(bank_id, missing)}}
+        return [Hit(records[i], float(s), None) for i, s in chosen if i in records]
 
     @_translated
     def search_hybrid(
@@ -248,23 +280,16 @@ class QdrantStore:
             )
         ]
         if sparse.indices:
-            requests.append(
-                models.QueryRequest(
-                    query=DIALECT.sparse_of(sparse),
-                    using=KEYWORD_VECTOR,
-                    filter=scope,
-                    limit=limit,
-                    with_payload=True,
-                    with_vector=False,
-                    params=_keyword_params(flt.bank_id),
-                )
-            )
+            first_n = ties.first_read(limit)
+            requests.append(self._keyword_request(sparse, scope, flt.bank_id, first_n))
         answers = self._client.query_batch_points(self._collection, requests=requests)
         read = HitReader()
-        found = [
-            [read(p.id, p.payload or {}, p.score, p.vector) for p in a.points] for a in answers
-        ]
-        return found[0], (found[1] if len(found) > 1 else [])
+        dense_hits = [read(p.id, p.payload or {}, p.score, p.vector) for p in answers[0].points]
+        if len(answers) == 1:
+            return dense_hits, []
+        known = {h.record.id: h.record for h in dense_hits}
+        first = _scored(answers[1].points)
+        return dense_hits, self._keyword_hits(sparse, scope, flt.bank_id, limit, first, known)
 
     @_translated
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
@@ -400,6 +425,10 @@ _filter = DIALECT.filter
 EXACT: Final = models.SearchParams(exact=True)
 """The worker's neighbour queries (`search_dense`, `search_dense_batch`) are exact even
 where the server built an HNSW graph, as in `EdgeStore`; recall's `search_hybrid` is not."""
+
+
+def _scored(points: Sequence[models.ScoredPoint]) -> list[ties.Scored]:
+    return [(point_id(p.id), float(p.score)) for p in points]
 
 
 def _keyword_params(bank_id: str) -> models.SearchParams:

@@ -6,6 +6,7 @@ the adapters are held to one meaning of `Filter` rather than to each other.
 
 import itertools
 import math
+import random
 import os
 import signal
 import subprocess
@@ -393,6 +394,30 @@ def test_search_hybrid_is_dense_and_keyword_search_in_one_call(store: MemoryStor
     only_dense, none = store.search_hybrid(unit(3), SparseVector(), Filter(BANK), 4)
     assert none == []
     same_hits(only_dense, store.search_dense(unit(3), Filter(BANK), 4))
+
+
+def test_keyword_ties_at_the_cut_are_broken_by_id(store: MemoryStore) -> None:
+    """Hundreds of memories with the same keyword score, and a cut inside them: the
+    smallest ids are kept, in both keyword searches, whatever order the engine holds
+    them in (an engine's own pick among tied hits differed between two stores holding
+    the same points)."""
+    tied = [memory(BANK, i) for i in range(300)]
+    rng = random.Random(5)
+    rng.shuffle(tied)
+    for i in range(0, len(tied), 50):
+        batch = tied[i : i + 50]
+        store.upsert(
+            [point(r, j, SparseVector((7, 100 + j % 3), (1.0, 1.0))) for j, r in enumerate(batch)]
+        )
+    store.upsert([point(memory(BANK, 400), 400, SparseVector((7,), (2.0,)))])
+    query = SparseVector((7,), (1.0,))
+    smallest = sorted((r.id for r in tied), key=lambda i: i.int)
+    expected = [mid(BANK, 400), *smallest[:19]]
+    assert [h.record.id for h in store.search_keyword(query, Filter(BANK), 20)] == expected
+    _, keyword = store.search_hybrid(unit(1), query, Filter(BANK), 20)
+    assert [h.record.id for h in keyword] == expected
+    assert all(h.record.text for h in keyword)
+    assert len({h.score for h in keyword[1:]}) == 1
 
 
 def same_hits(got: list[Hit], expected: list[Hit]) -> None:
