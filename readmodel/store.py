@@ -199,15 +199,16 @@ class MemoryStore(Protocol):
 
     def search_keyword(self, vector: SparseVector, flt: Filter, limit: int) -> list[Hit]:
         """Best sparse (IDF-weighted dot product) matches first; equal scores in id
-        order, and a cut inside a group of equal scores keeps the smallest ids, so two
-        stores holding the same points answer alike (readmodel/stores/ties.py)."""
+        order, and a cut inside a group of equal scores keeps the smallest ids (when the
+        group ends within twice `limit`), so two stores holding the same points answer
+        alike (readmodel/stores/ties.py)."""
 
     def search_hybrid(
         self, dense: Vector | Sequence[float], sparse: SparseVector, flt: Filter, limit: int
     ) -> tuple[list[Hit], list[Hit]]:
         """`search_dense(dense, flt, limit)` and `search_keyword(sparse, flt, limit)`: one
         engine call for both, then one read of the keyword hits the dense half did not
-        bring (more reads only when equal scores reach past twice the depth). No
+        bring. No
         keyword hits without terms. Recall's search: the dense half may use the
         engine's approximate (HNSW) index."""
 

@@ -189,25 +189,14 @@ class EdgeStore:
         scope = _filter(flt)
         request = _keyword_request(vector, scope, flt.bank_id, ties.first_read(limit))
         first = _scored(self._require().query(request))
-        return self._keyword_hits(vector, scope, flt.bank_id, limit, first, {})
+        return self._keyword_hits(flt.bank_id, limit, first, {})
 
     def _keyword_hits(
-        self,
-        vector: SparseVector,
-        scope: qe.Filter,
-        bank_id: str,
-        limit: int,
-        first: list[ties.Scored],
-        known: dict[uuid.UUID, Record],
+        self, bank_id: str, limit: int, first: list[ties.Scored], known: dict[uuid.UUID, Record]
     ) -> list[Hit]:
         """The `limit` best keyword hits, ties at the cut broken by id (readmodel/
         stores/ties.py), with the records of those not in `known` read by id."""
-
-        def read(n: int) -> list[ties.Scored]:
-            request = _keyword_request(vector, scope, bank_id, n)
-            return _scored(self._require().query(request))
-
-        chosen = ties.top(first, limit, read)
+        chosen = ties.top(first, limit)
         missing = [i for i, _ in chosen if i not in known]
         records = {**known, **{p.record.id: p.record for p in self.fetch(bank_id, missing)}}
         return [Hit(records[i], float(s), None) for i, s in chosen if i in records]
@@ -228,7 +217,7 @@ class EdgeStore:
             return dense_hits, []
         known = {h.record.id: h.record for h in dense_hits}
         first = _scored(answers[1])
-        return dense_hits, self._keyword_hits(sparse, scope, flt.bank_id, limit, first, known)
+        return dense_hits, self._keyword_hits(flt.bank_id, limit, first, known)
 
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
         """Patches with the same values are one engine operation (a batch's done-markers

