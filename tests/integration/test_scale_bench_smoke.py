@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from bench.ingest_rate import EMBEDDED, STANDALONE, Shape, run_ingest
+from bench.ingest_rate import EMBEDDED, STANDALONE, Shape, embedded_run_fresh, run_ingest
 from bench.lag import LagPlan, run_lag
 from bench.procs import Started, sediment, wait_until
 from bench.scale import Size, run_scale
+from bench.workload import events
 from sediment.settings import Settings
+from worker.consolidation import statements
 
 pytestmark = pytest.mark.integration
 
@@ -30,6 +32,14 @@ def test_ingest_sees_every_event_embedded_and_through_a_real_worker() -> None:
         assert run[f"{mode}_done_markers"] == 40, run
         assert run[f"{mode}_eps"] > 0
     assert run["standalone_1w_dead_letters"] == 0
+
+
+def test_an_embedded_run_starts_from_a_new_process(tmp_path: Path) -> None:
+    """Nothing a run caches (text features of the same events) is left for the next."""
+    statements._features.cache_clear()
+    got = embedded_run_fresh(list(events(1, 12)), SETTINGS, tmp_path)
+    assert got["done_markers"] == 12 and got["last_found"] == 1.0
+    assert statements._features.cache_info().currsize == 0
 
 
 def test_scale_measures_recall_in_process_over_http_and_a_worker_rss() -> None:
