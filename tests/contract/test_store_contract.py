@@ -6,8 +6,8 @@ the adapters are held to one meaning of `Filter` rather than to each other.
 
 import itertools
 import math
-import random
 import os
+import random
 import signal
 import subprocess
 import sys
