@@ -208,9 +208,8 @@ class MemoryStore(Protocol):
     ) -> tuple[list[Hit], list[Hit]]:
         """`search_dense(dense, flt, limit)` and `search_keyword(sparse, flt, limit)`: one
         engine call for both, then one read of the keyword hits the dense half did not
-        bring. No
-        keyword hits without terms. Recall's search: the dense half may use the
-        engine's approximate (HNSW) index."""
+        bring. No keyword hits without terms. Recall's search: the dense half may use
+        the engine's approximate (HNSW) index."""
 
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
         """Overwrite the derived fields of records of `bank_id`; other banks are untouched."""

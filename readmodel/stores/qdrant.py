@@ -250,12 +250,7 @@ class QdrantStore:
     def _keyword_hits(
         self, bank_id: str, limit: int, first: list[ties.Scored], known: dict[uuid.UUID, Record]
     ) -> list[Hit]:
-        """The `limit` best keyword hits, ties at the cut broken by id (readmodel/
-        stores/ties.py), with the records of those not in `known` read by id."""
-        chosen = ties.top(first, limit)
-        missing = [i for i, _ in chosen if i not in known]
-        records = {**known, **{p.record.id: p.record for p in self.fetch(bank_id, missing)}}
-        return [Hit(records[i], float(s), None) for i, s in chosen if i in records]
+        return ties.kept_hits(first, limit, known, functools.partial(self.fetch, bank_id))
 
     @_translated
     def search_hybrid(

@@ -14,8 +14,10 @@ what the engine returned: reading on until it ends cost a fifth of recall's time
 """
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
+
+from readmodel.store import Hit, Record, StoredPoint
 
 Scored = tuple[uuid.UUID, float]
 
@@ -31,3 +33,17 @@ def top(read: Sequence[Scored], limit: int) -> list[Scored]:
     """The `limit` best of an engine's answer to a read of `first_read(limit)`: best
     score first, then the smaller id (by its 128-bit value, as ids order)."""
     return sorted(read, key=lambda s: (-s[1], s[0].int))[: max(0, limit)]
+
+
+def kept_hits(
+    read: Sequence[Scored],
+    limit: int,
+    known: Mapping[uuid.UUID, Record],
+    fetch: Callable[[list[uuid.UUID]], Sequence[StoredPoint]],
+) -> list[Hit]:
+    """The `top` of `read` as hits: records from `known` (what the dense half brought),
+    the others read with `fetch` (by id, in the bank)."""
+    chosen = top(read, limit)
+    missing = [i for i, _ in chosen if i not in known]
+    records = {**known, **{p.record.id: p.record for p in fetch(missing)}}
+    return [Hit(records[i], s, None) for i, s in chosen if i in records]
