@@ -189,13 +189,14 @@ class MemoryStore(Protocol):
 
     def search_dense_batch(
         self,
-        vectors: Sequence[Vector],
-        flt: Filter,
+        queries: Sequence[tuple[Vector, Filter]],
         limit: int,
         score_threshold: float | None = None,
         with_vectors: bool = False,
     ) -> list[list[Hit]]:
-        """`search_dense` for each vector, under one filter, in one engine call."""
+        """`search_dense` for each (vector, filter), in one engine call: a batch's
+        neighbour queries, one per entity scope, cost about half of what they cost
+        one call each."""
 
     def search_keyword(self, vector: SparseVector, flt: Filter, limit: int) -> list[Hit]:
         """Best sparse (IDF-weighted dot product) matches first; equal scores in id

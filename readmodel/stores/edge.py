@@ -165,17 +165,17 @@ class EdgeStore:
 
     def search_dense_batch(
         self,
-        vectors: Sequence[Vector],
-        flt: Filter,
+        queries: Sequence[tuple[Vector, Filter]],
         limit: int,
         score_threshold: float | None = None,
         with_vectors: bool = False,
     ) -> list[list[Hit]]:
-        if not len(vectors):
+        if not queries:
             return []
-        scope = _filter(flt)
+        scopes = {flt: _filter(flt) for flt in dict.fromkeys(flt for _, flt in queries)}
         requests = [
-            _dense_request(v, scope, limit, score_threshold, with_vectors, EXACT) for v in vectors
+            _dense_request(v, scopes[flt], limit, score_threshold, with_vectors, EXACT)
+            for v, flt in queries
         ]
         answers = self._require().query_batch(qe.QueryBatchRequest(requests))
         read = HitReader()

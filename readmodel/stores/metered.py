@@ -117,19 +117,17 @@ class MeteredStore:
 
     def search_dense_batch(
         self,
-        vectors: Sequence[Vector],
-        flt: Filter,
+        queries: Sequence[tuple[Vector, Filter]],
         limit: int,
         score_threshold: float | None = None,
         with_vectors: bool = False,
     ) -> list[list[Hit]]:
+        banks = {flt.bank_id for _, flt in queries}
         return self._call(
             "search_dense_batch",
-            lambda: self._inner.search_dense_batch(
-                vectors, flt, limit, score_threshold, with_vectors
-            ),
-            flt.bank_id,
-            {"limit": limit, "queries": len(vectors)},
+            lambda: self._inner.search_dense_batch(queries, limit, score_threshold, with_vectors),
+            banks.pop() if len(banks) == 1 else None,
+            {"limit": limit, "queries": len(queries)},
         )
 
     def search_keyword(self, vector: SparseVector, flt: Filter, limit: int) -> list[Hit]:

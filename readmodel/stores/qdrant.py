@@ -191,27 +191,26 @@ class QdrantStore:
     @_translated
     def search_dense_batch(
         self,
-        vectors: Sequence[Vector],
-        flt: Filter,
+        queries: Sequence[tuple[Vector, Filter]],
         limit: int,
         score_threshold: float | None = None,
         with_vectors: bool = False,
     ) -> list[list[Hit]]:
-        if not len(vectors):
+        if not queries:
             return []
-        scope = _filter(flt)
+        scopes = {flt: _filter(flt) for flt in dict.fromkeys(flt for _, flt in queries)}
         requests = [
             models.QueryRequest(
                 query=np.asarray(v, dtype=np.float32).tolist(),
                 using=DENSE_VECTOR,
-                filter=scope,
+                filter=scopes[flt],
                 limit=limit,
                 score_threshold=score_threshold,
                 with_payload=True,
                 with_vector=vector_names(with_vectors, sparse=False),
                 params=EXACT,
             )
-            for v in vectors
+            for v, flt in queries
         ]
         answers = self._client.query_batch_points(self._collection, requests=requests)
         read = HitReader()

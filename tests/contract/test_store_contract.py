@@ -312,17 +312,28 @@ def test_search_dense_ranks_by_cosine(store: MemoryStore) -> None:
 
 
 def test_search_dense_batch_answers_each_query_as_search_dense_does(store: MemoryStore) -> None:
+    """Each query under its own filter, as `search_dense` answers it alone; a point found
+    by two queries is the same record in both."""
     load_corpus(store)
-    queries = [np.array(unit(s), dtype=np.float32) for s in (777, 778, 3)]
-    flt = Filter(BANK, kinds=("world", "experience"))
-    batch = store.search_dense_batch(queries, flt, limit=4, score_threshold=0.0, with_vectors=True)
-    assert len(batch) == 3
-    for query, hits in zip(queries, batch, strict=True):
+    store.upsert([point(memory(OTHER, 778), 778)])
+    raw = Filter(BANK, kinds=("world", "experience"))
+    queries = [
+        (np.array(unit(777), dtype=np.float32), raw),
+        (np.array(unit(778), dtype=np.float32), Filter(BANK, ids=(mid(BANK, 3), mid(BANK, 4)))),
+        (np.array(unit(778), dtype=np.float32), Filter(OTHER)),
+        (np.array(unit(3), dtype=np.float32), raw),
+    ]
+    batch = store.search_dense_batch(queries, limit=4, score_threshold=0.0, with_vectors=True)
+    assert len(batch) == 4
+    for (query, flt), hits in zip(queries, batch, strict=True):
         one = store.search_dense(query, flt, limit=4, score_threshold=0.0, with_vectors=True)
         assert [h.record.id for h in hits] == [h.record.id for h in one]
         assert [h.score for h in hits] == pytest.approx([h.score for h in one], abs=1e-6)
         assert all(h.dense is not None and h.dense.shape == (DIM,) for h in hits)
-    assert store.search_dense_batch([], flt, limit=4) == []
+    assert {h.record.id for h in batch[1]} == {mid(BANK, 3), mid(BANK, 4)}
+    assert batch[2][0].record.id == mid(OTHER, 778)
+    assert {h.record.bank_id for h in batch[2]} == {OTHER}
+    assert store.search_dense_batch([], limit=4) == []
 
 
 def test_search_dense_returns_vectors_when_asked(store: MemoryStore) -> None:

@@ -115,7 +115,7 @@ def test_the_neighbour_query_stays_a_full_scan_once_indexed(store: EdgeStore) ->
     points = list(store.scroll(flt, with_vectors=True))
     matrix = np.stack([p.dense / np.linalg.norm(p.dense) for p in points])
     queries = EMB.embed(QUERIES)
-    batch = store.search_dense_batch(queries, flt, 20, None, True)
+    batch = store.search_dense_batch([(q, flt) for q in queries], 20, None, True)
     for query, batched in zip(queries, batch, strict=True):
         exact = np.sort(matrix @ (query / np.linalg.norm(query)))[::-1][:20]
         alone = store.search_dense(query, flt, 20)
@@ -147,7 +147,7 @@ def test_the_worker_asks_for_exact_search_and_recall_does_not(store: EdgeStore) 
     store._shard = shard  # type: ignore[assignment]
     flt, query = Filter(bank_id=BANK), EMB.embed(["coffee"])[0]
     store.search_dense(query, flt, 5, 0.1, True)
-    store.search_dense_batch([query, query], flt, 5, 0.1, True)
+    store.search_dense_batch([(query, flt), (query, flt)], 5, 0.1, True)
     assert [r.params is not None and r.params.exact for r in shard.requests] == [True] * 3
     shard.requests.clear()
     store.search_hybrid(query, SparseVector(), flt, 5)

@@ -65,13 +65,14 @@ class BatchView:
         self._written_by_key: dict[str, set[uuid.UUID]] = {}
 
     def prefetch_neighbours(
-        self, vectors: Sequence[Vector], flt: Filter, limit: int, threshold: float | None
+        self, queries: Sequence[tuple[Vector, Filter]], limit: int, threshold: float | None
     ) -> None:
-        """The store's answers to every event's neighbour query, in one engine call."""
-        if not len(vectors):
+        """The store's answers to every event's neighbour query (each under its own
+        filter), in one engine call."""
+        if not queries:
             return
-        answers = self._store.search_dense_batch(vectors, flt, limit, threshold, True)
-        for vector, hits in zip(vectors, answers, strict=True):
+        answers = self._store.search_dense_batch(queries, limit, threshold, True)
+        for (vector, flt), hits in zip(queries, answers, strict=True):
             key = np.asarray(vector, dtype=np.float32).tobytes()
             self._searches[(key, flt, limit, threshold)] = hits
             for h in hits:

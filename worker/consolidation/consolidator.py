@@ -134,12 +134,8 @@ def _prefetch(
     view: BatchView, bank_id: str, points: Sequence[StoredPoint], policy: ConsolidationPolicy
 ) -> None:
     """The store reads every event's gather starts with, one call per kind of read."""
-    groups: dict[Filter, list[StoredPoint]] = {}
-    for p in points:
-        groups.setdefault(neighbour_scope(p.record), []).append(p)
-    for scope, group in groups.items():
-        vectors = [p.dense for p in group]
-        view.prefetch_neighbours(vectors, scope, policy.neighbour_limit, policy.search_threshold)
+    queries = [(p.dense, neighbour_scope(p.record)) for p in points]
+    view.prefetch_neighbours(queries, policy.neighbour_limit, policy.search_threshold)
     reverse = [k for p in points for k in (p.record.id, p.record.event_id) if k is not None]
     view.prefetch_scroll(
         Filter(bank_id=bank_id, kinds=RAW_KINDS, declared_supersedes_any=tuple(reverse))
