@@ -27,7 +27,7 @@ from sediment.topology import MEMORY_BROKER, Topology
 from telemetry.audit_log import AuditLog, FileAuditLog, RedisAuditLog
 from telemetry.metrics import Metrics, NoopMetrics
 from telemetry.recall_logs import RecallLog, RedisRecallLog
-from telemetry.redis_series import RedisMetrics
+from telemetry.redis_series import ProcessMetrics, RedisMetrics
 from telemetry.slow_calls import SlowCalls
 from worker.batching import Batching
 from worker.busy import Busy
@@ -133,6 +133,8 @@ class Runtime:
         """In Redis (fakeredis in embedded mode), so every process reads the same numbers."""
         if not self.settings.metrics_enabled:
             return NoopMetrics()
+        if not self.topology.shared_redis:
+            return ProcessMetrics(self.redis, self.settings.metrics_retention_s)
         return RedisMetrics(self.redis, self.settings.metrics_retention_s)
 
     @cached_property

@@ -1,4 +1,5 @@
-"""`RedisMetrics`: the `Metrics` port on redis-py (or fakeredis in embedded mode).
+"""`RedisMetrics`: the `Metrics` port on redis-py; `ProcessMetrics`, the same on embedded
+mode's fakeredis.
 
 Key schema, all under `sediment:metrics:`; every key is EXPIREd to the retention
 (SEDIMENT_METRICS_RETENTION_S) when a process first writes it in a minute:
@@ -345,3 +346,51 @@ class RedisMetrics:
             self._client.srem(GAUGE_INDEX, *stale)
         at = datetime.fromtimestamp(now, UTC)
         return agg.snapshot(at, bank, slow_count(slow, bank))
+
+
+class ProcessMetrics(RedisMetrics):
+    """`RedisMetrics` for the only process that writes its Redis: embedded mode's
+    in-process stand-in, which lives and dies with the process. The counts `expect`
+    owes are kept here and `incr_once` settles them here, by the rules of the
+    script above (a token is settled once, within the retention; `force` counts it
+    first anyway), so a consolidation batch sends its counts without the owed keys'
+    round trip and the script. The same counts as `RedisMetrics` gives
+    (tests/unit/test_metrics.py runs one beside the other)."""
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        retention_s: int,
+        clock: Callable[[], float] = time.time,
+        expiry_clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(client, retention_s, clock)
+        self._expiry_clock = expiry_clock
+        self._owed: dict[str, float] = {}
+        """token -> when it stops being owed, in the order `expect` last set them."""
+        self._owed_lock = threading.Lock()
+
+    def expect(self, tokens: Sequence[str]) -> bool:
+        now = self._expiry_clock()
+        with self._owed_lock:
+            for token in tokens:
+                self._owed.pop(token, None)
+                self._owed[token] = now + self._ttl
+            while self._owed:
+                first = next(iter(self._owed))
+                if self._owed[first] > now:
+                    break
+                del self._owed[first]
+        return True
+
+    def _flush(self, p: _Pending) -> None:
+        if p.once:
+            now = self._expiry_clock()
+            with self._owed_lock:
+                for o in p.once:
+                    until = self._owed.pop(o.token, None)
+                    settled = until is not None and until > now
+                    sid = o.first_sid if settled or o.force else o.again_sid
+                    p.counters[(sid, o.minute)] += 1
+            p.once = []
+        super()._flush(p)

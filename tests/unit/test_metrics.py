@@ -11,6 +11,8 @@ import fakeredis
 import numpy as np
 import pytest
 import redis
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from telemetry.metrics import (
     BOUNDS_MS,
@@ -26,7 +28,7 @@ from telemetry.metrics import (
     quantile,
     record_recall,
 )
-from telemetry.redis_series import OWED, PREFIX, RedisMetrics
+from telemetry.redis_series import OWED, PREFIX, ProcessMetrics, RedisMetrics
 from telemetry.series_fold import decode_labels, encode_labels
 
 T0 = 1_700_000_000.0  # a minute boundary plus 20 s
@@ -408,3 +410,68 @@ def test_latency_percentiles_per_minute(metrics: RedisMetrics, clock: Clock) -> 
     assert h.p50_ms == pytest.approx(quantile({bucket_bound(1.0): 4, bucket_bound(100.0): 3}, 0.5))
     body = json.loads(metrics.snapshot(4).to_json())["latencies"][0]
     assert body["series"] == [0, 3, 0, 4] and body["p99_series"][0] is None
+
+
+@dataclass
+class Monotonic:
+    now: float = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+Step = tuple[str, int, int, bool]
+"""(kind, token, bank, force): `expect` of tokens 0..token, a count of token in bank
+(forced or not), a batch of counts of tokens from token on, or a minute passing."""
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["expect", "count", "batch", "minute"]),
+            st.integers(0, 5),
+            st.integers(0, 1),
+            st.booleans(),
+        ),
+        max_size=30,
+    )
+)
+def test_process_metrics_count_as_redis_metrics_do(steps: list[Step]) -> None:
+    """Embedded mode settles owed counts in the process: any sequence of `expect`s and
+    counts, in batches or not, across minutes, gives the snapshot the script gives."""
+    clock = Clock()
+    shared = RedisMetrics(fakeredis.FakeRedis(), RETENTION, clock)
+    local = ProcessMetrics(fakeredis.FakeRedis(), RETENTION, clock)
+    for kind, token, bank, force in steps:
+        for m in (shared, local):
+            if kind == "expect":
+                assert m.expect([f"e{i}" for i in range(token + 1)])
+            elif kind == "count":
+                count_stored_once(m, f"e{token}", f"b{bank}", force)
+            elif kind == "batch":
+                with m.batch():
+                    for i in range(token, 6):
+                        count_stored_once(m, f"e{i}", f"b{bank}", force and i == token)
+        if kind == "minute":
+            clock.now += 60
+    for bank in (None, "b0", "b1"):
+        want, got = shared.snapshot(3, bank), local.snapshot(3, bank)
+        assert got.counters == want.counters
+
+
+def test_process_metrics_forget_what_is_owed_after_the_retention() -> None:
+    expiry = Monotonic()
+    m = ProcessMetrics(fakeredis.FakeRedis(), RETENTION, Clock(), expiry)
+    assert m.expect(["e1", "e2"])
+    expiry.now += RETENTION - 1
+    assert m.expect(["e3"])
+    count_stored_once(m, "e1", "b1")
+    expiry.now += 2
+    count_stored_once(m, "e2", "b1")  # owed no longer: counted as a redelivery
+    count_stored_once(m, "e3", "b1")
+    assert m.expect(["e4"])  # the expired token is dropped, not kept
+    assert list(m._owed) == ["e4"]
+    snap = m.snapshot(1)
+    assert snap.total(EVENTS, outcome="stored") == 2
+    assert snap.total(EVENTS, outcome="redelivered") == 1
