@@ -88,9 +88,21 @@ class DenseSizeMismatchError(ValueError):
         self.requested = requested
 
 
+ALWAYS_WRITTEN: Final = ("schema_version", "kind", "state")
+"""Fields written even when they hold their default: filters match `kind` and `state`,
+and a reader must know which schema a record was written with."""
+
+
 def to_payload(record: Record) -> dict[str, Any]:
-    """The stored payload: the record as JSON plus the fields only filters need."""
-    payload = record.model_dump(mode="json")
+    """The stored payload: the record as JSON without the fields that hold their
+    default (`from_payload` restores them, and no filter matches a default: an absent
+    list or null holds no value to match), plus the fields only filters need. Each value
+    costs the embedded engine's binding 2 to 14 us to convert, and a raw memory holds
+    its defaults in about half of its fields."""
+    payload = record.model_dump(mode="json", exclude_defaults=True)
+    payload["schema_version"] = record.schema_version
+    payload["kind"] = record.kind
+    payload["state"] = record.state.value
     payload[TAGSET_FIELD] = tagset_of(record.tags)
     payload[ENTITY_KEYS_FIELD] = entity_keys(record.entities)
     payload[OCCURRED_TS_FIELD] = record.occurred_at.timestamp()

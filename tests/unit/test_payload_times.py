@@ -91,3 +91,34 @@ def test_the_model_still_rejects_what_it_rejected() -> None:
     offset = from_payload({**payload, "occurred_at": "2024-05-01T11:30:00+02:00"})
     assert offset.occurred_at == T
     assert offset.occurred_at.utcoffset() == timezone(timedelta(hours=2)).utcoffset(None)
+
+
+def test_fields_at_their_default_are_not_written_but_read_back() -> None:
+    """Only what is not a default goes to the engine, and what filters match is always
+    there: `kind` (an observation's is its default), `state`, the schema version."""
+    record = Observation(
+        id=uuid.uuid4(),
+        bank_id="b",
+        text="Ana lives in Porto.",
+        occurred_at=T,
+        created_at=T,
+        source_memory_ids=[uuid.uuid4()],
+        proof_count=1,
+        first_occurred_at=T,
+        last_occurred_at=T,
+    )
+    payload = to_payload(record)
+    assert set(payload) == {
+        "schema_version", "kind", "state", "id", "bank_id", "text", "occurred_at",
+        "created_at", "source_memory_ids", "proof_count", "first_occurred_at",
+        "last_occurred_at", "tagset", "entity_keys", "occurred_ts",
+    }  # fmt: skip
+    assert (payload["kind"], payload["state"], payload["schema_version"]) == (
+        "observation",
+        "current",
+        1,
+    )
+    assert from_payload(payload) == record
+    changed = record.model_copy(update={"importance": 0.0, "votes_up": 2, "tags": ["x"]})
+    assert {"importance", "votes_up", "tags"} <= set(to_payload(changed))
+    assert from_payload(to_payload(changed)) == changed
