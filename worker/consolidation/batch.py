@@ -156,10 +156,14 @@ class BatchView:
             if point is not None and matches(flt, point.record):
                 hits[point.record.id] = Hit(point.record, h.score, point.dense)
         for point in self._written.values():
-            if matches(flt, point.record) and point.dense.shape == query.shape:
-                score = float(np.dot(query, point.dense))
-                if score_threshold is None or score >= score_threshold:
-                    hits[point.record.id] = Hit(point.record, score, point.dense)
+            # The score first: below the threshold (most of the batch), no filter to test.
+            if point.dense.shape != query.shape:
+                continue
+            score = float(np.dot(query, point.dense))
+            if (score_threshold is None or score >= score_threshold) and matches(
+                flt, point.record
+            ):
+                hits[point.record.id] = Hit(point.record, score, point.dense)
         ranked = sorted(hits.values(), key=lambda h: (-h.score, h.record.id.int))
         return ranked[:limit]
 
