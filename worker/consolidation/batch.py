@@ -155,15 +155,20 @@ class BatchView:
             point = self._current(base)
             if point is not None and matches(flt, point.record):
                 hits[point.record.id] = Hit(point.record, h.score, point.dense)
-        for point in self._written.values():
-            # The score first: below the threshold (most of the batch), no filter to test.
-            if point.dense.shape != query.shape:
-                continue
-            score = float(np.dot(query, point.dense))
-            if (score_threshold is None or score >= score_threshold) and matches(
-                flt, point.record
-            ):
-                hits[point.record.id] = Hit(point.record, score, point.dense)
+        # The batch's own points scored at once, and the filter tested only on those at
+        # the threshold (a few of the batch).
+        own = [p for p in self._written.values() if p.dense.shape == query.shape]
+        if own:
+            scores = np.stack([p.dense for p in own]) @ query
+            kept = (
+                range(len(own))
+                if score_threshold is None
+                else np.flatnonzero(scores >= score_threshold)
+            )
+            for i in kept:
+                point = own[i]
+                if matches(flt, point.record):
+                    hits[point.record.id] = Hit(point.record, float(scores[i]), point.dense)
         ranked = sorted(hits.values(), key=lambda h: (-h.score, h.record.id.int))
         return ranked[:limit]
 
