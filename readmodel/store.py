@@ -215,6 +215,10 @@ class MemoryStore(Protocol):
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
         """Overwrite the derived fields of records of `bank_id`; other banks are untouched."""
 
+    def mark_consolidated(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None:
+        """Set the done-marker (`consolidated`) of records of `bank_id`, and nothing else:
+        one engine write for a batch whose derived fields were written with its points."""
+
     def set_feedback(self, bank_id: str, record_id: uuid.UUID, feedback: Feedback) -> None:
         """Overwrite the vote counts of one record of `bank_id`."""
 

@@ -1,6 +1,5 @@
 """Relevance gate: query-independent parts count fully only with topical evidence."""
 
-
 from readmodel.recall.candidate import Candidate, replace
 from readmodel.recall.fusion import DEFAULT_WEIGHTS, Weights, prior_part
 

@@ -7,7 +7,6 @@ most of a caller's token budget. Above `ref_tokens` whitespace tokens the score 
 multiplied by `(ref_tokens / tokens) ** weight`; shorter memories are untouched.
 """
 
-
 from readmodel.recall.candidate import Candidate, replace
 
 

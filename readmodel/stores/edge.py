@@ -55,6 +55,7 @@ from readmodel.store import (
 from readmodel.stores import ties
 from readmodel.stores.dialect import Dialect, scrolled
 from readmodel.stores.payload import (
+    DONE_PAYLOAD,
     FLOAT_INDEXES,
     KEYWORD_INDEXES,
     TENANT_FIELD,
@@ -221,6 +222,10 @@ class EdgeStore:
         for values, ids in same_values(patches).items():
             scope = _filter(Filter(bank_id=bank_id, ids=ids))
             self._update(qe.UpdateOperation.set_payload_by_filter(scope, dict(values)))
+
+    def mark_consolidated(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None:
+        if ids:
+            self._set_payload(bank_id, tuple(ids), DONE_PAYLOAD)
 
     def set_feedback(self, bank_id: str, record_id: uuid.UUID, feedback: Feedback) -> None:
         self._set_payload(bank_id, (record_id,), feedback_payload(feedback))

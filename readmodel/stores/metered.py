@@ -156,6 +156,14 @@ class MeteredStore:
             {"patches": len(patches)},
         )
 
+    def mark_consolidated(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None:
+        self._call(
+            "mark_consolidated",
+            lambda: self._inner.mark_consolidated(bank_id, ids),
+            bank_id,
+            {"ids": len(ids)},
+        )
+
     def set_feedback(self, bank_id: str, record_id: uuid.UUID, feedback: Feedback) -> None:
         self._call(
             "set_feedback", lambda: self._inner.set_feedback(bank_id, record_id, feedback), bank_id

@@ -196,6 +196,10 @@ def same_values(
     return {values: tuple(ids) for values, ids in groups.items()}
 
 
+DONE_PAYLOAD: Final = {"consolidated": True}
+"""What `mark_consolidated` sets."""
+
+
 def feedback_payload(feedback: Feedback) -> dict[str, Any]:
     return {
         "votes_up": feedback.votes_up,

@@ -33,6 +33,7 @@ from readmodel.store import (
 from readmodel.stores import ties
 from readmodel.stores.dialect import Dialect, scrolled
 from readmodel.stores.payload import (
+    DONE_PAYLOAD,
     FLOAT_INDEXES,
     KEYWORD_INDEXES,
     TENANT_FIELD,
@@ -292,6 +293,10 @@ class QdrantStore:
             for patch in patches
         ]
         self._client.batch_update_points(self._collection, operations, wait=True)
+
+    def mark_consolidated(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None:
+        if ids:
+            self._set_payload(bank_id, tuple(ids), DONE_PAYLOAD)
 
     def set_feedback(self, bank_id: str, record_id: uuid.UUID, feedback: Feedback) -> None:
         self._set_payload(bank_id, (record_id,), feedback_payload(feedback))

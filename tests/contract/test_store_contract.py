@@ -660,6 +660,21 @@ def test_feedback_and_touch_are_bank_scoped(store: MemoryStore) -> None:
     assert store.count(Filter(BANK)) == 1
 
 
+def test_mark_consolidated_sets_only_that_banks_done_markers(store: MemoryStore) -> None:
+    superseded = memory(
+        BANK, 1, state=State.SUPERSEDED, superseded_by=mid(BANK, 2), relation=Relation.EVOLVED_INTO
+    )
+    store.upsert([point(superseded, 1), point(memory(BANK, 2), 2), point(memory(OTHER, 3), 3)])
+    store.mark_consolidated(BANK, [mid(BANK, 1), mid(OTHER, 3), mid(BANK, 77)])
+    got = {p.record.id: p.record for p in store.fetch(BANK, [mid(BANK, 1), mid(BANK, 2)])}
+    assert got[mid(BANK, 1)] == superseded.model_copy(update={"consolidated": True})
+    assert got[mid(BANK, 2)] == memory(BANK, 2)
+    assert [p.record for p in store.fetch(OTHER, [mid(OTHER, 3)])] == [memory(OTHER, 3)]
+    assert store.fetch(BANK, [mid(BANK, 77)]) == []
+    store.mark_consolidated(BANK, [])
+    assert store.info().points == 3
+
+
 def test_set_derived_applies_many_patches_and_the_last_of_an_id_wins(store: MemoryStore) -> None:
     store.upsert([point(memory(BANK, i), i) for i in range(6)])
     head = mid(BANK, 5)

@@ -12,7 +12,7 @@ from readmodel.embedders.hashing import HashEmbedder
 from readmodel.store import Filter
 from readmodel.stores.edge import EdgeStore
 from tests.fakes import NoLocks
-from tests.helpers import T0, event
+from tests.helpers import T0, event, mid
 from worker.consolidation.consolidator import Consolidator, consolidate
 from worker.errors import PoisonEvent
 from worker.feedback_handler import FeedbackDeps, apply_feedback
@@ -60,12 +60,25 @@ def test_a_vote_through_another_bank_is_poison(setup: tuple[Consolidator, Feedba
     assert p.record.votes_up == 0
 
 
-def test_observation_votes_survive_its_growth(setup: tuple[Consolidator, FeedbackDeps]) -> None:
+@pytest.mark.parametrize("smallest", [False, True])
+def test_observation_votes_survive_its_growth(
+    setup: tuple[Consolidator, FeedbackDeps], smallest: bool
+) -> None:
+    """A member joining with a larger id keeps the observation's id and its votes; one
+    with the smallest id gives it a new id, and the votes are carried over."""
     cons, deps = setup
-    consolidate([event("Alice loves hiking.", 0), event("Alice loves hiking.", 1)], cons)
+    first = [event("Alice loves hiking.", 0), event("Alice loves hiking.", 1)]
+    consolidate(first, cons)
     [obs] = [p.record for p in cons.store.scroll(Filter("b1", kinds=("observation",)))]
     apply_feedback(vote(obs.id, "up"), deps)
-    consolidate([event("Alice loves hiking.", 2)], cons)
+    low = min(mid(e).int for e in first)
+    joining = next(
+        e
+        for e in (event("Alice loves hiking.", day) for day in range(2, 200))
+        if (mid(e).int < low) is smallest
+    )
+    consolidate([joining], cons)
     [grown] = [p.record for p in cons.store.scroll(Filter("b1", kinds=("observation",)))]
-    assert isinstance(grown, Observation) and grown.proof_count == 3 and grown.id != obs.id
+    assert isinstance(grown, Observation) and grown.proof_count == 3
+    assert (grown.id != obs.id) is smallest
     assert grown.votes_up == 1

@@ -250,9 +250,11 @@ class BatchView:
             self._store.set_derived(self._bank, older)
         if self._deleted:
             self._store.delete(self._bank, sorted(self._deleted))
-        done = [_patch_of(self._written[i].record) for i in new_ids if i in self._written]
+        # The new points were written with their derived fields as the batch left them:
+        # their done-markers are all that is left to set, in one engine write.
+        done = [i for i in new_ids if i in self._written]
         if done:
-            self._store.set_derived(self._bank, done)
+            self._store.mark_consolidated(self._bank, done)
 
 
 def _held(points: Iterator[StoredPoint]) -> list[StoredPoint]:
@@ -299,19 +301,6 @@ _PLAIN_FIELDS = tuple(
     for f in fields(Filter)
     if f.name not in ("current_at", "occurred_from", "declared_supersedes_any", "slot_keys_any")
 )
-
-
-def _patch_of(r: Record) -> DerivedPatch:
-    return DerivedPatch(
-        r.id,
-        r.state,
-        r.superseded_by,
-        r.relation,
-        r.observation_id,
-        True,
-        r.supersession_reason,
-        r.current_until,
-    )
 
 
 class TextVectors:

@@ -57,8 +57,12 @@ def memory_id(event_id: uuid.UUID) -> uuid.UUID:
 
 
 def observation_id(bank_id: str, member_ids: list[uuid.UUID]) -> uuid.UUID:
-    joined = ",".join(sorted(str(m) for m in member_ids))
-    return uuid.uuid5(OBSERVATION_NAMESPACE, f"{bank_id}\x1f{joined}")
+    """Derived from the bank and the members' smallest id: the same for the same members
+    in any order, and kept when a member joins with a larger id (all but one in n+1 of
+    the joins, for ids drawn at random), so the other members' `observation_id` need
+    not be rewritten each time an observation grows."""
+    first = min(member_ids, key=lambda m: m.int)
+    return uuid.uuid5(OBSERVATION_NAMESPACE, f"{bank_id}\x1f{first}")
 
 
 def time_key(memory: Memory) -> tuple[datetime, uuid.UUID]:
