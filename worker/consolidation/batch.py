@@ -56,6 +56,9 @@ class BatchView:
         self._store = store
         self._bank = bank_id
         self._seen: dict[uuid.UUID, StoredPoint | None] = {}
+        self._partial: set[uuid.UUID] = set()
+        """Ids `_seen` holds without their keyword vector (neighbour hits): a fetch with
+        vectors reads these from the store."""
         self._written: dict[uuid.UUID, StoredPoint] = {}
         self._patches: dict[uuid.UUID, DerivedPatch] = {}
         self._deleted: set[uuid.UUID] = set()
@@ -77,12 +80,27 @@ class BatchView:
             self._searches[(key, flt, limit, threshold)] = hits
             for h in hits:
                 dense = h.dense if h.dense is not None else np.zeros(0, np.float32)
-                self._seen.setdefault(h.record.id, StoredPoint(h.record, dense))
+                self._hold(StoredPoint(h.record, dense))
 
     def prefetch_scroll(self, flt: Filter) -> None:
         """Remember the store's answer to `flt`; later scrolls whose filter asks for a
         subset of its `declared_supersedes_any` or `slot_keys_any` are answered from it."""
         self._scrolls[flt] = _held(self._store.scroll(flt, with_vectors=True))
+
+    def _hold(self, point: StoredPoint) -> None:
+        """Remember a point read without its keyword vector, unless one is held already."""
+        if point.record.id not in self._seen:
+            self._seen[point.record.id] = point
+            self._partial.add(point.record.id)
+
+    def _read(self, ids: Sequence[uuid.UUID]) -> list[StoredPoint]:
+        """`ids` from the store, with both vectors, remembered (absent ones as None)."""
+        found = self._store.fetch(self._bank, ids, True)
+        by_id = {p.record.id: p for p in found}
+        for i in ids:
+            self._seen[i] = by_id.get(i)
+            self._partial.discard(i)
+        return found
 
     def _among(self, known: Filter, flt: Filter) -> list[StoredPoint]:
         """The points of `known`'s scroll that hold one of `flt`'s slot keys, through an
@@ -116,11 +134,14 @@ class BatchView:
         if bank_id != self._bank:
             return self._store.fetch(bank_id, ids, with_vectors)
         wanted = list(dict.fromkeys(ids))
-        missing = [i for i in wanted if i not in self._seen and i not in self._written]
+        missing = [
+            i
+            for i in wanted
+            if i not in self._written
+            and (i not in self._seen or (with_vectors and i in self._partial))
+        ]
         if missing:
-            found = {p.record.id: p for p in self._store.fetch(bank_id, missing, True)}
-            for i in missing:
-                self._seen[i] = found.get(i)
+            self._read(missing)
         out = []
         for i in wanted:
             base = self._written.get(i) or self._seen.get(i)
