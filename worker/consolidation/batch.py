@@ -93,14 +93,12 @@ class BatchView:
             self._seen[point.record.id] = point
             self._partial.add(point.record.id)
 
-    def _read(self, ids: Sequence[uuid.UUID]) -> list[StoredPoint]:
+    def _read(self, ids: Sequence[uuid.UUID]) -> None:
         """`ids` from the store, with both vectors, remembered (absent ones as None)."""
-        found = self._store.fetch(self._bank, ids, True)
-        by_id = {p.record.id: p for p in found}
+        found = {p.record.id: p for p in self._store.fetch(self._bank, ids, True)}
         for i in ids:
-            self._seen[i] = by_id.get(i)
+            self._seen[i] = found.get(i)
             self._partial.discard(i)
-        return found
 
     def _among(self, known: Filter, flt: Filter) -> list[StoredPoint]:
         """The points of `known`'s scroll that hold one of `flt`'s slot keys, through an
