@@ -4,11 +4,15 @@ import math
 import os
 import uuid
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from contracts.events import RetainEvent
 from contracts.memory import Memory
+from readmodel.embedders import Embedder
 from readmodel.store import StoredPoint
-from worker.consolidation.consolidator import raw_memory
+from readmodel.stores.edge import EdgeStore
+from tests.fakes import NoLocks
+from worker.consolidation.consolidator import Consolidator, raw_memory
 from worker.consolidation.relations import memory_id
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -37,6 +41,13 @@ def point(m: Memory, angle_deg: float) -> StoredPoint:
 
 def angle_for(similarity: float) -> float:
     return math.degrees(math.acos(similarity))
+
+
+def edge_consolidator(root: Path, embedder: Embedder) -> Consolidator:
+    """A consolidator over a new embedded store at `root`, without locks."""
+    store = EdgeStore(root)
+    store.ensure_schema(embedder.dimension)
+    return Consolidator(store, embedder, NoLocks())
 
 
 def mid(e: RetainEvent) -> uuid.UUID:

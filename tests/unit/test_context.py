@@ -9,9 +9,7 @@ from contracts.events import RetainEvent
 from contracts.recall import RecallRequest
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.recall.pipeline import RecallPipeline
-from readmodel.stores.edge import EdgeStore
-from tests.fakes import NoLocks
-from tests.helpers import event
+from tests.helpers import edge_consolidator, event
 from worker.consolidation.consolidator import Consolidator, consolidate
 
 EMB = HashEmbedder(64)
@@ -19,9 +17,7 @@ EMB = HashEmbedder(64)
 
 @pytest.fixture
 def cons(tmp_path: Path) -> Consolidator:
-    store = EdgeStore(tmp_path)
-    store.ensure_schema(EMB.dimension)
-    return Consolidator(store, EMB, NoLocks())
+    return edge_consolidator(tmp_path, EMB)
 
 
 def test_a_reply_is_found_by_what_it_answers_and_shown_without_it(cons: Consolidator) -> None:

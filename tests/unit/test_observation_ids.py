@@ -9,9 +9,7 @@ import pytest
 from contracts.memory import Observation
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.store import DerivedPatch, Filter
-from readmodel.stores.edge import EdgeStore
-from tests.fakes import NoLocks
-from tests.helpers import event, mid
+from tests.helpers import edge_consolidator, event, mid
 from worker.consolidation.consolidator import Consolidator, consolidate
 from worker.consolidation.relations import OBSERVATION_NAMESPACE, observation_id
 
@@ -20,9 +18,7 @@ EMB = HashEmbedder(64)
 
 @pytest.fixture
 def cons(tmp_path: Path) -> Consolidator:
-    store = EdgeStore(tmp_path)
-    store.ensure_schema(EMB.dimension)
-    return Consolidator(store, EMB, NoLocks())
+    return edge_consolidator(tmp_path, EMB)
 
 
 def test_the_id_is_the_banks_and_the_smallest_members_in_any_order() -> None:
