@@ -26,12 +26,13 @@ unindexed segment, and searched there by full scan until the next `optimize()`.
 """
 
 import contextlib
+import dataclasses
 import functools
 import json
 import os
 import shutil
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
@@ -53,6 +54,7 @@ from readmodel.store import (
     Vector,
 )
 from readmodel.stores import ties
+from readmodel.stores.access import AccessTimes, accessed, accessed_hits, from_micros
 from readmodel.stores.dialect import Dialect, scrolled
 from readmodel.stores.payload import (
     DONE_PAYLOAD,
@@ -103,6 +105,7 @@ class EdgeStore:
         self._shard: qe.EdgeShard | None = None
         self._purge_on_close = False
         self._recover_swap()
+        self._access = AccessTimes(self._root)
         if (self._shard_dir / ENGINE_CONFIG_FILE).exists():
             # With our config, so that a store created before a placement changed
             # gets it for every segment written from now on (optimized or compacted).
@@ -151,6 +154,9 @@ class EdgeStore:
             for r in records
             if (r.payload or {}).get(TENANT_FIELD) == bank_id
         }
+        times = self._access.of_bank(bank_id)
+        if times:
+            found = {i: _with_access(p, times) for i, p in found.items()}
         return [found[i] for i in wanted if i in found]
 
     def search_dense(
@@ -162,7 +168,8 @@ class EdgeStore:
         with_vectors: bool = False,
     ) -> list[Hit]:
         request = _dense_request(vector, _filter(flt), limit, score_threshold, with_vectors, EXACT)
-        return [hit(p.payload or {}, p.score, p.vector) for p in self._require().query(request)]
+        hits = [hit(p.payload or {}, p.score, p.vector) for p in self._require().query(request)]
+        return accessed_hits(hits, self._access.of_bank(flt.bank_id))
 
     def search_dense_batch(
         self,
@@ -181,7 +188,11 @@ class EdgeStore:
         answers = self._require().query_batch(qe.QueryBatchRequest(requests))
         read = HitReader()
         return [
-            [read(p.id, p.payload or {}, p.score, p.vector) for p in found] for found in answers
+            accessed_hits(
+                [read(p.id, p.payload or {}, p.score, p.vector) for p in found],
+                self._access.of_bank(flt.bank_id),
+            )
+            for found, (_, flt) in zip(answers, queries, strict=True)
         ]
 
     def search_keyword(self, vector: SparseVector, flt: Filter, limit: int) -> list[Hit]:
@@ -209,7 +220,10 @@ class EdgeStore:
             requests.append(_keyword_request(sparse, scope, flt.bank_id, ties.first_read(limit)))
         answers = self._require().query_batch(qe.QueryBatchRequest(requests))
         read = HitReader()
-        dense_hits = [read(p.id, p.payload or {}, p.score, p.vector) for p in answers[0]]
+        dense_hits = accessed_hits(
+            [read(p.id, p.payload or {}, p.score, p.vector) for p in answers[0]],
+            self._access.of_bank(flt.bank_id),
+        )
         if len(answers) == 1:
             return dense_hits, []
         known = {h.record.id: h.record for h in dense_hits}
@@ -231,8 +245,9 @@ class EdgeStore:
         self._set_payload(bank_id, (record_id,), feedback_payload(feedback))
 
     def touch(self, bank_id: str, ids: Sequence[uuid.UUID], at: datetime) -> None:
-        if ids:
-            self._set_payload(bank_id, tuple(ids), touch_payload(at))
+        """Kept beside the points until the next `optimize` (`AccessTimes`), so a recall
+        never moves what it returned out of the search index."""
+        self._access.record(bank_id, (i.int for i in ids), at)
 
     def _set_payload(
         self, bank_id: str, ids: tuple[uuid.UUID, ...], values: dict[str, Any]
@@ -244,6 +259,7 @@ class EdgeStore:
         if ids:
             scope = _filter(Filter(bank_id=bank_id, ids=tuple(ids)))
             self._update(qe.UpdateOperation.delete_points_by_filter(scope))
+            self._access.forget(bank_id, (i.int for i in ids))
 
     def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]:
         shard, engine_filter = self._require(), _filter(flt)
@@ -259,7 +275,9 @@ class EdgeStore:
             records, next_offset = shard.scroll(request)
             return list(records), next_offset
 
-        return scrolled(page)
+        times = self._access.of_bank(flt.bank_id)
+        points = scrolled(page)
+        return (_with_access(p, times) for p in points) if times else points
 
     def count(self, flt: Filter) -> int:
         return self._require().count(qe.CountRequest(exact=True, filter=_filter(flt)))
@@ -297,7 +315,25 @@ class EdgeStore:
         """Build HNSW / merge segments; Edge has no background optimizer, so callers decide.
         Holds the interpreter lock until done (see the module's docstring); True when the
         engine changed something."""
-        return self._require().optimize()
+        shard = self._require()
+        self._fold_access()
+        return shard.optimize()
+
+    def _fold_access(self) -> None:
+        """Write the pending last-access times into the points, where later than theirs;
+        the optimize that follows indexes the points this moved."""
+        pending = self._access.snapshot()
+        for bank_id, times in pending.items():
+            ids = [uuid.UUID(int=i) for i in times]
+            groups: dict[int, list[uuid.UUID]] = {}
+            for start in range(0, len(ids), self._page_size):
+                for p in self.fetch(bank_id, ids[start : start + self._page_size]):
+                    at = times[p.record.id.int]
+                    if p.record.last_accessed_at == from_micros(at):
+                        groups.setdefault(at, []).append(p.record.id)
+            for at, same in groups.items():
+                self._set_payload(bank_id, tuple(same), touch_payload(from_micros(at)))
+        self._access.clear(pending)
 
     def purge(self) -> None:
         """Deferred to `close`: a deleted point's payload stays in its segment's pages
@@ -309,6 +345,7 @@ class EdgeStore:
         self._purge_on_close = True
 
     def close(self) -> None:
+        self._access.close()
         if self._shard is not None:
             shard, self._shard = self._shard, None
             shard.flush()
@@ -490,3 +527,8 @@ DIALECT: Final[Dialect[qe.Filter, EdgeCondition, qe.Point, qe.SparseVector]] = D
     sparse=qe.SparseVector,
 )
 _filter = DIALECT.filter
+
+
+def _with_access(point: StoredPoint, times: Mapping[int, int]) -> StoredPoint:
+    record = accessed(point.record, times)
+    return point if record is point.record else dataclasses.replace(point, record=record)

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import textwrap
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -658,6 +658,55 @@ def test_feedback_and_touch_are_bank_scoped(store: MemoryStore) -> None:
     assert theirs.record.votes_up == 0 and theirs.record.last_accessed_at is None
     store.set_feedback(BANK, uuid.uuid4(), Feedback(votes_up=1))
     assert store.count(Filter(BANK)) == 1
+
+
+def test_last_access_reads_back_from_every_read_and_survives_reopen(
+    store: MemoryStore, reopen: Opener
+) -> None:
+    """However a store keeps last access, every read shows it, and a point's own later
+    time (carried by an upsert, as a rebuilt observation's is) wins."""
+    sparse = SparseVector(indices=(3,), values=(1.0,))
+    store.upsert([point(memory(BANK, i), i, sparse) for i in range(3)])
+    store.upsert([point(memory(OTHER, 0), 0, sparse)])
+    late = BASE + timedelta(days=3)
+    store.touch(BANK, [mid(BANK, 0)], BASE + timedelta(days=1))
+    store.touch(BANK, [mid(BANK, 0), mid(BANK, 1)], late)
+    store.touch(BANK, [mid(OTHER, 0)], late)
+    carried = memory(BANK, 2, last_accessed_at=BASE + timedelta(days=9))
+    store.touch(BANK, [mid(BANK, 2)], late)
+    store.upsert([point(carried, 2, sparse)])
+    want = {mid(BANK, 0): late, mid(BANK, 1): late, mid(BANK, 2): carried.last_accessed_at}
+
+    def seen(records: Iterable[Record]) -> dict[uuid.UUID, datetime | None]:
+        return {r.id: r.last_accessed_at for r in records}
+
+    flt = Filter(BANK)
+    assert seen(p.record for p in store.fetch(BANK, list(want))) == want
+    assert seen(h.record for h in store.search_dense(unit(0), flt, 10)) == want
+    [batched] = store.search_dense_batch([(np.asarray(unit(0)), flt)], 10)
+    assert seen(h.record for h in batched) == want
+    assert seen(h.record for h in store.search_keyword(sparse, flt, 10)) == want
+    dense, keyword = store.search_hybrid(unit(0), sparse, flt, 10)
+    assert seen(h.record for h in dense) == seen(h.record for h in keyword) == want
+    assert seen(p.record for p in store.scroll(flt)) == want
+    [theirs] = store.fetch(OTHER, [mid(OTHER, 0)])
+    assert theirs.record.last_accessed_at is None
+    store.close()
+    again = reopen()
+    try:
+        again.ensure_schema(DIM)
+        assert seen(p.record for p in again.scroll(flt)) == want
+    finally:
+        again.close()
+
+
+def test_a_forgotten_point_written_again_has_no_last_access(store: MemoryStore) -> None:
+    store.upsert([point(memory(BANK, 0), 0)])
+    store.touch(BANK, [mid(BANK, 0)], BASE + timedelta(days=2))
+    store.delete(BANK, [mid(BANK, 0)])
+    store.upsert([point(memory(BANK, 0), 0)])
+    [again] = store.fetch(BANK, [mid(BANK, 0)])
+    assert again.record.last_accessed_at is None
 
 
 def test_mark_consolidated_sets_only_that_banks_done_markers(store: MemoryStore) -> None:

@@ -162,3 +162,44 @@ def test_optimize_reports_what_it_did(store: EdgeStore) -> None:
     again = optimize(store)
     assert again is not None
     assert (again.changed, again.segments_after) == (False, "2")
+
+
+def test_recall_touching_what_it_returned_leaves_the_index_whole(store: EdgeStore) -> None:
+    """A payload write to an indexed point copies it into the unindexed segment; last
+    access is therefore kept beside the points, and every point stays indexed."""
+    assert store.optimize()
+    shard = store._require()
+    before = shard.info()
+    ids = [p.record.id for p in store.scroll(Filter(bank_id=BANK))]
+    at = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
+    for start in range(0, len(ids), 10):
+        store.touch(BANK, ids[start : start + 10], at)
+    after = shard.info()
+    assert after.indexed_vectors_count == before.indexed_vectors_count > 0
+    assert after.segments_count == before.segments_count
+    assert {p.record.last_accessed_at for p in store.scroll(Filter(bank_id=BANK))} == {at}
+
+
+def test_optimize_folds_the_pending_access_times_into_the_points(
+    store: EdgeStore, tmp_path: Path
+) -> None:
+    ids = [p.record.id for p in store.scroll(Filter(bank_id=BANK))][:30]
+    first, second = T0 + timedelta(days=40), T0 + timedelta(days=41)
+    store.touch(BANK, ids[:20], first)
+    store.touch(BANK, ids[10:30], second)
+    [own] = store.fetch(BANK, [ids[0]], with_vectors=True)
+    later = own.record.model_copy(update={"last_accessed_at": T0 + timedelta(days=90)})
+    store.upsert([StoredPoint(later, own.dense, own.sparse)])
+    want = {i: first for i in ids[1:10]} | {i: second for i in ids[10:30]}
+    want[ids[0]] = T0 + timedelta(days=90)
+    assert len(store._access) == 30
+    assert store.optimize()
+    assert len(store._access) == 0
+    store.close()
+    again = EdgeStore(tmp_path)
+    try:
+        again.ensure_schema(EMB.dimension)
+        assert len(again._access) == 0
+        assert {p.record.id: p.record.last_accessed_at for p in again.fetch(BANK, ids)} == want
+    finally:
+        again.close()
