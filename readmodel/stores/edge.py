@@ -9,9 +9,7 @@ update that returned survives the process being killed (the WAL is replayed on l
 `close()` additionally flushes the segments, which keeps the replay short.
 
 Memory: until a flush, Edge keeps what was written since the last one in memory (a
-few KB per small update). A `sediment serve` touches the returned memories on every
-recall, so without flushes its resident memory grew by about 25 MB per 1,000
-recalls; the store flushes itself every `FLUSH_EVERY_UPDATES` updates.
+few KB per small update); the store flushes itself every `FLUSH_EVERY_UPDATES` updates.
 
 Search: Edge has no background optimizer, so a shard is one unindexed segment searched
 by full scan until someone calls `optimize()`, which builds the HNSW graph of every
@@ -21,8 +19,11 @@ segment above the engine's indexing threshold (about 10,000 points). Recall's se
 consolidation merges never depends on when an index was built. `optimize()` holds the
 interpreter lock for its whole run (70 s at 100,000 points on a shared 2-core machine),
 so it is never called on a request's path: operators run `sediment optimize`. A point
-updated after indexing (a recall's `touch` of its results too) is copied into the
-unindexed segment, and searched there by full scan until the next `optimize()`.
+updated after indexing is copied into the unindexed segment, and searched there by full
+scan until the next `optimize()`. Consolidation's updates are few per point; recall's
+`touch` of its results would be one per recalled point, so last-access times are kept
+beside the points instead (`AccessTimes`, readmodel/stores/access.py), merged into every
+read, and written into the points by `optimize()` just before it indexes.
 """
 
 import contextlib
