@@ -18,13 +18,13 @@ was written. A bank's entries are only ever read for that bank's records.
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
-from readmodel.store import Hit, Record
+from readmodel.store import Hit, Record, StoredPoint
 
 ACCESS_FILE: Final = "access.sqlite"
 EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
@@ -39,6 +39,7 @@ _UPSERT: Final = (
     " ON CONFLICT (bank_id, id) DO UPDATE SET at = max(at, excluded.at)"
 )
 
+Restampable = TypeVar("Restampable", Hit, StoredPoint)
 Pending = dict[str, dict[int, int]]
 """bank -> point id (as `UUID.int`) -> last access, in microseconds since the epoch."""
 
@@ -117,6 +118,8 @@ class AccessTimes:
                     )
 
     def close(self) -> None:
+        """SQLite folds its write-ahead log into the file as the last connection closes;
+        with `secure_delete`, what `forget` removed is then in neither."""
         with self._lock:
             if self._db is not None:
                 self._db.close()
@@ -134,9 +137,9 @@ class AccessTimes:
         return self._db
 
 
-def accessed(record: Record, times: Mapping[int, int] | None) -> Record:
+def accessed(record: Record, times: Mapping[int, int]) -> Record:
     """`record` with its pending last access, where that is later than its own."""
-    at = times.get(record.id.int) if times else None
+    at = times.get(record.id.int)
     if at is None:
         return record
     own = record.last_accessed_at
@@ -145,11 +148,8 @@ def accessed(record: Record, times: Mapping[int, int] | None) -> Record:
     return record.model_copy(update={"last_accessed_at": from_micros(at)})
 
 
-def accessed_hits(hits: list[Hit], times: Mapping[int, int] | None) -> list[Hit]:
-    if not times:
-        return hits
-    out = []
-    for h in hits:
-        record = accessed(h.record, times)
-        out.append(h if record is h.record else replace(h, record=record))
-    return out
+def restamped(items: Iterable[Restampable], times: Mapping[int, int]) -> Iterator[Restampable]:
+    """Hits or stored points, each with its record as `accessed` gives it."""
+    for item in items:
+        record = accessed(item.record, times)
+        yield item if record is item.record else replace(item, record=record)

@@ -27,13 +27,12 @@ read, and written into the points by `optimize()` just before it indexes.
 """
 
 import contextlib
-import dataclasses
 import functools
 import json
 import os
 import shutil
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
@@ -55,7 +54,7 @@ from readmodel.store import (
     Vector,
 )
 from readmodel.stores import ties
-from readmodel.stores.access import AccessTimes, accessed, accessed_hits, from_micros
+from readmodel.stores.access import AccessTimes, Restampable, from_micros, restamped
 from readmodel.stores.dialect import Dialect, scrolled
 from readmodel.stores.payload import (
     DONE_PAYLOAD,
@@ -155,10 +154,8 @@ class EdgeStore:
             for r in records
             if (r.payload or {}).get(TENANT_FIELD) == bank_id
         }
-        times = self._access.of_bank(bank_id)
-        if times:
-            found = {i: _with_access(p, times) for i, p in found.items()}
-        return [found[i] for i in wanted if i in found]
+        points = [found[i] for i in wanted if i in found]
+        return self._restamped(bank_id, points)
 
     def search_dense(
         self,
@@ -170,7 +167,7 @@ class EdgeStore:
     ) -> list[Hit]:
         request = _dense_request(vector, _filter(flt), limit, score_threshold, with_vectors, EXACT)
         hits = [hit(p.payload or {}, p.score, p.vector) for p in self._require().query(request)]
-        return accessed_hits(hits, self._access.of_bank(flt.bank_id))
+        return self._restamped(flt.bank_id, hits)
 
     def search_dense_batch(
         self,
@@ -189,9 +186,8 @@ class EdgeStore:
         answers = self._require().query_batch(qe.QueryBatchRequest(requests))
         read = HitReader()
         return [
-            accessed_hits(
-                [read(p.id, p.payload or {}, p.score, p.vector) for p in found],
-                self._access.of_bank(flt.bank_id),
+            self._restamped(
+                flt.bank_id, [read(p.id, p.payload or {}, p.score, p.vector) for p in found]
             )
             for found, (_, flt) in zip(answers, queries, strict=True)
         ]
@@ -221,9 +217,8 @@ class EdgeStore:
             requests.append(_keyword_request(sparse, scope, flt.bank_id, ties.first_read(limit)))
         answers = self._require().query_batch(qe.QueryBatchRequest(requests))
         read = HitReader()
-        dense_hits = accessed_hits(
-            [read(p.id, p.payload or {}, p.score, p.vector) for p in answers[0]],
-            self._access.of_bank(flt.bank_id),
+        dense_hits = self._restamped(
+            flt.bank_id, [read(p.id, p.payload or {}, p.score, p.vector) for p in answers[0]]
         )
         if len(answers) == 1:
             return dense_hits, []
@@ -244,6 +239,11 @@ class EdgeStore:
 
     def set_feedback(self, bank_id: str, record_id: uuid.UUID, feedback: Feedback) -> None:
         self._set_payload(bank_id, (record_id,), feedback_payload(feedback))
+
+    def _restamped(self, bank_id: str, items: list[Restampable]) -> list[Restampable]:
+        """`items` with the bank's pending last-access times (`AccessTimes`)."""
+        times = self._access.of_bank(bank_id)
+        return list(restamped(items, times)) if times else items
 
     def touch(self, bank_id: str, ids: Sequence[uuid.UUID], at: datetime) -> None:
         """Kept beside the points until the next `optimize` (`AccessTimes`), so a recall
@@ -278,7 +278,7 @@ class EdgeStore:
 
         times = self._access.of_bank(flt.bank_id)
         points = scrolled(page)
-        return (_with_access(p, times) for p in points) if times else points
+        return restamped(points, times) if times else points
 
     def count(self, flt: Filter) -> int:
         return self._require().count(qe.CountRequest(exact=True, filter=_filter(flt)))
@@ -528,8 +528,3 @@ DIALECT: Final[Dialect[qe.Filter, EdgeCondition, qe.Point, qe.SparseVector]] = D
     sparse=qe.SparseVector,
 )
 _filter = DIALECT.filter
-
-
-def _with_access(point: StoredPoint, times: Mapping[int, int]) -> StoredPoint:
-    record = accessed(point.record, times)
-    return point if record is point.record else dataclasses.replace(point, record=record)
