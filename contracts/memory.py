@@ -32,7 +32,9 @@ class Memory(Frozen):
     value) are derived by consolidation; `observation_id` names the observation this
     memory belongs to, if any; `consolidated` is the done-marker. `slot_keys` index the
     facts the text states (`subject|attribute`, computed once at ingest): consolidation
-    compares a new fact only with memories that share one. `expires_at`: from then on
+    compares a new fact only with memories that share one; `features` holds the text
+    features consolidation decides on (computed once at ingest, compact JSON, internal
+    to consolidation: worker/consolidation/features.py). `expires_at`: from then on
     recall skips it and the expiry sweep forgets it (an observation's is its members'
     earliest). `current_until` (derived with `superseded_by`): the later of this
     memory's own event time and its superseder's; a memory with one is the current
@@ -57,6 +59,7 @@ class Memory(Frozen):
     event_id: uuid.UUID | None = None
     declared_supersedes: list[uuid.UUID] = Field(default_factory=list)
     slot_keys: list[str] = Field(default_factory=list)
+    features: str | None = None
     state: State = State.CURRENT
     superseded_by: uuid.UUID | None = None
     relation: Relation | None = None

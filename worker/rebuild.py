@@ -2,23 +2,26 @@
 
 Replays the raw memories through the same consolidation in event-time order,
 reusing their stored vectors; by convergence the result equals the incremental one.
-Slot keys are computed again from each memory's text, so a rebuild also brings memories
-stored by an earlier version (or under earlier rules) to the current index.
+Text features and slot keys are computed again from each memory's text, so a rebuild
+also brings memories stored by an earlier version (or under earlier rules) to the
+current rules and index.
 """
 
 from collections.abc import Callable
 
 from contracts.memory import State
 from readmodel.store import DerivedPatch, Filter, StoredPoint
+from worker.consolidation import features as text_features
 from worker.consolidation.consolidator import Consolidator, consolidate_points
 from worker.consolidation.neighbourhood import RAW_KINDS
-from worker.consolidation.relations import features, time_key
+from worker.consolidation.relations import time_key
 from worker.consolidation.updates import slot_keys
 
 REBUILD_BATCH = 256
 
 
 def _reset(point: StoredPoint) -> StoredPoint:
+    found = text_features.computed(point.record.text, point.record.entities)
     record = point.record.model_copy(
         update={
             "state": State.CURRENT,
@@ -27,7 +30,8 @@ def _reset(point: StoredPoint) -> StoredPoint:
             "relation": None,
             "observation_id": None,
             "consolidated": False,
-            "slot_keys": slot_keys(features(point.record)),
+            "slot_keys": slot_keys(found.statement),
+            "features": text_features.encode(found),
         }
     )
     return StoredPoint(record, point.dense, point.sparse)

@@ -7,13 +7,13 @@ from typing import Any
 import pytest
 
 from readmodel import text
-from worker.consolidation import policy, relations, statements
+from worker.consolidation import features, policy, statements
 
 PER_TEXT: dict[str, Callable[..., Any]] = {
     "speaker": text.speaker,
     "statement features": statements._features,
-    "value words": relations._value_words,
-    "words": relations._words,
+    "stored features, decoded": features.decode,
+    "words": features._words,
     "negation cue": policy.has_negation_cue,
 }
 
@@ -28,7 +28,7 @@ def test_every_per_text_cache_has_the_bound(name: str) -> None:
 
 
 def test_a_full_cache_stays_at_the_bound() -> None:
-    cached = relations._words
+    cached = features._words
     for i in range(text.TEXT_CACHE_SIZE + 10):
         cached(f"text {i}")
     assert cached.cache_info().currsize == text.TEXT_CACHE_SIZE

@@ -9,31 +9,21 @@ newer giving it another value (or retracting the older one's value): see
 `worker/consolidation/updates.py`. Episodes have no attributes, so they accumulate.
 """
 
-import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
-from functools import lru_cache
 
 from contracts.memory import Memory, Relation
 from readmodel.store import tagset_of
-from readmodel.text import STOPWORDS, TEXT_CACHE_SIZE
-from worker.consolidation.policy import ConsolidationPolicy, has_negation_cue
-from worker.consolidation.statements import StatementFeatures, statement_features
+from worker.consolidation.features import mentions
+from worker.consolidation.features import of as text_features
+from worker.consolidation.policy import ConsolidationPolicy
+from worker.consolidation.statements import StatementFeatures
 from worker.consolidation.updates import implicit_update
 
 MEMORY_NAMESPACE = uuid.UUID("0b5e3c1a-96c4-5d5e-8f4e-3d9a1c7e2b10")
 OBSERVATION_NAMESPACE = uuid.UUID("a4d1f0e2-7b3c-5e19-9c2d-6f8e0a1b3c4d")
-
-_VALUE_WORDS = frozenset(
-    """zero one two three four five six seven eight nine ten eleven twelve twenty thirty
-    hundred thousand million first second third red orange yellow green blue purple pink
-    black white grey gray brown monday tuesday wednesday thursday friday saturday sunday
-    january february march april may june july august september october november december
-    morning afternoon evening night""".split()
-)
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 class LinkKind(Enum):
@@ -71,50 +61,25 @@ def time_key(memory: Memory) -> tuple[datetime, uuid.UUID]:
 
 
 def features(memory: Memory) -> StatementFeatures:
-    """Computed from the text and entities alone (cached), so equal for every caller."""
-    return statement_features(memory.text, memory.entities)
+    """What the memory states: stored with it at ingest (`worker/consolidation/features.py`)."""
+    return text_features(memory).statement
 
 
-def value_words(text: str) -> set[str]:
-    """Words naming a value: numbers, names (capitalised, not sentence-initial), colours, days."""
-    return set(_value_words(text))
-
-
-@lru_cache(maxsize=TEXT_CACHE_SIZE)
-def _value_words(text: str) -> frozenset[str]:
-    found: set[str] = set()
-    for sentence in re.split(r"[.!?]\s+", text):
-        for i, word in enumerate(_WORD.findall(sentence)):
-            low = word.lower()
-            if low in STOPWORDS:
-                continue
-            if (
-                any(c.isdigit() for c in word)
-                or low in _VALUE_WORDS
-                or (i > 0 and word[0].isupper())
-            ):
-                found.add(low)
-    return frozenset(found)
-
-
-@lru_cache(maxsize=TEXT_CACHE_SIZE)
-def _words(text: str) -> frozenset[str]:
-    """The words of `text`, lowercased (a text is compared with many others)."""
-    return frozenset(w.lower() for w in _WORD.findall(text))
-
-
-def values_conflict(a: str, b: str) -> bool:
-    """True when each text names a value the other does not mention: Boston vs Seattle.
+def values_conflict(a: Memory, b: Memory) -> bool:
+    """True when each names a value the other does not mention: Boston vs Seattle.
 
     One-sided extra values are a refinement ("Boston" then "Boston, near the river"),
     not a contradiction.
     """
-    return bool(_value_words(a) - _words(b)) and bool(_value_words(b) - _words(a))
+    va, vb = text_features(a).values, text_features(b).values
+    return bool(va - mentions(b.text, va)) and bool(vb - mentions(a.text, vb))
 
 
-def shares_value(a: str, b: str) -> bool:
-    """True when a value named by one text is mentioned by the other."""
-    return bool(_value_words(a) & _words(b)) or bool(_value_words(b) & _words(a))
+def shares_value(a: Memory, b: Memory) -> bool:
+    """True when a value named by one is mentioned by the other."""
+    return bool(mentions(b.text, text_features(a).values)) or bool(
+        mentions(a.text, text_features(b).values)
+    )
 
 
 def _declares(newer: Memory, older: Memory) -> bool:
@@ -123,7 +88,7 @@ def _declares(newer: Memory, older: Memory) -> bool:
 
 
 def _declared(victim: Memory, by: Memory, reason: str) -> Link:
-    relation = Relation.INVALIDATED_BY if has_negation_cue(by.text) else Relation.EVOLVED_INTO
+    relation = Relation.INVALIDATED_BY if text_features(by).negation else Relation.EVOLVED_INTO
     return Link(LinkKind.SUPERSEDE, victim.id, by.id, relation, reason)
 
 
@@ -139,7 +104,7 @@ def relate(a: Memory, b: Memory, similarity: float, policy: ConsolidationPolicy)
     if a.key is not None and b.key is not None:
         if a.key != b.key:
             return None
-        agree = similarity >= policy.merge_threshold or shares_value(older.text, newer.text)
+        agree = similarity >= policy.merge_threshold or shares_value(older, newer)
         if agree and restates(older, newer):
             return Link(LinkKind.MERGE, older.id, newer.id)
         return _declared(older, newer, f"same key {a.key!r}, another value")
@@ -157,8 +122,8 @@ def restates(older: Memory, newer: Memory) -> bool:
     walk" and "Ben felt calm after a walk" are two episodes, however close their texts."""
     if not shares_entity(older, newer):
         return False
-    negation_flip = has_negation_cue(older.text) != has_negation_cue(newer.text)
-    return not negation_flip and not values_conflict(older.text, newer.text)
+    negation_flip = text_features(older).negation != text_features(newer).negation
+    return not negation_flip and not values_conflict(older, newer)
 
 
 def shares_entity(a: Memory, b: Memory) -> bool:

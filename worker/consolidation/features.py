@@ -1,0 +1,127 @@
+"""The text features consolidation decides on, computed once per memory at ingest.
+
+`relate` compares a new memory with tens of stored ones per event: their slots, change
+word, negation and value words. Computed from the text each time, that cost grew with
+the bank (per-text caches miss more the more memories there are). So `raw_memory`
+computes them once and the memory carries them (`Memory.features`, one compact JSON
+string: one payload value to write, and a read returns it with the record); reading
+them back is a JSON parse, remembered per string.
+
+A memory written before the field existed, or under another `FORMAT`, has its features
+computed from the text, as before; `sediment rebuild` stores them. The features are a
+function of the text and entities alone (`statement_features` is pure), so a stored
+value and a computed one are equal and decisions do not depend on where they came from.
+A change to the rules that compute them needs a rebuild, as `slot_keys` does.
+"""
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Final
+
+from contracts.memory import Memory
+from readmodel.text import STOPWORDS, TEXT_CACHE_SIZE
+from worker.consolidation.policy import has_negation_cue
+from worker.consolidation.statements import Slot, StatementFeatures, statement_features
+
+FORMAT: Final = 1
+"""Written first in every encoded value; a value of another format is not read."""
+
+_VALUE_WORDS = frozenset(
+    """zero one two three four five six seven eight nine ten eleven twelve twenty thirty
+    hundred thousand million first second third red orange yellow green blue purple pink
+    black white grey gray brown monday tuesday wednesday thursday friday saturday sunday
+    january february march april may june july august september october november december
+    morning afternoon evening night""".split()
+)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_KINDS = ("fact", "episode", "other")
+
+
+@dataclass(frozen=True)
+class TextFeatures:
+    """`statement`: what the text states (slots, change word); `negation`: whether it
+    has a negation word; `values`: the words naming a value (`value_words`)."""
+
+    statement: StatementFeatures
+    negation: bool
+    values: frozenset[str]
+
+
+def computed(text: str, entities: list[str] | tuple[str, ...] = ()) -> TextFeatures:
+    return TextFeatures(
+        statement_features(text, entities), has_negation_cue(text), value_words(text)
+    )
+
+
+def of(memory: Memory) -> TextFeatures:
+    """The memory's features: as stored, or computed from its text when none are."""
+    if memory.features is not None:
+        stored = decode(memory.features)
+        if stored is not None:
+            return stored
+    return computed(memory.text, memory.entities)
+
+
+def encode(features: TextFeatures) -> str:
+    st = features.statement
+    slots = [[s.subject, s.attribute, s.value, s.mode, s.tier] for s in st.slots]
+    data = [FORMAT, st.speaker, st.kind, st.cue, features.negation, sorted(features.values)]
+    return json.dumps([*data, slots], ensure_ascii=False, separators=(",", ":"))
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def decode(text: str) -> TextFeatures | None:
+    """The features `encode` wrote, or None for a value of another format or shape."""
+    try:
+        data = json.loads(text)
+        version, speaker, kind, cue, negation, values, slots = data
+        if version != FORMAT or kind not in _KINDS or not isinstance(negation, bool):
+            return None
+        statement = StatementFeatures(
+            _str_or_none(speaker),
+            kind,
+            _str_or_none(cue),
+            tuple(Slot(*(str(part) for part in s)) for s in slots),
+        )
+        return TextFeatures(statement, negation, frozenset(str(v) for v in values))
+    except (ValueError, TypeError):
+        return None
+
+
+def _str_or_none(value: object) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def value_words(text: str) -> frozenset[str]:
+    """Words naming a value: numbers, names (capitalised, not sentence-initial), colours, days."""
+    found: set[str] = set()
+    for sentence in re.split(r"[.!?]\s+", text):
+        for i, word in enumerate(_WORD.findall(sentence)):
+            low = word.lower()
+            if low in STOPWORDS:
+                continue
+            if (
+                any(c.isdigit() for c in word)
+                or low in _VALUE_WORDS
+                or (i > 0 and word[0].isupper())
+            ):
+                found.add(low)
+    return frozenset(found)
+
+
+def mentions(text: str, words: frozenset[str]) -> frozenset[str]:
+    """Those of `words` that `text` has as words (case-insensitive). Tested against the
+    text itself: value words are few, a text's words many, and only pairs of memories
+    close enough to restate one another get here."""
+    if not words:
+        return words
+    return words & _words(text)
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _words(text: str) -> frozenset[str]:
+    return frozenset(w.lower() for w in _WORD.findall(text))
