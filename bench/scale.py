@@ -143,7 +143,7 @@ def in_process(rt: Runtime, queries: Sequence[str], warm: Sequence[str]) -> Figu
 
 def over_http(base: str, queries: Sequence[str], warm: Sequence[str]) -> Figures:
     """As `in_process`, through a serve started on the store just before."""
-    timings = []
+    timings, inside = [], []
     with httpx.Client(base_url=base, timeout=60) as client:
         for q in [*warm, *queries]:
             start = time.perf_counter()
@@ -151,8 +151,24 @@ def over_http(base: str, queries: Sequence[str], warm: Sequence[str]) -> Figures
             elapsed = time.perf_counter() - start
             reply.raise_for_status()
             timings.append(elapsed)
+            inside.append(recall_seconds(reply.headers.get("server-timing", "")))
     cold = latency_figures(timings[: len(queries)], "cold_http_")
-    return latency_figures(timings[len(warm) :], "http_") | cold
+    served = inside[len(warm) :]
+    around = [t - r for t, r in zip(timings[len(warm) :], served, strict=True)]
+    return (
+        latency_figures(timings[len(warm) :], "http_")
+        | cold
+        | latency_figures(served, "serve_recall_")
+        | latency_figures(around, "http_around_recall_")
+    )
+
+
+def recall_seconds(server_timing: str) -> float:
+    """The recall's own time that serve reports (`Server-Timing: recall;dur=<ms>`)."""
+    name, _, value = server_timing.partition(";dur=")
+    if name.strip() != "recall" or not value:
+        raise RuntimeError(f"serve gave no recall time (Server-Timing {server_timing!r})")
+    return float(value) / 1000
 
 
 def serve_env(settings: Settings, data_dir: Path) -> dict[str, str]:
@@ -224,7 +240,11 @@ NOTES = (
     "through the index recall uses (HNSW after `sediment optimize`, run once after "
     "loading: optimize_s), interleaved with the in-process recalls; exact_floor_*: the "
     "same with exact search_dense (a full scan, as the worker's neighbour queries); "
-    "*_x_floor = figure / floor, per run. Each process (this one, then serve) first "
+    "*_x_floor = figure / floor, per run. http_added_p50_ms = http p50 - recall p50 "
+    "(two processes, one after the other); serve_recall_*: the recall's own time inside "
+    "serve, as its Server-Timing header reports it; http_around_recall_*: per request, "
+    "the round trip minus that (HTTP, the app's middleware and thread hop, JSON): what "
+    "HTTP adds, on the same request. Each process (this one, then serve) first "
     f"asks {WARM_FACTOR} times as many queries drawn with another seed (the same "
     "generator: many are asked again): cold_recall_* / cold_http_* are "
     "the first of them, right after the store opened (the engine maps its files and "

@@ -47,6 +47,9 @@ def test_scale_measures_recall_in_process_over_http_and_a_worker_rss() -> None:
     (run,) = report["cases"][0]["runs"]
     for key in ("recall_p50_ms", "http_p50_ms", "floor_p50_ms", "serve_rss_mb", "worker_rss_mb"):
         assert run[key] > 0, (key, run)
+    # What HTTP adds, on the same requests: serve's own recall time is part of each trip.
+    assert 0 < run["serve_recall_p50_ms"] < run["http_p50_ms"], run
+    assert 0 < run["http_around_recall_p50_ms"] < run["http_p50_ms"], run
 
 
 def test_lag_drains_every_retain_under_recall_load() -> None:

@@ -1,6 +1,7 @@
 """Recall, memory reads, last-recall snapshots, health and OpenAPI over HTTP, on an
 embedded runtime: everything bank-scoped."""
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +28,17 @@ def test_recall_returns_current_state_with_explain(api: Api) -> None:
     assert body["results"][0]["state_replaces"] == str(mid(BOSTON))
     assert body["results"][0]["components"] is not None
     assert [s["stage"] for s in body["explain"]][:2] == ["embed", "fetch"]
+
+
+def test_recall_reports_its_own_time_in_server_timing(api: Api) -> None:
+    """`recall;dur=<ms>`: positive, and no more than the whole request took."""
+    start = time.perf_counter()
+    r = api.client.post("/v1/banks/b1/recall", json={"query": "Where does Alice live?"})
+    whole_ms = (time.perf_counter() - start) * 1000
+    assert r.status_code == 200
+    name, _, value = r.headers["server-timing"].partition(";dur=")
+    assert name == "recall"
+    assert 0 < float(value) <= whole_ms
 
 
 def test_recall_prefers_observations_by_default(api: Api) -> None:

@@ -16,6 +16,7 @@ from bench.procs import rss_mb
 from bench.record import write_json
 from bench.report import write_report
 from bench.report_scale import section
+from bench.scale import recall_seconds
 from bench.suite import case, finish, new_report
 from bench.workload import after, events, queries
 
@@ -164,3 +165,10 @@ def test_a_large_bank_has_as_many_subjects_as_documented_each_named_in_full() ->
     assert len(subjects) == 400
     assert all(len(e.entities) == 1 and e.text.startswith(e.entities[0]) for e in stream)
     assert all(len(name.split()) == 2 for name in subjects)
+
+
+def test_serves_recall_time_is_read_from_server_timing() -> None:
+    assert recall_seconds("recall;dur=4.250") == pytest.approx(0.00425)
+    for bad in ("", "db;dur=3", "recall"):
+        with pytest.raises(RuntimeError, match="Server-Timing"):
+            recall_seconds(bad)
