@@ -11,17 +11,15 @@ from collections.abc import Callable
 
 from contracts.memory import State
 from readmodel.store import DerivedPatch, Filter, StoredPoint
-from worker.consolidation import features as text_features
 from worker.consolidation.consolidator import Consolidator, consolidate_points
+from worker.consolidation.features import stored_fields
 from worker.consolidation.neighbourhood import RAW_KINDS
 from worker.consolidation.relations import time_key
-from worker.consolidation.updates import slot_keys
 
 REBUILD_BATCH = 256
 
 
 def _reset(point: StoredPoint) -> StoredPoint:
-    found = text_features.computed(point.record.text, point.record.entities)
     record = point.record.model_copy(
         update={
             "state": State.CURRENT,
@@ -30,8 +28,7 @@ def _reset(point: StoredPoint) -> StoredPoint:
             "relation": None,
             "observation_id": None,
             "consolidated": False,
-            "slot_keys": slot_keys(found.statement),
-            "features": text_features.encode(found),
+            **stored_fields(point.record.text, point.record.entities),
         }
     )
     return StoredPoint(record, point.dense, point.sparse)

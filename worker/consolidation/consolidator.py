@@ -23,10 +23,10 @@ from telemetry.metrics import (
     count_events,
     count_stored_once,
 )
-from worker.consolidation import features as text_features
 from worker.consolidation.apply import apply
 from worker.consolidation.batch import BatchView, TextVectors
 from worker.consolidation.decide import Plan, decide, links_of
+from worker.consolidation.features import stored_fields
 from worker.consolidation.neighbourhood import (
     RAW_KINDS,
     candidates,
@@ -37,7 +37,6 @@ from worker.consolidation.neighbourhood import (
 )
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import LinkKind, features, memory_id
-from worker.consolidation.updates import slot_keys
 from worker.locks import Locks
 from worker.tombstones import MemoryTombstones, Tombstones
 
@@ -75,7 +74,6 @@ class Consolidator:
 
 def raw_memory(event: RetainEvent, created_at: datetime) -> Memory:
     """The raw memory an event stores, with its text features computed once, here."""
-    found = text_features.computed(event.text, event.entities)
     return Memory(
         id=memory_id(event.event_id),
         bank_id=event.bank_id,
@@ -92,8 +90,7 @@ def raw_memory(event: RetainEvent, created_at: datetime) -> Memory:
         metadata=dict(event.metadata),
         event_id=event.event_id,
         declared_supersedes=list(event.supersedes),
-        slot_keys=slot_keys(found.statement),
-        features=text_features.encode(found),
+        **stored_fields(event.text, event.entities),
         expires_at=event.expires_at,
     )
 

@@ -18,12 +18,13 @@ import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final
+from typing import Any, Final
 
 from contracts.memory import Memory
 from readmodel.text import STOPWORDS, TEXT_CACHE_SIZE
 from worker.consolidation.policy import has_negation_cue
 from worker.consolidation.statements import Slot, StatementFeatures, statement_features
+from worker.consolidation.updates import slot_keys
 
 FORMAT: Final = 1
 """Written first in every encoded value; a value of another format is not read."""
@@ -53,6 +54,13 @@ def computed(text: str, entities: list[str] | tuple[str, ...] = ()) -> TextFeatu
     return TextFeatures(
         statement_features(text, entities), has_negation_cue(text), value_words(text)
     )
+
+
+def stored_fields(text: str, entities: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    """What a raw memory stores about its text, computed here once: its features and
+    the slot keys they give (at ingest, and again by a rebuild)."""
+    found = computed(text, entities)
+    return {"slot_keys": slot_keys(found.statement), "features": encode(found)}
 
 
 def of(memory: Memory) -> TextFeatures:
