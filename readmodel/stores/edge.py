@@ -31,6 +31,7 @@ import functools
 import json
 import os
 import shutil
+import threading
 import uuid
 from collections.abc import Iterator, Sequence
 from datetime import datetime
@@ -106,6 +107,9 @@ class EdgeStore:
         self._purge_on_close = False
         self._recover_swap()
         self._access = AccessTimes(self._root)
+        self._banks_found: frozenset[str] | None = None
+        self._banks_written: set[str] = set()
+        self._banks_lock = threading.Lock()
         if (self._shard_dir / ENGINE_CONFIG_FILE).exists():
             # With our config, so that a store created before a placement changed
             # gets it for every segment written from now on (optimized or compacted).
@@ -136,6 +140,8 @@ class EdgeStore:
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         if points:
             op = qe.UpdateOperation.upsert_points([DIALECT.point_of(p) for p in points])
+            # Before the write, so the banks known are never behind the engine's.
+            self._banks_written.update(p.record.bank_id for p in points)
             self._update(op)
 
     def fetch(
@@ -197,9 +203,30 @@ class EdgeStore:
         if not vector.indices:
             return []
         scope = _filter(flt)
-        request = _keyword_request(vector, scope, flt.bank_id, ties.first_read(limit))
+        corpus = self._idf_corpus(flt.bank_id)
+        request = _keyword_request(vector, scope, corpus, ties.first_read(limit))
         first = _scored(self._require().query(request))
         return self._keyword_hits(flt.bank_id, limit, first, {})
+
+    def _idf_corpus(self, bank_id: str) -> qe.Filter | None:
+        """The points the keyword half's IDF statistics are taken over: the bank's, or
+        None (the engine's statistics over the whole shard) while the shard holds no
+        other bank's points, when the two are the same numbers. The engine computes a
+        corpus filter's statistics by a pass over the points it selects, on every query:
+        1.1 ms of a 1.3 ms keyword search at 100,000 memories in one bank.
+
+        The banks are read from the engine once (a facet, about 10 ms at 100,000) and
+        every upsert adds its banks before it writes, so they are never fewer than the
+        engine holds (the directory admits one process). Deleting a bank's points keeps
+        it counted until the store is reopened: the bank's corpus then, which is
+        always right."""
+        if self._banks_found is None:
+            with self._banks_lock:
+                if self._banks_found is None:
+                    self._banks_found = frozenset(self.banks())
+        if self._banks_found | self._banks_written <= {bank_id}:
+            return None
+        return DIALECT.bank(bank_id)
 
     def _keyword_hits(
         self, bank_id: str, limit: int, first: list[ties.Scored], known: dict[uuid.UUID, Record]
@@ -214,7 +241,8 @@ class EdgeStore:
         scope = _filter(flt)
         requests = [_dense_request(dense, scope, limit, None, False, None)]
         if sparse.indices:
-            requests.append(_keyword_request(sparse, scope, flt.bank_id, ties.first_read(limit)))
+            corpus = self._idf_corpus(flt.bank_id)
+            requests.append(_keyword_request(sparse, scope, corpus, ties.first_read(limit)))
         answers = self._require().query_batch(qe.QueryBatchRequest(requests))
         read = HitReader()
         dense_hits = self._restamped(
@@ -469,17 +497,18 @@ def _dense_request(
 
 
 def _keyword_request(
-    vector: SparseVector, scope: qe.Filter, bank_id: str, limit: int
+    vector: SparseVector, scope: qe.Filter, corpus: qe.Filter | None, limit: int
 ) -> qe.QueryRequest:
     """Ids and scores only (the hits kept are read by id, `_keyword_hits`); IDF
-    statistics over the bank alone, so other banks never shift scores."""
+    statistics over `corpus`, the bank alone (`EdgeStore._idf_corpus`), so other banks
+    never shift scores."""
     return qe.QueryRequest(
         limit=limit,
         query=qe.Query.Nearest(DIALECT.sparse_of(vector), using=KEYWORD_VECTOR),
         filter=scope,
         with_payload=False,
         with_vector=False,
-        params=qe.SearchParams(idf=qe.IdfParams(corpus=DIALECT.bank(bank_id))),
+        params=qe.SearchParams(idf=qe.IdfParams(corpus=corpus)),
     )
 
 
