@@ -219,12 +219,14 @@ class EdgeStore:
         every upsert adds its banks before it writes, so they are never fewer than the
         engine holds (the directory admits one process). Deleting a bank's points keeps
         it counted until the store is reopened: the bank's corpus then, which is
-        always right."""
+        always right. Checked without building the union, which a store of many banks
+        would pay on every recall."""
         if self._banks_found is None:
             with self._banks_lock:
                 if self._banks_found is None:
                     self._banks_found = frozenset(self.banks())
-        if self._banks_found | self._banks_written <= {bank_id}:
+        found, written = self._banks_found, self._banks_written
+        if len(found) <= 1 and len(written) <= 1 and (found | written) <= {bank_id}:
             return None
         return DIALECT.bank(bank_id)
 
@@ -500,8 +502,8 @@ def _keyword_request(
     vector: SparseVector, scope: qe.Filter, corpus: qe.Filter | None, limit: int
 ) -> qe.QueryRequest:
     """Ids and scores only (the hits kept are read by id, `_keyword_hits`); IDF
-    statistics over `corpus`, the bank alone (`EdgeStore._idf_corpus`), so other banks
-    never shift scores."""
+    statistics over `corpus` (None: the whole shard), which `EdgeStore._idf_corpus`
+    makes the bank's points alone, so other banks never shift scores."""
     return qe.QueryRequest(
         limit=limit,
         query=qe.Query.Nearest(DIALECT.sparse_of(vector), using=KEYWORD_VECTOR),
