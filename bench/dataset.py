@@ -55,7 +55,7 @@ def event_id(bank_id: str, label: str) -> uuid.UUID:
 
 
 def label_map(events: list[RetainEvent], key: str) -> dict[uuid.UUID, str]:
-    return {memory_id(e.event_id): e.metadata[key] for e in events}
+    return {memory_id(e.bank_id, e.event_id): e.metadata[key] for e in events}
 
 
 class _Model(BaseModel):

@@ -97,7 +97,7 @@ def floor_seconds(events: Sequence[RetainEvent], embedder: Embedder, root: Path)
 def done_markers(store: MemoryStore, events: Sequence[RetainEvent]) -> int:
     by_bank: dict[str, list[uuid.UUID]] = {}
     for e in events:
-        by_bank.setdefault(e.bank_id, []).append(memory_id(e.event_id))
+        by_bank.setdefault(e.bank_id, []).append(memory_id(e.bank_id, e.event_id))
     done = 0
     for bank, ids in by_bank.items():
         for i in range(0, len(ids), 1000):
@@ -108,7 +108,7 @@ def done_markers(store: MemoryStore, events: Sequence[RetainEvent]) -> int:
 def found_by_recall(rt: Runtime, event: RetainEvent) -> bool:
     request = RecallRequest(query=event.text, limit=10, prefer_observations=False)
     response = rt.recaller.recall(event.bank_id, request)
-    wanted = memory_id(event.event_id)
+    wanted = memory_id(event.bank_id, event.event_id)
     return any(r.id == wanted or r.text == event.text for r in response.results)
 
 

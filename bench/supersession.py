@@ -91,7 +91,7 @@ def bank_events(bank: LabelledBank) -> list[RetainEvent]:
 
 def superseded(store: MemoryStore, bank: LabelledBank) -> dict[str, tuple[str | None, str | None]]:
     """Statement id -> (the statement that superseded it, the stored reason), from the store."""
-    by_memory = {memory_id(event_id(bank, s.id)): s.id for s in bank.statements}
+    by_memory = {memory_id(bank_id(bank), event_id(bank, s.id)): s.id for s in bank.statements}
     out: dict[str, tuple[str | None, str | None]] = {}
     for point in store.scroll(Filter(bank_id(bank), kinds=RAW_KINDS)):
         r = point.record

@@ -73,8 +73,8 @@ class ForgetFilter(Frozen):
 
 class ForgetEvent(Frozen):
     """Forget memories of one bank. Exactly one selector: `memory_ids` (a memory's id
-    is uuid5 of its event id, so a producer can forget what it has not yet seen
-    stored), `filter`, or `all_memories` (the whole bank)."""
+    is `contracts.memory.derive_memory_id(bank_id, event_id)`, so a producer can forget
+    what it has not yet seen stored), `filter`, or `all_memories` (the whole bank)."""
 
     model_config = ConfigDict(json_schema_extra=ONE_SELECTOR)
 
@@ -104,3 +104,15 @@ class Tombstone(Frozen):
     memory_id: uuid.UUID
     event_id: uuid.UUID | None = None
     forget_event_id: uuid.UUID | None = None
+
+
+class ForgetRule(Frozen):
+    """What a forget of a whole bank (`filter` None) or by filter leaves for retains
+    still in flight: a retain of `bank_id` accepted at or before `accepted_at` that the
+    filter selects is forgotten when it arrives. Ids and conditions only, no content."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    bank_id: BankId
+    forget_event_id: uuid.UUID
+    filter: ForgetFilter | None = None
+    accepted_at: AwareDatetime

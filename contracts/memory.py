@@ -11,6 +11,15 @@ from contracts.events import SCHEMA_VERSION
 
 MemoryKind = Literal["world", "experience", "observation"]
 
+MEMORY_NAMESPACE = uuid.UUID("0b5e3c1a-96c4-5d5e-8f4e-3d9a1c7e2b10")
+
+
+def derive_memory_id(bank_id: str, event_id: uuid.UUID) -> uuid.UUID:
+    """The id of the memory a retain event stores: uuid5 of its bank and event id, so
+    two banks that use the same event id (two tenants' idempotency keys) hold two
+    memories, and a producer can name a memory before it is stored."""
+    return uuid.uuid5(MEMORY_NAMESPACE, f"{bank_id}\x1f{event_id}")
+
 
 class State(StrEnum):
     CURRENT = "current"
@@ -25,7 +34,7 @@ class Relation(StrEnum):
 
 
 class Memory(Frozen):
-    """A raw fact as stored: one per retain event, id = uuid5(event_id).
+    """A raw fact as stored: one per retain event, id = `derive_memory_id(bank_id, event_id)`.
 
     `declared_supersedes` keeps what the producer said this replaces; `superseded_by`,
     `relation` and `supersession_reason` (why: subject, attribute, old value -> new

@@ -73,7 +73,7 @@ class InlinePublisher:
         forgotten = 0
         for event in events:
             outcome = forget(event, self.consolidator)
-            scrub(outcome.forgotten_event_ids, None, self.dead_letters)
+            scrub(event.bank_id, outcome.forgotten_event_ids, None, self.dead_letters)
             forgotten += outcome.forgotten
         return forgotten
 

@@ -6,8 +6,10 @@
 
 The raw events are the bank's source of truth: observations, states and edges are
 derived, so an import re-derives them (by convergence, the same read model: same ids,
-states, edges, observations). Tombstones are imported as forgets, first, so an import
-never brings back what was forgotten. Importing twice changes nothing: the events are
+states, edges, observations). A memory's id derives from its bank and event id, so an
+import into another bank (`--bank`) is a copy: the source bank keeps its memories.
+Tombstones are imported as forgets, first, so an import never brings back what was
+forgotten. Importing twice changes nothing: the events are
 duplicates by id. Votes and last-access times are not exported; `expires_at` is, so an
 imported memory expires when the original would have (at once, if that has passed).
 """
@@ -25,7 +27,7 @@ from readmodel.store import Filter, MemoryStore
 from sediment.forgetting import forget_event
 from sediment.retain import Publisher
 from worker.consolidation.neighbourhood import RAW_KINDS
-from worker.consolidation.relations import time_key
+from worker.consolidation.relations import memory_id, time_key
 from worker.tombstones import Tombstones
 
 FORMAT: Final = "sediment-export"
@@ -112,7 +114,7 @@ def _parse(
 def import_lines(publisher: Publisher, lines: Iterable[str], bank: str | None = None) -> Imported:
     """Tombstones first (as forgets of their memory ids), then the events in batches."""
     target, events, stones, exported_at = _parse(lines, bank)
-    ids = [s.memory_id for s in stones]
+    ids = [s.memory_id if s.event_id is None else memory_id(target, s.event_id) for s in stones]
     for start in range(0, len(ids), FORGET_BATCH):
         chunk = ids[start : start + FORGET_BATCH]
         publisher.publish_forget([forget_event(target, memory_ids=chunk, now=exported_at)])

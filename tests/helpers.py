@@ -51,7 +51,7 @@ def edge_consolidator(root: Path, embedder: Embedder) -> Consolidator:
 
 
 def mid(e: RetainEvent) -> uuid.UUID:
-    return memory_id(e.event_id)
+    return memory_id(e.bank_id, e.event_id)
 
 
 def redis_url(db: int) -> str:

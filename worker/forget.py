@@ -1,12 +1,14 @@
 """Forget: remove memories for good and re-derive what they touched.
 
 Under the bank's lock: tombstones first (so nothing brings the memories back, even if
-this crashes half-way), then the memories connected to the forgotten ones by an edge
-(same observation, superseded by or superseding one, declaring one) are reset, the
-forgotten memories and the observations of that neighbourhood deleted, and the reset
-memories consolidated again in event-time order from their stored vectors, as a
-rebuild does for a whole bank. By convergence the result is the read model the
-retains of the remaining events alone would give (tests/property/test_forget.py).
+this crashes half-way; a bank or filter forget also leaves a rule for retains accepted
+before it and still in flight, worker/forget_rules.py), then the memories connected to
+the forgotten ones by an edge (same observation, superseded by or superseding one,
+declaring one) are reset, the forgotten memories and the observations of that
+neighbourhood deleted, and the reset memories consolidated again in event-time order
+from their stored vectors, as a rebuild does for a whole bank. By convergence the result
+is the read model the retains of the remaining events alone would give
+(tests/property/test_forget.py).
 
 A memory left unconsolidated by a crash (its done-marker unset) is consolidated again
 by the next forget of its bank, so a redelivered forget repairs its own half-done work.
@@ -16,15 +18,14 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from contracts.forget import ForgetEvent, ForgetFilter, Tombstone
+from contracts.forget import ForgetEvent, Tombstone
 from contracts.memory import Observation, State
 from readmodel.store import DerivedPatch, Filter, Record, StoredPoint
 from telemetry.metrics import count_events
 from worker.consolidation.consolidator import Consolidator, consolidate_locked
 from worker.consolidation.neighbourhood import RAW_KINDS
 from worker.consolidation.relations import time_key
-
-SOURCE_ID_KEY = "source_id"
+from worker.forget_rules import rule_of, selected
 
 
 @dataclass(frozen=True)
@@ -37,18 +38,6 @@ class ForgetOutcome:
     forgotten: int
     recomputed: int
     observations_removed: int
-
-
-def selected(flt: ForgetFilter, record: Record) -> bool:
-    """Whether a raw memory matches every condition of a forget filter."""
-    checks = (
-        not flt.tags or bool(set(flt.tags) & set(record.tags)),
-        not flt.entities or bool(set(flt.entities) & set(record.entities)),
-        flt.start is None or record.occurred_at >= flt.start,
-        flt.end is None or record.occurred_at <= flt.end,
-        flt.source_id is None or record.metadata.get(SOURCE_ID_KEY) == flt.source_id,
-    )
-    return all(checks)
 
 
 def _targets(event: ForgetEvent, raw: Sequence[StoredPoint]) -> list[StoredPoint]:
@@ -123,6 +112,9 @@ def forget(event: ForgetEvent, deps: Consolidator) -> ForgetOutcome:
         raw = list(deps.store.scroll(Filter(bank, kinds=RAW_KINDS), with_vectors=True))
         observations = [p.record for p in deps.store.scroll(Filter(bank, kinds=("observation",)))]
         targets = _targets(event, raw)
+        rule = rule_of(event, deps.clock())
+        if rule is not None:
+            deps.tombstones.add_rule(rule)
         deps.tombstones.add(_tombstones(event, targets))
         records = {p.record.id: p.record for p in raw} | {o.id: o for o in observations}
         gone = {p.record.id for p in targets}

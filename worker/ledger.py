@@ -9,7 +9,7 @@ it back. The ledger is Sediment's own record of what is owed; the sweeper
 
 Layout, in the broker's Redis database:
 
-    sediment:ledger        hash  "<kind>:<event_id>" -> {"queue", "payload", "republished"}
+    sediment:ledger        hash  "<kind>:<bank>/<event_id>" -> {"queue", "payload", "republished"}
     sediment:ledger:index  zset  the same member -> Unix seconds of its latest publish
 """
 
@@ -52,8 +52,21 @@ class Kind(StrEnum):
     FORGET = "forget"
 
 
-def member(kind: Kind, event_id: object) -> str:
-    return f"{kind.value}:{event_id}"
+def event_key(bank_id: object, event_id: object) -> str:
+    """An event's name in the ledger: its bank and its id, since two banks may use the
+    same event id (bank ids never contain "/")."""
+    return f"{bank_id}/{event_id}"
+
+
+def payload_key(payload: object) -> str | None:
+    """`event_key` of a payload as sent, parsed or not; None without an event id."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("event_id"), str):
+        return None
+    return event_key(payload.get("bank_id"), payload["event_id"])
+
+
+def member(kind: Kind, key: object) -> str:
+    return f"{kind.value}:{key}"
 
 
 @dataclass(frozen=True)
@@ -61,14 +74,14 @@ class Entry:
     """What a worker still owes for one event, enough to publish it again."""
 
     kind: Kind
-    event_id: str
+    key: str
     queue: str
     payload: dict[str, object]
     republished: int = 0
 
     @property
     def member(self) -> str:
-        return member(self.kind, self.event_id)
+        return member(self.kind, self.key)
 
     def dumps(self) -> str:
         body = {"queue": self.queue, "payload": self.payload, "republished": self.republished}
@@ -76,9 +89,9 @@ class Entry:
 
     @classmethod
     def loads(cls, name: str, raw: bytes | str) -> "Entry":
-        kind, _, event_id = name.partition(":")
+        kind, _, key = name.partition(":")
         body = json.loads(raw)
-        return cls(Kind(kind), event_id, body["queue"], body["payload"], int(body["republished"]))
+        return cls(Kind(kind), key, body["queue"], body["payload"], int(body["republished"]))
 
 
 class Ledger:
@@ -98,9 +111,9 @@ class Ledger:
             pipe.zadd(INDEX_KEY, {e.member: at for e in entries})
             pipe.execute()
 
-    def settle(self, kind: Kind, event_ids: Iterable[object]) -> None:
-        """The events are handled for good: nothing is owed any more."""
-        names = [member(kind, e) for e in event_ids]
+    def settle(self, kind: Kind, keys: Iterable[object]) -> None:
+        """The events (by `event_key`) are handled for good: nothing is owed any more."""
+        names = [member(kind, e) for e in keys]
         if not names:
             return
         with self.client.pipeline(transaction=True) as pipe:
@@ -108,9 +121,10 @@ class Ledger:
             pipe.zrem(INDEX_KEY, *names)
             pipe.execute()
 
-    def touch(self, kind: Kind, event_ids: Iterable[object], at: float) -> None:
-        """A retry message was published at `at`: the events are queued again from then."""
-        names = [member(kind, e) for e in event_ids]
+    def touch(self, kind: Kind, keys: Iterable[object], at: float) -> None:
+        """A retry message was published at `at`: the events (by `event_key`) are queued
+        again from then."""
+        names = [member(kind, e) for e in keys]
         if names:
             self.client.zadd(INDEX_KEY, dict.fromkeys(names, at), xx=True)
 

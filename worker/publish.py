@@ -24,7 +24,7 @@ from worker.celery_app import (
     RETAIN_BATCH_TASK,
     RETAIN_TASK,
 )
-from worker.ledger import Entry, Kind, Ledger, ledger_for
+from worker.ledger import Entry, Kind, Ledger, event_key, ledger_for, payload_key
 
 CHUNK_MESSAGES = 64
 """Messages whose ledger entries are written in one round trip before they are sent."""
@@ -134,14 +134,14 @@ def _send_chunk(app: Celery, chunk: Sequence[Message], queue: str, ledger: Ledge
         except Exception:
             if ledger is not None:
                 for unsent in chunk[i:]:
-                    ledger.settle(unsent.kind, [p["event_id"] for p in unsent.payloads])
+                    ledger.settle(unsent.kind, [payload_key(p) for p in unsent.payloads])
             raise
         sent += len(message.payloads)
     return sent
 
 
 def _entry(kind: Kind, payload: dict[str, object], queue: str) -> Entry:
-    return Entry(kind, str(payload["event_id"]), queue, payload)
+    return Entry(kind, event_key(payload["bank_id"], payload["event_id"]), queue, payload)
 
 
 def _send(app: Celery, message: Message, queue: str, at: float) -> None:

@@ -4,17 +4,24 @@ Replays the raw memories through the same consolidation in event-time order,
 reusing their stored vectors; by convergence the result equals the incremental one.
 Text features and slot keys are computed again from each memory's text, so a rebuild
 also brings memories stored by an earlier version (or under earlier rules) to the
-current rules and index.
+current rules and index. A raw memory stored under an earlier version's id (layout 2
+and before: from the event id alone) moves to its id from bank and event id, with the
+bank's tombstones and the memory ids producers declared it supersedes; the new point is
+written before the old one is deleted, so a rebuild cut short and run again loses
+nothing. Last-access times of a moved memory start again.
 """
 
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Sequence
 
+from contracts.forget import Tombstone
 from contracts.memory import State
 from readmodel.store import DerivedPatch, Filter, StoredPoint
 from worker.consolidation.consolidator import Consolidator, consolidate_points
 from worker.consolidation.features import stored_fields
 from worker.consolidation.neighbourhood import RAW_KINDS
-from worker.consolidation.relations import time_key
+from worker.consolidation.relations import memory_id, time_key
+from worker.tombstones import Tombstones
 
 REBUILD_BATCH = 256
 
@@ -34,11 +41,65 @@ def _reset(point: StoredPoint) -> StoredPoint:
     return StoredPoint(record, point.dense, point.sparse)
 
 
+def _rekeyed(bank_id: str, raw: Sequence[StoredPoint]) -> tuple[list[StoredPoint], list[uuid.UUID]]:
+    """The raw memories to write under their ids from bank and event id (one point per
+    id; with declared supersedes that named an old id renamed), and the old ids."""
+    moved: dict[uuid.UUID, uuid.UUID] = {}
+    by_id: dict[uuid.UUID, StoredPoint] = {}
+    for p in raw:
+        eid = p.record.event_id
+        new = memory_id(bank_id, eid) if eid is not None else p.record.id
+        if new != p.record.id:
+            moved[p.record.id] = new
+        record = p.record.model_copy(update={"id": new})
+        by_id.setdefault(new, StoredPoint(record, p.dense, p.sparse))
+    if not moved:
+        return [], []
+    out = []
+    for new, p in by_id.items():
+        declared = p.record.declared_supersedes
+        if any(d in moved for d in declared):
+            update = {"declared_supersedes": [moved.get(d, d) for d in declared]}
+            out.append(StoredPoint(p.record.model_copy(update=update), p.dense, p.sparse))
+        elif new in moved.values():
+            out.append(p)
+    return out, sorted(moved, key=str)
+
+
+def _move_tombstones(bank_id: str, tombstones: Tombstones) -> None:
+    """A tombstone of an event also names the memory's new id, so a redelivered retain
+    of a forgotten event stays forgotten."""
+    stones = tombstones.of_bank(bank_id)
+    known = {t.memory_id for t in stones}
+    extra = [
+        Tombstone(
+            bank_id=bank_id,
+            memory_id=new,
+            event_id=t.event_id,
+            forget_event_id=t.forget_event_id,
+        )
+        for t in stones
+        if t.event_id is not None and (new := memory_id(bank_id, t.event_id)) not in known
+    ]
+    tombstones.add(extra)
+
+
+def _moved_to_current_ids(bank_id: str, deps: Consolidator) -> None:
+    """Layout 3's ids: the new points first (unconsolidated), then the old ones deleted."""
+    _move_tombstones(bank_id, deps.tombstones)
+    raw = list(deps.store.scroll(Filter(bank_id, kinds=RAW_KINDS), True))
+    points, old = _rekeyed(bank_id, raw)
+    if old:
+        deps.store.upsert([_reset(p) for p in points])
+        deps.store.delete(bank_id, old)
+
+
 def rebuild_bank(
     bank_id: str, deps: Consolidator, progress: Callable[[int, int], None] | None = None
 ) -> int:
     """Returns the number of raw memories replayed."""
     with deps.locks.hold(f"bank:{bank_id}"):
+        _moved_to_current_ids(bank_id, deps)
         raw = [_reset(p) for p in deps.store.scroll(Filter(bank_id, kinds=RAW_KINDS), True)]
         observations = [
             p.record.id for p in deps.store.scroll(Filter(bank_id, kinds=("observation",)))

@@ -9,25 +9,30 @@ import uuid
 from collections.abc import Sequence
 
 from worker.deadletters import DeadLetters, RedisDeadLetters
-from worker.ledger import Kind, Ledger
+from worker.ledger import Kind, Ledger, event_key
 
 
 def scrub(
+    bank_id: str,
     event_ids: Sequence[uuid.UUID],
     ledger: Ledger | None,
     dead_letters: DeadLetters | None,
 ) -> int:
-    """Settle the events' ledger entries and remove dead letters naming them; returns
-    how many dead letters were removed."""
+    """Settle the events' ledger entries and remove dead letters naming them (and the
+    bank: another bank may use the same event id); returns how many were removed."""
     if not event_ids:
         return 0
     if ledger is not None:
-        ledger.settle(Kind.RETAIN, event_ids)
+        ledger.settle(Kind.RETAIN, [event_key(bank_id, e) for e in event_ids])
     if dead_letters is None:
         return 0
     wanted = [str(e) for e in event_ids]
     letters = dead_letters.list(limit=max(1, dead_letters.length()))
-    doomed = [le.id for le in letters if le.id and any(w in le.payload for w in wanted)]
+    doomed = [
+        le.id
+        for le in letters
+        if le.id and bank_id in le.payload and any(w in le.payload for w in wanted)
+    ]
     removed = dead_letters.remove(doomed)
     if removed and isinstance(dead_letters, RedisDeadLetters):
         dead_letters.compact()

@@ -41,7 +41,7 @@ from contracts.deadletter import DeadLetter
 from worker.celery_app import FEEDBACK_TASK, PUBLISHED_AT_HEADER, RETAIN_TASK
 from worker.deadletters import DeadLetters
 from worker.holders import Orphans
-from worker.ledger import INDEX_KEY, Entry, Kind, Ledger, member
+from worker.ledger import INDEX_KEY, Entry, Kind, Ledger, member, payload_key
 from worker.publish import republish
 
 log = structlog.get_logger("sediment.sweeper")
@@ -106,9 +106,7 @@ def carried(raw_unacked: bytes | str) -> set[str]:
     kind = Kind.FEEDBACK if headers.get("task") == FEEDBACK_TASK else Kind.RETAIN
     first = args[0] if isinstance(args, list) and args else None
     payloads = first if isinstance(first, list) else [first]
-    return {
-        member(kind, p["event_id"]) for p in payloads if isinstance(p, dict) and "event_id" in p
-    }
+    return {member(kind, key) for p in payloads if (key := payload_key(p)) is not None}
 
 
 class Sweeper:
@@ -270,9 +268,7 @@ class Sweeper:
                     self._abandon(entry)
                     report.abandoned.append(entry.member)
                 continue
-            again = Entry(
-                entry.kind, entry.event_id, entry.queue, entry.payload, entry.republished + 1
-            )
+            again = Entry(entry.kind, entry.key, entry.queue, entry.payload, entry.republished + 1)
             if self._ledger.claim(entry, seen, at, again):
                 claimed.append(again)
         if claimed:

@@ -35,13 +35,13 @@ from worker.celery_app import (
     RETAIN_BATCH_TASK,
     RETAIN_TASK,
 )
-from worker.consolidation.consolidator import Consolidator, consolidate
+from worker.consolidation.consolidator import Consolidator, consolidate, event_memory_id
 from worker.deadletters import DeadLetters
 from worker.errors import PoisonEvent, is_transient
 from worker.feedback_handler import FeedbackDeps, apply_feedback
 from worker.forget import forget
 from worker.heap import TrimPace, release_free_memory
-from worker.ledger import Kind, Ledger
+from worker.ledger import Kind, Ledger, event_key, payload_key
 from worker.rejects import route_rejects
 from worker.scrub import scrub
 
@@ -86,15 +86,19 @@ def published_time(raw: object) -> datetime | None:
         return None
 
 
-def _event_id(payload: object) -> str | None:
-    event_id = payload.get("event_id") if isinstance(payload, dict) else None
-    return event_id if isinstance(event_id, str) else None
+def _ledger_keys(payload: object) -> list[str]:
+    return [k for k in [payload_key(payload)] if k is not None]
 
 
-def settle(deps: WorkerDeps, kind: Kind, event_ids: Sequence[object]) -> None:
-    """Durably handled (done-marker written, or dead-lettered): the ledger owes nothing."""
-    if deps.ledger is not None and event_ids:
-        deps.ledger.settle(kind, event_ids)
+def _keys(events: Sequence[RetainEvent]) -> list[str]:
+    return [event_key(e.bank_id, e.event_id) for e in events]
+
+
+def settle(deps: WorkerDeps, kind: Kind, keys: Sequence[object]) -> None:
+    """Durably handled (done-marker written, or dead-lettered): the ledger owes nothing
+    for these events (by `worker.ledger.event_key`)."""
+    if deps.ledger is not None and keys:
+        deps.ledger.settle(kind, keys)
 
 
 def letter(task: str, payload: object, exc: BaseException, attempts: int) -> DeadLetter:
@@ -202,13 +206,16 @@ def _alone(one: tuple[Delivery, list[RetainEvent]], name: str, deps: WorkerDeps)
 def _consolidated(taken: Taken, deps: WorkerDeps) -> None:
     events = [e for _, evs in taken for e in evs]
     published = {
-        e.event_id: at for d, evs in taken if (at := published_time(d.published)) for e in evs
+        event_memory_id(e): at
+        for d, evs in taken
+        if (at := published_time(d.published))
+        for e in evs
     }
     task_of = {e.event_id: d.task_id for d, evs in taken for e in evs}
     banks = ",".join(sorted({e.bank_id for e in events}))
     with structlog.contextvars.bound_contextvars(bank_id=banks, messages=len(taken)):
         outcomes = consolidate(events, deps.consolidator, published)
-    settle(deps, Kind.RETAIN, [e.event_id for e in events])
+    settle(deps, Kind.RETAIN, _keys(events))
     for o in outcomes:
         log.info(
             "consolidated",
@@ -227,7 +234,7 @@ def _failed(
 ) -> None:
     """Queue the message again for a transient failure with attempts left; else its
     events are dead-lettered (with the attempts made) and the ledger settled."""
-    ids = [e.event_id for e in events]
+    ids = _keys(events)
     delay = retry_delay(exc, d.attempt, deps)
     if delay is not None and d.requeue is not None and events:
         _retrying(name, d.attempt, delay, exc, deps, [e.bank_id for e in events])
@@ -253,17 +260,17 @@ def _valid(
         except PoisonEvent as exc:
             if first_attempt:
                 dead_letter(deps, name, payload, exc, 1)
-                poison += [i for i in [_event_id(payload)] if i is not None]
+                poison += _ledger_keys(payload)
     settle(deps, Kind.RETAIN, poison)
     return events
 
 
 @dataclass(frozen=True)
 class _Retry:
-    """What a retry queues again: the ledger entries it re-dates."""
+    """What a retry queues again: the ledger entries it re-dates (by `event_key`)."""
 
     kind: Kind
-    event_ids: Sequence[object]
+    keys: Sequence[object]
 
 
 def retry_delay(exc: Exception, attempt: int, deps: WorkerDeps) -> int | None:
@@ -307,7 +314,7 @@ def _retry_or_raise(
     if delay is not None:
         _retrying(name, attempt, delay, exc, deps, banks)
         if deps.ledger is not None:
-            deps.ledger.touch(retry.kind, retry.event_ids, time.time())
+            deps.ledger.touch(retry.kind, retry.keys, time.time())
         options = {"headers": _header(_published_header(task))}
         raise task.retry(exc=exc, countdown=delay, max_retries=deps.retry_max, **options) from exc
     return False
@@ -316,7 +323,7 @@ def _retry_or_raise(
 def handle_feedback(task: Task, payload: Any, deps: WorkerDeps) -> None:
     """A vote on a memory of the same bank; unknown memory or bad payload: dead letter."""
     attempt = int(task.request.retries or 0) + 1
-    ids = [i for i in [_event_id(payload)] if i is not None]
+    ids = _ledger_keys(payload)
     try:
         if deps.feedback is None:
             raise PoisonEvent("this worker has no feedback store configured")
@@ -341,11 +348,11 @@ def handle_forget(task: Task, payload: Any, deps: WorkerDeps) -> None:
     """Forget what the event selects, then scrub the ledger and dead letters of the
     forgotten events; transient failures retry (a forget is safe to run again)."""
     attempt = int(task.request.retries or 0) + 1
-    ids = [i for i in [_event_id(payload)] if i is not None]
+    ids = _ledger_keys(payload)
     try:
         event = ForgetEvent.model_validate(payload)
         outcome = forget(event, deps.consolidator)
-        scrub(outcome.forgotten_event_ids, deps.ledger, deps.dead_letters)
+        scrub(event.bank_id, outcome.forgotten_event_ids, deps.ledger, deps.dead_letters)
         log.info(
             "forgot",
             event_id=str(event.event_id),

@@ -1,12 +1,14 @@
-"""Tombstones: what is left of forgotten memories (ids, never text), per bank.
+"""Tombstones: what is left of forgotten memories (ids, never text), per bank, and the
+forget rules bank and filter forgets leave for retains in flight (worker/forget_rules.py).
 
 Consolidation skips an event whose memory id has a tombstone, so a redelivered,
 reordered or replayed retain (or an import) never brings a forgotten memory back.
 Kept beside the read model rather than in it: a tombstone has no vectors and no
 content, and every read of the collection stays free of a kind to exclude.
 
-Layouts: `sediment:tombstones:{bank}` hashes (memory id -> JSON) in Redis;
-`tombstones.jsonl` in the data directory in embedded mode.
+Layouts: `sediment:tombstones:{bank}` hashes (memory id -> JSON) and
+`sediment:forget-rules:{bank}` hashes (forget event id -> JSON) in Redis;
+`tombstones.jsonl` and `forget-rules.jsonl` in the data directory in embedded mode.
 """
 
 import json
@@ -18,9 +20,10 @@ from typing import Protocol
 
 import redis
 
-from contracts.forget import Tombstone
+from contracts.forget import ForgetRule, Tombstone
 
 TOMBSTONES_KEY = "sediment:tombstones:{bank}"
+RULES_KEY = "sediment:forget-rules:{bank}"
 
 
 class Tombstones(Protocol):
@@ -32,12 +35,19 @@ class Tombstones(Protocol):
     def of_bank(self, bank_id: str) -> list[Tombstone]:
         """Every tombstone of `bank_id`, by memory id."""
 
+    def add_rule(self, rule: ForgetRule) -> None:
+        """Keep a forget rule (once per forget event)."""
+
+    def rules(self, bank_id: str) -> list[ForgetRule]:
+        """The forget rules of `bank_id`, oldest first."""
+
 
 class MemoryTombstones:
     """In-process tombstones (tests, and a default that is never silently a no-op)."""
 
     def __init__(self) -> None:
         self._by_bank: dict[str, dict[uuid.UUID, Tombstone]] = {}
+        self._rules: dict[str, dict[uuid.UUID, ForgetRule]] = {}
         self._lock = threading.Lock()
 
     def add(self, tombstones: Sequence[Tombstone]) -> None:
@@ -52,6 +62,13 @@ class MemoryTombstones:
     def of_bank(self, bank_id: str) -> list[Tombstone]:
         known = self._by_bank.get(bank_id, {})
         return [known[k] for k in sorted(known, key=str)]
+
+    def add_rule(self, rule: ForgetRule) -> None:
+        with self._lock:
+            self._rules.setdefault(rule.bank_id, {}).setdefault(rule.forget_event_id, rule)
+
+    def rules(self, bank_id: str) -> list[ForgetRule]:
+        return oldest_first(self._rules.get(bank_id, {}).values())
 
 
 class RedisTombstones:
@@ -82,13 +99,22 @@ class RedisTombstones:
         stones = [Tombstone.model_validate_json(v) for v in raw.values()]
         return sorted(stones, key=lambda t: str(t.memory_id))
 
+    def add_rule(self, rule: ForgetRule) -> None:
+        key = RULES_KEY.format(bank=rule.bank_id)
+        self._client.hsetnx(key, str(rule.forget_event_id), rule.model_dump_json())
+
+    def rules(self, bank_id: str) -> list[ForgetRule]:
+        raw = self._client.hgetall(RULES_KEY.format(bank=bank_id))
+        return oldest_first(ForgetRule.model_validate_json(v) for v in raw.values())
+
 
 class FileTombstones:
     """Embedded mode: JSON lines in the data directory, read again on every check so a
     later process (`sediment ingest` after `sediment forget`) sees them."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, rules_path: Path | None = None) -> None:
         self._path = path
+        self._rules_path = rules_path or path.with_name("forget-rules.jsonl")
         self._lock = threading.Lock()
 
     def _read(self) -> dict[tuple[str, uuid.UUID], Tombstone]:
@@ -118,3 +144,24 @@ class FileTombstones:
     def of_bank(self, bank_id: str) -> list[Tombstone]:
         stones = [t for (bank, _), t in self._read().items() if bank == bank_id]
         return sorted(stones, key=lambda t: str(t.memory_id))
+
+    def add_rule(self, rule: ForgetRule) -> None:
+        with self._lock:
+            if any(r.forget_event_id == rule.forget_event_id for r in self._read_rules()):
+                return
+            self._rules_path.parent.mkdir(parents=True, exist_ok=True)
+            with self._rules_path.open("a", encoding="utf-8") as f:
+                f.write(rule.model_dump_json() + "\n")
+
+    def rules(self, bank_id: str) -> list[ForgetRule]:
+        return oldest_first(r for r in self._read_rules() if r.bank_id == bank_id)
+
+    def _read_rules(self) -> list[ForgetRule]:
+        if not self._rules_path.exists():
+            return []
+        lines = self._rules_path.read_text(encoding="utf-8").splitlines()
+        return [ForgetRule.model_validate_json(line) for line in lines if line.strip()]
+
+
+def oldest_first(rules: Iterable[ForgetRule]) -> list[ForgetRule]:
+    return sorted(rules, key=lambda r: (r.accepted_at, str(r.forget_event_id)))

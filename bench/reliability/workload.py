@@ -46,7 +46,7 @@ def make_events(prefix: str, n: int, banks: Sequence[str], seed: int = 7) -> lis
 
 
 def expected_ids(events: Sequence[RetainEvent]) -> set[uuid.UUID]:
-    return {memory_id(e.event_id) for e in events}
+    return {memory_id(e.bank_id, e.event_id) for e in events}
 
 
 @dataclass

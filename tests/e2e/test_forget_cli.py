@@ -35,7 +35,9 @@ def test_forget_by_id_then_by_source_then_all(tmp_path: Path) -> None:
     events = tmp_path / "events.jsonl"
     events.write_text("".join(json.dumps(line) + "\n" for line in lines))
     sediment(tmp_path, "ingest", str(events))
-    out = sediment(tmp_path, "forget", "--bank", "cli", "--id", str(memory_id(ids[0]))).stdout
+    out = sediment(
+        tmp_path, "forget", "--bank", "cli", "--id", str(memory_id("cli", ids[0]))
+    ).stdout
     assert "forgot 1 memories" in out
     assert "4417" not in sediment(tmp_path, "recall", "vault code", "--bank", "cli").stdout
     again = sediment(tmp_path, "ingest", str(events)).stdout

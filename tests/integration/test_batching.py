@@ -10,9 +10,8 @@ import pytest
 from contracts.recall import RecallRequest
 from readmodel.store import Filter
 from sediment.forgetting import forget_event
-from tests.helpers import event
+from tests.helpers import event, mid
 from tests.integration.conftest import WorkerEnv, wait_until
-from worker.consolidation.relations import memory_id
 from worker.holders import HOLDERS_KEY, read_claims
 from worker.publish import publish, publish_forget
 
@@ -56,11 +55,11 @@ def test_single_event_messages_are_batched_and_a_later_forget_sees_them(
     rt = worker_env.runtime()
     try:
         kept = rt.store.scroll(Filter(BANK))
-        assert [p.record.id for p in kept] == [memory_id(after.event_id)]
+        assert [p.record.id for p in kept] == [mid(after)]
         assert len(rt.tombstones.of_bank(BANK)) == len(before)
         request = RecallRequest(query="tree planted by Alice", prefer_observations=False)
         found = rt.recaller.recall(BANK, request).results
-        assert {r.id for r in found} <= {memory_id(after.event_id)}
+        assert {r.id for r in found} <= {mid(after)}
     finally:
         rt.close()
 

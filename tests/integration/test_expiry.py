@@ -13,10 +13,9 @@ import pytest
 
 from contracts.audit import AuditEntry
 from contracts.recall import RecallRequest
-from tests.helpers import event
+from tests.helpers import event, mid
 from tests.integration.conftest import WorkerEnv, wait_until
 from tests.integration.test_forget import redis_keys_with
-from worker.consolidation.relations import memory_id
 
 pytestmark = pytest.mark.integration
 BANK = "expiring"
@@ -51,7 +50,7 @@ def test_the_worker_forgets_what_expired_and_the_audit_says_so(worker_env: Worke
     assert producer.publisher.publish_retain([boston, seattle, tea]) == 3
     producer.close()
     proc = worker_env.start("worker")
-    gone = memory_id(seattle.event_id)
+    gone = mid(seattle)
 
     def swept() -> bool:
         stones = worker_env.redis.hkeys(f"sediment:tombstones:{BANK}")
@@ -65,7 +64,7 @@ def test_the_worker_forgets_what_expired_and_the_audit_says_so(worker_env: Worke
     request = RecallRequest(query="Where does Alice live?", limit=3)
     [head, *_] = rt.recaller.recall(BANK, request).results
     assert (head.id, head.state.value, head.superseded_by) == (
-        memory_id(boston.event_id),
+        mid(boston),
         "current",
         None,
     )

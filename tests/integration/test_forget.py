@@ -15,9 +15,8 @@ from contracts.recall import RecallRequest
 from sediment.bootstrap import Runtime, bootstrap
 from sediment.forgetting import forget, forget_event
 from sediment.settings import Settings
-from tests.helpers import event
+from tests.helpers import event, mid
 from tests.integration.conftest import WorkerEnv, wait_until
-from worker.consolidation.relations import memory_id
 from worker.publish import publish, publish_forget
 from worker.tasks import letter
 
@@ -72,18 +71,18 @@ def test_embedded_forget_leaves_no_trace(embedded: Settings) -> None:
     doomed = events[0]
     rt = bootstrap(embedded)
     assert rt.publisher.publish_retain(events) == 3
-    assert memory_id(doomed.event_id) in recalled_ids(rt, f"spare key {marker} flowerpot")
+    assert mid(doomed) in recalled_ids(rt, f"spare key {marker} flowerpot")
     rt.dead_letters.add(letter("sediment.retain.v1", poison_of(doomed), ValueError("x"), 1))
-    assert forget(rt.publisher, BANK, memory_ids=[memory_id(doomed.event_id)]) == 1
-    assert memory_id(doomed.event_id) not in recalled_ids(rt, f"spare key {marker} flowerpot")
+    assert forget(rt.publisher, BANK, memory_ids=[mid(doomed)]) == 1
+    assert mid(doomed) not in recalled_ids(rt, f"spare key {marker} flowerpot")
     assert rt.publisher.publish_retain([doomed]) == 0
     assert rt.dead_letters.length() == 0
     rt.close()
     assert files_with(embedded.data_dir, marker) == []
     again = bootstrap(embedded)
     assert again.publisher.publish_retain([doomed]) == 0
-    assert memory_id(doomed.event_id) not in recalled_ids(again, "spare key flowerpot")
-    assert memory_id(events[1].event_id) in recalled_ids(again, "Alice lives in Lisbon")
+    assert mid(doomed) not in recalled_ids(again, "spare key flowerpot")
+    assert mid(events[1]) in recalled_ids(again, "Alice lives in Lisbon")
     again.close()
 
 
@@ -97,7 +96,7 @@ def test_worker_forget_leaves_no_trace_in_redis_or_files(worker_env: WorkerEnv) 
     producer.send_task("sediment.retain.v1", args=[poison_of(doomed)], queue=worker_env.queue)
     wait_until(worker_env.settled, 120, "the retains")
     assert worker_env.redis.xlen("sediment:dlq") == 1
-    forget_ev = forget_event(BANK, memory_ids=[memory_id(doomed.event_id)])
+    forget_ev = forget_event(BANK, memory_ids=[mid(doomed)])
     publish_forget(producer, [forget_ev], worker_env.queue)
     wait_until(worker_env.settled, 120, "the forget")
     publish(producer, [doomed], worker_env.queue)
@@ -107,10 +106,10 @@ def test_worker_forget_leaves_no_trace_in_redis_or_files(worker_env: WorkerEnv) 
     assert redis_keys_with(worker_env.redis, marker) == []
     assert worker_env.redis.xlen("sediment:dlq") == 0
     rt = worker_env.runtime()
-    assert memory_id(doomed.event_id) not in recalled_ids(rt, f"spare key {marker} flowerpot")
-    assert memory_id(events[1].event_id) in recalled_ids(rt, "Alice lives in Lisbon")
+    assert mid(doomed) not in recalled_ids(rt, f"spare key {marker} flowerpot")
+    assert mid(events[1]) in recalled_ids(rt, "Alice lives in Lisbon")
     stones = rt.tombstones.of_bank(BANK)
-    assert [t.memory_id for t in stones] == [memory_id(doomed.event_id)]
+    assert [t.memory_id for t in stones] == [mid(doomed)]
     assert marker not in json.dumps([t.model_dump(mode="json") for t in stones])
     rt.close()
     assert files_with(worker_env.data_dir, marker) == []
@@ -128,7 +127,9 @@ def test_forget_survives_a_worker_killed_mid_stream_and_a_replay(worker_env: Wor
     proc = worker_env.start("worker")
     publish(producer, events[:30], worker_env.queue)
     publish_forget(
-        producer, [forget_event(BANK, memory_ids=[memory_id(doomed.event_id)])], worker_env.queue
+        producer,
+        [forget_event(BANK, memory_ids=[mid(doomed)])],
+        worker_env.queue,
     )
     publish(producer, events[30:], worker_env.queue)
     wait_until(lambda: worker_env.owed() < 61, 120, "the worker to start consuming")
@@ -141,8 +142,8 @@ def test_forget_survives_a_worker_killed_mid_stream_and_a_replay(worker_env: Wor
     worker_env.stop(proc)
 
     rt = worker_env.runtime()
-    stored = {p.record.id for p in rt.store.fetch(BANK, [memory_id(e.event_id) for e in events])}
-    assert memory_id(doomed.event_id) not in stored
-    assert stored == {memory_id(e.event_id) for e in events if e is not doomed}
-    assert memory_id(doomed.event_id) not in recalled_ids(rt, "Carol noted item 5 in the ledger")
+    stored = {p.record.id for p in rt.store.fetch(BANK, [mid(e) for e in events])}
+    assert mid(doomed) not in stored
+    assert stored == {mid(e) for e in events if e is not doomed}
+    assert mid(doomed) not in recalled_ids(rt, "Carol noted item 5 in the ledger")
     rt.close()

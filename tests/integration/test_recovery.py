@@ -13,8 +13,8 @@ import pytest
 
 from contracts.events import RetainEvent
 from readmodel.store import Filter
+from tests.helpers import mid
 from tests.integration.conftest import WorkerEnv, wait_until
-from worker.consolidation.relations import memory_id
 from worker.ledger import LEDGER_KEY
 from worker.publish import publish
 from worker.sweeper import carried
@@ -86,7 +86,7 @@ def test_a_killed_workers_messages_are_back_within_seconds(worker_env: WorkerEnv
     wait_until(worker_env.settled, 300, "the rest of the stream")
     worker_env.stop(third)
     assert recovery_s <= 30, f"recovered in {recovery_s:.1f} s"
-    assert stored_ids(worker_env, bank) == {memory_id(e.event_id) for e in events}
+    assert stored_ids(worker_env, bank) == {mid(e) for e in events}
 
 
 def test_a_stale_unacked_entry_is_put_back_and_handled(worker_env: WorkerEnv) -> None:
@@ -106,4 +106,4 @@ def test_a_stale_unacked_entry_is_put_back_and_handled(worker_env: WorkerEnv) ->
     proc = worker_env.start("worker")
     wait_until(worker_env.settled, 60, "the stale entry to be put back and handled")
     worker_env.stop(proc)
-    assert stored_ids(worker_env, bank) == {memory_id(event.event_id)}
+    assert stored_ids(worker_env, bank) == {mid(event)}

@@ -13,8 +13,8 @@ from kombu import Connection, Exchange
 
 from contracts.events import RetainEvent
 from readmodel.store import Filter
+from tests.helpers import mid
 from tests.integration.conftest import WorkerEnv, wait_until
-from worker.consolidation.relations import memory_id
 from worker.publish import publish
 
 pytestmark = pytest.mark.integration
@@ -57,7 +57,7 @@ def test_a_message_lost_in_delivery_is_published_again_and_stored(worker_env: Wo
     rt = worker_env.runtime()
     assert rt.store.count(Filter(bank, kinds=("world",))) == 3
     stored = {p.record.id: p.record for p in rt.store.scroll(Filter(bank, kinds=("world",)))}
-    assert set(stored) == {memory_id(e.event_id) for e in events}
+    assert set(stored) == {mid(e) for e in events}
     assert all(r.consolidated for r in stored.values())
     rt.close()
     log = (worker_env.log_dir / "worker.log").read_text()

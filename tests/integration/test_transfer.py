@@ -13,7 +13,7 @@ from sediment.bootstrap import Runtime, bootstrap
 from sediment.forgetting import forget
 from sediment.settings import Settings
 from sediment.transfer import export_lines, import_lines
-from worker.consolidation.relations import memory_id
+from tests.helpers import mid
 
 pytestmark = pytest.mark.integration
 BANK = "transfer"
@@ -78,7 +78,11 @@ def test_export_import_is_identical_and_idempotent(tmp_path: Path) -> None:
     source = runtime(tmp_path / "a")
     all_events = events()
     source.publisher.publish_retain(all_events)
-    forget(source.publisher, BANK, memory_ids=[memory_id(all_events[-1].event_id)])
+    forget(
+        source.publisher,
+        BANK,
+        memory_ids=[mid(all_events[-1])],
+    )
     expected = model(source.store, BANK)
     lines = list(export_lines(source.store, source.tombstones, BANK, datetime.now(UTC)))
     source.close()
@@ -92,9 +96,7 @@ def test_export_import_is_identical_and_idempotent(tmp_path: Path) -> None:
     again = import_lines(target.publisher, lines)
     assert again.stored == 0 and model(target.store, BANK) == expected
     assert target.publisher.publish_retain([all_events[-1]]) == 0
-    assert [t.memory_id for t in target.tombstones.of_bank(BANK)] == [
-        memory_id(all_events[-1].event_id)
-    ]
+    assert [t.memory_id for t in target.tombstones.of_bank(BANK)] == [mid(all_events[-1])]
     other = import_lines(target.publisher, lines, bank="copy")
     assert other.stored == 6 and len(model(target.store, "copy")) == len(expected)
     target.close()

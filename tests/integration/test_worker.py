@@ -12,8 +12,8 @@ import pytest
 from contracts.events import RetainEvent
 from contracts.recall import RecallRequest
 from readmodel.store import Filter
+from tests.helpers import mid
 from tests.integration.conftest import WorkerEnv, wait_until
-from worker.consolidation.relations import memory_id
 from worker.publish import publish
 
 pytestmark = pytest.mark.integration
@@ -92,14 +92,14 @@ def test_kill_9_mid_stream_loses_nothing_and_duplicates_nothing(worker_env: Work
     rt = worker_env.runtime()
     assert rt.store.count(Filter(bank, kinds=("world",))) == N_EVENTS
     raw = list(rt.store.scroll(Filter(bank, kinds=("world",))))
-    assert {p.record.id for p in raw} == {memory_id(e.event_id) for e in good}
+    assert {p.record.id for p in raw} == {mid(e) for e in good}
     assert all(p.record.consolidated for p in raw)
     for e in good:
         response = rt.recall_pipeline.recall(
             bank,
             RecallRequest(query=e.text, limit=5, prefer_observations=False, state_mode="history"),
         )
-        assert memory_id(e.event_id) in [r.id for r in response.results]
+        assert mid(e) in [r.id for r in response.results]
     letters = rt.dead_letters.list(1000)
     # Each of the 20 poison messages is dead-lettered; one that the killed worker had
     # dead-lettered but not yet acknowledged (its batch had not finished) is delivered

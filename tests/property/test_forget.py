@@ -15,6 +15,7 @@ from contracts.events import RetainEvent
 from contracts.forget import ForgetEvent, ForgetFilter
 from readmodel.stores.edge import EdgeStore
 from tests.fakes import NoLocks
+from tests.helpers import mid
 from tests.property.test_convergence import (
     BANK,
     EMBEDDER,
@@ -35,7 +36,7 @@ def forget_of(events: Sequence[RetainEvent], n: int) -> ForgetEvent:
     return ForgetEvent(
         event_id=uuid.UUID(int=10_000 + n),
         bank_id=BANK,
-        memory_ids=[memory_id(e.event_id) for e in events],
+        memory_ids=[mid(e) for e in events],
     )
 
 
@@ -90,7 +91,7 @@ def test_forget_then_rebuild_and_replay_never_brings_it_back(
         assert {o.status for o in outcomes} == {Status.FORGOTTEN}
         rebuild_bank(BANK, deps)
         assert snapshot(store) == after
-        ids = {str(memory_id(e.event_id)) for e in doomed}
+        ids = {str(mid(e)) for e in doomed}
         assert not ids & {row[0] for row in after}
         store.close()
 
@@ -120,5 +121,5 @@ def test_a_filter_forget_removes_the_tagged_memories_only() -> None:
         )
         assert forget(event, deps).forgotten == 1
         assert [row[2] for row in snapshot(store)] == ["Bob drinks coffee."]
-        assert deps.tombstones.forgotten(BANK, [memory_id(uuid.UUID(int=1))])
+        assert deps.tombstones.forgotten(BANK, [memory_id(BANK, uuid.UUID(int=1))])
         store.close()

@@ -101,7 +101,7 @@ def test_one_event_per_turn(locomo_file: Path) -> None:
     assert times[3] == datetime(2023, 6, 21, 10, 4, tzinfo=UTC)
     assert bs.events[3].metadata == {"dia_id": "D2:1", "session": "2"}
     assert bs.events[0].event_id == event_id("conv-t1", "D1:1")
-    assert bs.labels[memory_id(bs.events[4].event_id)] == "D2:2"
+    assert bs.labels[memory_id(bs.events[4].bank_id, bs.events[4].event_id)] == "D2:2"
 
 
 def test_questions_categories_and_cleaning(locomo_file: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from contracts.events import RetainEvent
 from worker.celery_app import PUBLISHED_AT_HEADER, RETAIN_BATCH_TASK, RETAIN_TASK
-from worker.ledger import INDEX_KEY, Entry, Kind, Ledger
+from worker.ledger import INDEX_KEY, Entry, Kind, Ledger, event_key
 from worker.publish import publish
 from worker.sweeper import SWEEP_LOCK, Sweeper, carried, published_at
 
@@ -29,7 +29,7 @@ def payload(n: int) -> dict[str, object]:
 
 
 def entry(n: int) -> Entry:
-    return Entry(Kind.RETAIN, str(uuid.UUID(int=n)), QUEUE, payload(n))
+    return Entry(Kind.RETAIN, event_key("b", uuid.UUID(int=n)), QUEUE, payload(n))
 
 
 def kombu_message(payloads: list[dict[str, object]], at: float | None) -> dict[str, object]:
@@ -95,7 +95,7 @@ def h() -> Harness:
 def test_stale_and_absent_is_republished_once_and_redated(h: Harness) -> None:
     lost = h.publish(1, NOW - 300)
     report = h.sweeper.sweep()
-    assert report.republished == [lost.member] and [e.event_id for e in h.sent] == [lost.event_id]
+    assert report.republished == [lost.member] and [e.key for e in h.sent] == [lost.key]
     assert h.sent[0].republished == 1
     assert h.redis.zscore(INDEX_KEY, lost.member) == NOW
     assert h.sweeper.sweep().republished == []
@@ -120,8 +120,8 @@ def test_published_before_the_oldest_waiting_message_is_republished(h: Harness) 
 
 def test_a_queue_known_only_from_its_entries_is_judged_by_its_own_tail(h: Harness) -> None:
     other = "reports"
-    lost = Entry(Kind.RETAIN, str(uuid.UUID(int=7)), other, payload(7))
-    waiting = Entry(Kind.RETAIN, str(uuid.UUID(int=8)), other, payload(8))
+    lost = Entry(Kind.RETAIN, event_key("b", uuid.UUID(int=7)), other, payload(7))
+    waiting = Entry(Kind.RETAIN, event_key("b", uuid.UUID(int=8)), other, payload(8))
     h.ledger.record([lost], NOW - 3600)
     h.ledger.record([waiting], NOW - 1800)
     h.redis.lpush(other, json.dumps(kombu_message([payload(8)], NOW - 1800)))
@@ -159,29 +159,29 @@ def test_delivery_caught_between_list_and_unacked_is_not_republished(h: Harness)
 
 def test_retried_meanwhile_is_not_republished(h: Harness) -> None:
     e = h.publish(1, NOW - 300)
-    h.during_pause.append(lambda: h.ledger.touch(Kind.RETAIN, [e.event_id], NOW - 1))
+    h.during_pause.append(lambda: h.ledger.touch(Kind.RETAIN, [e.key], NOW - 1))
     assert h.sweeper.sweep().republished == []
 
 
 def test_settled_entry_is_gone_and_never_republished(h: Harness) -> None:
     e = h.publish(1, NOW - 300)
-    h.ledger.settle(Kind.RETAIN, [e.event_id])
+    h.ledger.settle(Kind.RETAIN, [e.key])
     assert h.ledger.size() == 0 and h.redis.zcard(INDEX_KEY) == 0
     assert h.sweeper.sweep().republished == []
 
 
 def test_settled_during_the_pause_is_not_republished(h: Harness) -> None:
     e = h.publish(1, NOW - 300)
-    h.during_pause.append(lambda: h.ledger.settle(Kind.RETAIN, [e.event_id]))
+    h.during_pause.append(lambda: h.ledger.settle(Kind.RETAIN, [e.key]))
     assert h.sweeper.sweep().republished == []
 
 
 def test_republished_too_often_is_abandoned(h: Harness) -> None:
     e = entry(1)
-    h.ledger.record([Entry(e.kind, e.event_id, e.queue, e.payload, republished=2)], NOW - 300)
+    h.ledger.record([Entry(e.kind, e.key, e.queue, e.payload, republished=2)], NOW - 300)
     report = h.sweeper.sweep()
     assert report.abandoned == [e.member] and report.republished == []
-    assert [a.event_id for a in h.abandoned] == [e.event_id] and h.ledger.size() == 0
+    assert [a.key for a in h.abandoned] == [e.key] and h.ledger.size() == 0
 
 
 def test_one_sweeper_at_a_time(h: Harness) -> None:
@@ -193,7 +193,7 @@ def test_one_sweeper_at_a_time(h: Harness) -> None:
 
 def test_touch_only_redates_existing_entries(h: Harness) -> None:
     e = h.publish(1, NOW - 300)
-    h.ledger.touch(Kind.RETAIN, [e.event_id, "not-there"], NOW)
+    h.ledger.touch(Kind.RETAIN, [e.key, "not-there"], NOW)
     assert h.redis.zscore(INDEX_KEY, e.member) == NOW
     assert h.redis.zcard(INDEX_KEY) == 1
 

@@ -25,7 +25,7 @@ from worker.consolidation.consolidator import Consolidator
 from worker.deadletters import FileDeadLetters
 from worker.errors import PoisonEvent, StoreUnavailable, TransientError, is_transient
 from worker.heap import TrimPace
-from worker.ledger import INDEX_KEY, Entry, Kind, Ledger
+from worker.ledger import INDEX_KEY, Entry, Kind, Ledger, event_key
 from worker.tasks import WorkerDeps, handle, one_argument
 
 GOOD = {
@@ -198,11 +198,12 @@ def test_a_batch_dead_letters_its_poison_once_across_retries(tmp_path: Path) -> 
 
 def test_the_ledger_is_settled_when_handled_and_redated_on_retry(tmp_path: Path) -> None:
     ledger = Ledger(fakeredis.FakeRedis())
-    good = Entry(Kind.RETAIN, GOOD["event_id"], "q", dict(GOOD))
-    bad = Entry(Kind.RETAIN, "00000000-0000-0000-0000-000000000009", "q", {})
+    good = Entry(Kind.RETAIN, event_key(GOOD["bank_id"], GOOD["event_id"]), "q", dict(GOOD))
+    bad_id = "00000000-0000-0000-0000-000000000009"
+    bad = Entry(Kind.RETAIN, event_key(GOOD["bank_id"], bad_id), "q", {})
     ledger.record([good, bad], 100.0)
     down = deps(tmp_path / "down", DownEmbedder(64), ledger=ledger)
-    poison = {**GOOD, "event_id": bad.event_id, "text": ""}
+    poison = {**GOOD, "event_id": bad_id, "text": ""}
     requeued = Requeued()
     handle([message([GOOD, poison], 0, requeued)], "sediment.retain_batch.v1", down)
     assert requeued.countdowns == [2]

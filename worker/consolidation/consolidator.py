@@ -37,6 +37,7 @@ from worker.consolidation.neighbourhood import (
 )
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import LinkKind, features, memory_id
+from worker.forget_rules import ruled_out
 from worker.locks import Locks
 from worker.tombstones import MemoryTombstones, Tombstones
 
@@ -75,7 +76,7 @@ class Consolidator:
 def raw_memory(event: RetainEvent, created_at: datetime) -> Memory:
     """The raw memory an event stores, with its text features computed once, here."""
     return Memory(
-        id=memory_id(event.event_id),
+        id=memory_id(event.bank_id, event.event_id),
         bank_id=event.bank_id,
         kind=event.kind,
         text=event.text,
@@ -106,11 +107,19 @@ def consolidate_points(
 
 
 def consolidate_locked(
-    bank_id: str, points: Sequence[StoredPoint], deps: Consolidator
+    bank_id: str,
+    points: Sequence[StoredPoint],
+    deps: Consolidator,
+    accepted: Mapping[uuid.UUID, datetime] | None = None,
 ) -> list[tuple[StoredPoint, Plan]]:
     """`consolidate_points` for a caller that holds the bank's lock. Points whose memory
-    has a tombstone are left out: checked here, under the lock, so a forget that ran
-    while the batch waited for it wins."""
+    has a tombstone are left out, and so are those a forget rule covers (`accepted`:
+    acceptance times by memory id; worker/forget_rules.py), which get tombstones: checked
+    here, under the lock, so a forget that ran while the batch waited for it wins."""
+    if accepted and points:
+        rules = deps.tombstones.rules(bank_id)
+        if rules:
+            deps.tombstones.add(ruled_out(points, rules, accepted))
     forgotten = deps.tombstones.forgotten(bank_id, [p.record.id for p in points])
     points = [p for p in points if p.record.id not in forgotten]
     if not points:
@@ -157,22 +166,28 @@ def _not_done(bank_id: str, points: Sequence[StoredPoint], store: MemoryStore) -
     return [p for p in points if p.record.id not in done]
 
 
+def event_memory_id(event: RetainEvent) -> uuid.UUID:
+    """The id of the memory `event` stores: one per (bank, event id)."""
+    return memory_id(event.bank_id, event.event_id)
+
+
+def _by_bank(events: Sequence[RetainEvent]) -> dict[str, list[uuid.UUID]]:
+    out: dict[str, list[uuid.UUID]] = {}
+    for e in events:
+        out.setdefault(e.bank_id, []).append(event_memory_id(e))
+    return out
+
+
 def _already_done(events: Sequence[RetainEvent], store: MemoryStore) -> set[uuid.UUID]:
     done: set[uuid.UUID] = set()
-    by_bank: dict[str, list[uuid.UUID]] = {}
-    for e in events:
-        by_bank.setdefault(e.bank_id, []).append(memory_id(e.event_id))
-    for bank, ids in by_bank.items():
+    for bank, ids in _by_bank(events).items():
         done.update(p.record.id for p in store.fetch(bank, ids) if p.record.consolidated)
     return done
 
 
 def _forgotten(events: Sequence[RetainEvent], deps: Consolidator) -> set[uuid.UUID]:
-    by_bank: dict[str, list[uuid.UUID]] = {}
-    for e in events:
-        by_bank.setdefault(e.bank_id, []).append(memory_id(e.event_id))
     out: set[uuid.UUID] = set()
-    for bank, ids in by_bank.items():
+    for bank, ids in _by_bank(events).items():
         out |= deps.tombstones.forgotten(bank, ids)
     return out
 
@@ -184,9 +199,10 @@ def consolidate(
 ) -> list[Outcome]:
     """Consolidate events in order; ones already done (the done-marker is set) are skipped.
 
-    `published` maps an event id to when its message was published (the publish
-    header), for the publish-to-visible lag; the metrics of the whole call are sent as
-    one batch.
+    `published` maps a memory id (`event_memory_id`) to when its event's message was
+    published (the publish header): its acceptance time, for the publish-to-visible
+    lag and for the forget rules a bank or filter forget leaves (worker/forget_rules.py);
+    the metrics of the whole call are sent as one batch.
 
     Counting: an event is counted `stored` once, whichever delivery writes or finds its
     done-marker first settles the count owed since just before the marker was written
@@ -222,11 +238,21 @@ def _measured(
         m.observe(CONSOLIDATION_LAG_MS, _ms(now - published_at), {"since": "published"})
 
 
+def _first_of_each(events: Sequence[RetainEvent], done: set[uuid.UUID]) -> list[RetainEvent]:
+    """One event per memory id, the first delivered: the same rule as across batches,
+    where the first to write its done-marker wins and later ones are redeliveries."""
+    first: dict[uuid.UUID, RetainEvent] = {}
+    for e in events:
+        key = event_memory_id(e)
+        if key not in done:
+            first.setdefault(key, e)
+    return list(first.values())
+
+
 def _consolidate(
     events: Sequence[RetainEvent], deps: Consolidator, published: Mapping[uuid.UUID, datetime]
 ) -> list[Outcome]:
-    done = _already_done(events, deps.store)
-    todo = list({e.event_id: e for e in events if memory_id(e.event_id) not in done}.values())
+    todo = _first_of_each(events, _already_done(events, deps.store))
     started = time.perf_counter()
     embedded = deps.embedder.embed([e.indexed_text() for e in todo])
     by_bank: dict[str, list[StoredPoint]] = {}
@@ -242,32 +268,45 @@ def _consolidate(
     for bank, points in by_bank.items():
         with deps.locks.hold(f"bank:{bank}"):
             points = _not_done(bank, points, deps.store)
-            ids = [p.record.event_id for p in points if p.record.event_id is not None]
+            ids = [p.record.id for p in points]
             if not deps.metrics.expect([str(i) for i in ids]):
                 unarmed.update(ids)
-            kept = consolidate_locked(bank, points, deps)
+            kept = consolidate_locked(bank, points, deps, published)
         for point, plan in kept:
             merged = sum(1 for lk in plan.links if lk.kind is LinkKind.MERGE)
             eid = point.record.event_id
             assert eid is not None
-            stored[eid] = Outcome(
+            stored[point.record.id] = Outcome(
                 eid, point.record.id, Status.STORED, merged, len(plan.links) - merged
             )
     share_ms = (time.perf_counter() - started) * 1000 / max(1, len(todo))
+    return _outcomes(events, deps, stored, unarmed, share_ms, published)
+
+
+def _outcomes(
+    events: Sequence[RetainEvent],
+    deps: Consolidator,
+    stored: dict[uuid.UUID, Outcome],
+    unarmed: set[uuid.UUID],
+    share_ms: float,
+    published: Mapping[uuid.UUID, datetime],
+) -> list[Outcome]:
+    """One outcome per delivered event, counted; the metrics token of an event is its
+    memory id, one per (bank, event id)."""
     outcomes = []
     forgotten = _forgotten(events, deps)
     for event in events:
-        outcome = stored.pop(event.event_id, None)
-        if outcome is None and memory_id(event.event_id) in forgotten:
-            outcomes.append(Outcome(event.event_id, memory_id(event.event_id), Status.FORGOTTEN))
+        key = event_memory_id(event)
+        outcome = stored.pop(key, None)
+        if outcome is None and key in forgotten:
+            outcomes.append(Outcome(event.event_id, key, Status.FORGOTTEN))
             count_events(deps.metrics, "forgotten", [event.bank_id])
             continue
         if outcome is None:
-            outcomes.append(Outcome(event.event_id, memory_id(event.event_id), Status.REDELIVERED))
-            count_stored_once(deps.metrics, str(event.event_id), event.bank_id)
+            outcomes.append(Outcome(event.event_id, key, Status.REDELIVERED))
+            count_stored_once(deps.metrics, str(key), event.bank_id)
             continue
         outcomes.append(outcome)
-        force = event.event_id in unarmed
-        count_stored_once(deps.metrics, str(event.event_id), event.bank_id, force)
-        _measured(deps, event, outcome, share_ms, published.get(event.event_id))
+        count_stored_once(deps.metrics, str(key), event.bank_id, key in unarmed)
+        _measured(deps, event, outcome, share_ms, published.get(key))
     return outcomes

@@ -9,12 +9,15 @@ consolidates refuses a store written with another one until `sediment rebuild` h
 derived everything again.
 
 Layouts: 1, unrecorded (stores written before this marker existed); 2, every stated
-value also keyed `subject|=word`, which retractions read.
+value also keyed `subject|=word`, which retractions read; 3, a memory's id derived from
+its bank and event id (`contracts.memory.derive_memory_id`), not from the event id
+alone, so two banks using one event id no longer share (and overwrite) one point: the
+rebuild moves each raw memory to its new id, and tombstones with it.
 """
 
 from readmodel.store import MemoryStore
 
-LAYOUT = 2
+LAYOUT = 3
 
 
 class StaleLayoutError(RuntimeError):
@@ -24,9 +27,10 @@ class StaleLayoutError(RuntimeError):
         recorded = f"layout {found}" if found is not None else "no recorded layout"
         super().__init__(
             f"the store at {where} has {recorded}; this version consolidates with layout "
-            f"{LAYOUT} (worker/consolidation/layout.py), so updates and retractions would "
-            "miss memories stored before. Run `sediment rebuild --all` once (it derives every "
-            "bank again and records the layout), then start again."
+            f"{LAYOUT} (worker/consolidation/layout.py: memory ids and derived fields differ), "
+            "so retains, updates and retractions would miss memories stored before. Run "
+            "`sediment rebuild --all` once (it moves memories to this version's ids, derives "
+            "every bank again and records the layout), then start again."
         )
 
 

@@ -22,7 +22,7 @@ def _declared_ids(point: StoredPoint) -> list[uuid.UUID]:
     """A producer may name what it replaces by event id or by memory id; accept both."""
     out: list[uuid.UUID] = []
     for declared in point.record.declared_supersedes:
-        out.extend((declared, memory_id(declared)))
+        out.extend((declared, memory_id(point.record.bank_id, declared)))
     return out
 
 

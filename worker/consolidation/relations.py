@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 
-from contracts.memory import Memory, Relation
+from contracts.memory import Memory, Relation, derive_memory_id
 from readmodel.store import tagset_of
 from worker.consolidation.features import mentions
 from worker.consolidation.features import of as text_features
@@ -22,7 +22,6 @@ from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.statements import StatementFeatures
 from worker.consolidation.updates import implicit_update
 
-MEMORY_NAMESPACE = uuid.UUID("0b5e3c1a-96c4-5d5e-8f4e-3d9a1c7e2b10")
 OBSERVATION_NAMESPACE = uuid.UUID("a4d1f0e2-7b3c-5e19-9c2d-6f8e0a1b3c4d")
 
 
@@ -42,8 +41,9 @@ class Link:
     reason: str | None = None
 
 
-def memory_id(event_id: uuid.UUID) -> uuid.UUID:
-    return uuid.uuid5(MEMORY_NAMESPACE, str(event_id))
+def memory_id(bank_id: str, event_id: uuid.UUID) -> uuid.UUID:
+    """A memory's id, from its bank and event id (`contracts.memory.derive_memory_id`)."""
+    return derive_memory_id(bank_id, event_id)
 
 
 def observation_id(bank_id: str, member_ids: list[uuid.UUID]) -> uuid.UUID:

@@ -1,0 +1,77 @@
+"""Forget rules: what a forget of a whole bank or by filter leaves for retains in flight.
+
+A forget by ids leaves a tombstone per id, which an event arriving later cannot miss. A
+forget of a bank or by filter selects what is stored when it runs; a retain accepted
+before it but still queued (waiting for the bank's lock, or out a retry) would land
+after it and stay. So such a forget also records a rule: its bank, its filter (None:
+everything) and its acceptance time. A retain accepted at or before that time that the
+filter selects is forgotten when it arrives (it gets a tombstone, like the memories the
+forget removed); one accepted later is kept, as a retain made after a forget should be.
+
+A retain's acceptance time is the publish header Sediment's publish path writes (HTTP,
+client, CLI, `worker.publish`), kept across retries. A retain published without it (a
+raw `send_task`) counts as accepted when a worker takes it, so no rule holds it.
+"""
+
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from contracts.forget import ForgetEvent, ForgetFilter, ForgetRule, Tombstone
+from readmodel.store import Record, StoredPoint
+
+SOURCE_ID_KEY = "source_id"
+
+
+def selected(flt: ForgetFilter, record: Record) -> bool:
+    """Whether a raw memory matches every condition of a forget filter."""
+    checks = (
+        not flt.tags or bool(set(flt.tags) & set(record.tags)),
+        not flt.entities or bool(set(flt.entities) & set(record.entities)),
+        flt.start is None or record.occurred_at >= flt.start,
+        flt.end is None or record.occurred_at <= flt.end,
+        flt.source_id is None or record.metadata.get(SOURCE_ID_KEY) == flt.source_id,
+    )
+    return all(checks)
+
+
+def rule_of(event: ForgetEvent, processed_at: datetime) -> ForgetRule | None:
+    """The rule a bank or filter forget leaves; None for a forget by ids (tombstones
+    cover those). Accepted when it was requested, or else when it is processed."""
+    if not (event.all_memories or event.filter is not None):
+        return None
+    return ForgetRule(
+        bank_id=event.bank_id,
+        forget_event_id=event.event_id,
+        filter=None if event.all_memories else event.filter,
+        accepted_at=event.requested_at or processed_at,
+    )
+
+
+def ruled_out(
+    points: Sequence[StoredPoint],
+    rules: Sequence[ForgetRule],
+    accepted: Mapping[uuid.UUID, datetime],
+) -> list[Tombstone]:
+    """Tombstones for the points a rule forgets: accepted (by memory id) no later than
+    the rule, and selected by its filter. Points with no known acceptance time pass."""
+    out = []
+    for p in points:
+        at = accepted.get(p.record.id)
+        if at is None:
+            continue
+        rule = next((r for r in rules if at <= r.accepted_at and _covers(r, p.record)), None)
+        if rule is not None:
+            out.append(
+                Tombstone(
+                    bank_id=p.record.bank_id,
+                    memory_id=p.record.id,
+                    event_id=p.record.event_id,
+                    forget_event_id=rule.forget_event_id,
+                )
+            )
+    return out
+
+
+def _covers(rule: ForgetRule, record: Record) -> bool:
+    return rule.filter is None or selected(rule.filter, record)
