@@ -29,6 +29,7 @@ FILTER_CONDITIONS: dict[str, Any] = {
 ONE_SELECTOR: dict[str, Any] = {
     "oneOf": [
         {"required": ["memory_ids"], "properties": {"memory_ids": {"minItems": 1}}},
+        {"required": ["event_ids"], "properties": {"event_ids": {"minItems": 1}}},
         {"required": ["filter"], "properties": {"filter": {"type": "object"}}},
         {"required": ["all_memories"], "properties": {"all_memories": {"const": True}}},
     ]
@@ -74,7 +75,9 @@ class ForgetFilter(Frozen):
 class ForgetEvent(Frozen):
     """Forget memories of one bank. Exactly one selector: `memory_ids` (a memory's id
     is `contracts.memory.derive_memory_id(bank_id, event_id)`, so a producer can forget
-    what it has not yet seen stored), `filter`, or `all_memories` (the whole bank)."""
+    what it has not yet seen stored), `event_ids` (the memories those retain events of
+    this bank store; their tombstones keep the event ids, so an export imported into
+    another bank forgets them there too), `filter`, or `all_memories` (the whole bank)."""
 
     model_config = ConfigDict(json_schema_extra=ONE_SELECTOR)
 
@@ -82,16 +85,25 @@ class ForgetEvent(Frozen):
     event_id: uuid.UUID
     bank_id: BankId
     memory_ids: list[uuid.UUID] = Field(default_factory=list, max_length=MAX_FORGET_IDS)
+    event_ids: list[uuid.UUID] = Field(default_factory=list, max_length=MAX_FORGET_IDS)
     filter: ForgetFilter | None = None
     all_memories: StrictBool = False
     requested_at: AwareDatetime | None = None
 
     @model_validator(mode="after")
     def _one_selector(self) -> "ForgetEvent":
-        chosen = sum([bool(self.memory_ids), self.filter is not None, self.all_memories])
+        chosen = sum(
+            [
+                bool(self.memory_ids),
+                bool(self.event_ids),
+                self.filter is not None,
+                self.all_memories,
+            ]
+        )
         if chosen != 1:
             raise ValueError(
-                "a forget needs exactly one selector: memory_ids, filter, or all_memories=true"
+                "a forget needs exactly one selector: memory_ids, event_ids, filter, "
+                "or all_memories=true"
             )
         return self
 

@@ -25,6 +25,7 @@ def forget_event(
     bank_id: str,
     *,
     memory_ids: Sequence[uuid.UUID] = (),
+    event_ids: Sequence[uuid.UUID] = (),
     tags: Sequence[str] = (),
     entities: Sequence[str] = (),
     start: datetime | None = None,
@@ -33,8 +34,8 @@ def forget_event(
     everything: bool = False,
     now: datetime | None = None,
 ) -> ForgetEvent:
-    """Exactly one selector: ids, a filter (any of tags/entities/start/end/source_id),
-    or `everything`; pydantic's ValueError names what is wrong otherwise."""
+    """Exactly one selector: memory ids, event ids, a filter (any of tags, entities,
+    start, end, source_id), or `everything`; pydantic's ValueError names what is wrong otherwise."""
     given_filter = bool(tags or entities or start or end or source_id)
     flt = (
         ForgetFilter(
@@ -46,6 +47,7 @@ def forget_event(
     at = (now or datetime.now(UTC)).astimezone(UTC)
     selector = {
         "ids": sorted(str(i) for i in memory_ids),
+        "event_ids": sorted(str(i) for i in event_ids),
         "filter": flt.model_dump(mode="json") if flt else None,
         "all": everything,
     }
@@ -54,6 +56,7 @@ def forget_event(
         event_id=uuid.uuid5(FORGET_NAMESPACE, seed),
         bank_id=bank_id,
         memory_ids=list(memory_ids),
+        event_ids=list(event_ids),
         filter=flt,
         all_memories=everything,
         requested_at=at,

@@ -27,7 +27,7 @@ from readmodel.store import Filter, MemoryStore
 from sediment.forgetting import forget_event
 from sediment.retain import Publisher
 from worker.consolidation.neighbourhood import RAW_KINDS
-from worker.consolidation.relations import memory_id, time_key
+from worker.consolidation.relations import time_key
 from worker.tombstones import Tombstones
 
 FORMAT: Final = "sediment-export"
@@ -114,9 +114,13 @@ def _parse(
 def import_lines(publisher: Publisher, lines: Iterable[str], bank: str | None = None) -> Imported:
     """Tombstones first (as forgets of their memory ids), then the events in batches."""
     target, events, stones, exported_at = _parse(lines, bank)
-    ids = [s.memory_id if s.event_id is None else memory_id(target, s.event_id) for s in stones]
-    for start in range(0, len(ids), FORGET_BATCH):
-        chunk = ids[start : start + FORGET_BATCH]
+    by_event = [s.event_id for s in stones if s.event_id is not None]
+    by_memory = [s.memory_id for s in stones if s.event_id is None]
+    for start in range(0, len(by_event), FORGET_BATCH):
+        chunk = by_event[start : start + FORGET_BATCH]
+        publisher.publish_forget([forget_event(target, event_ids=chunk, now=exported_at)])
+    for start in range(0, len(by_memory), FORGET_BATCH):
+        chunk = by_memory[start : start + FORGET_BATCH]
         publisher.publish_forget([forget_event(target, memory_ids=chunk, now=exported_at)])
     stored = 0
     for start in range(0, len(events), IMPORT_BATCH):

@@ -24,7 +24,7 @@ from readmodel.store import DerivedPatch, Filter, Record, StoredPoint
 from telemetry.metrics import count_events
 from worker.consolidation.consolidator import Consolidator, consolidate_locked
 from worker.consolidation.neighbourhood import RAW_KINDS
-from worker.consolidation.relations import time_key
+from worker.consolidation.relations import memory_id, time_key
 from worker.forget_rules import rule_of, selected
 
 
@@ -45,8 +45,15 @@ def _targets(event: ForgetEvent, raw: Sequence[StoredPoint]) -> list[StoredPoint
         return list(raw)
     if event.filter is not None:
         return [p for p in raw if selected(event.filter, p.record)]
-    wanted = set(event.memory_ids)
+    wanted = set(_named(event))
     return [p for p in raw if p.record.id in wanted]
+
+
+def _named(event: ForgetEvent) -> dict[uuid.UUID, uuid.UUID | None]:
+    """The memory ids a forget by ids names, with their event ids where it gives them."""
+    named: dict[uuid.UUID, uuid.UUID | None] = dict.fromkeys(event.memory_ids)
+    named |= {memory_id(event.bank_id, e): e for e in event.event_ids}
+    return named
 
 
 def _neighbours(record: Record, by_event: dict[uuid.UUID, uuid.UUID]) -> Iterable[uuid.UUID]:
@@ -93,7 +100,8 @@ def _reset(point: StoredPoint) -> StoredPoint:
 
 def _tombstones(event: ForgetEvent, targets: Sequence[StoredPoint]) -> list[Tombstone]:
     found = {p.record.id: p.record.event_id for p in targets}
-    ids = list(dict.fromkeys([*event.memory_ids, *found]))
+    found |= {i: e for i, e in _named(event).items() if e is not None}
+    ids = list(dict.fromkeys([*event.memory_ids, *_named(event), *found]))
     return [
         Tombstone(
             bank_id=event.bank_id,

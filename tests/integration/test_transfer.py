@@ -100,3 +100,33 @@ def test_export_import_is_identical_and_idempotent(tmp_path: Path) -> None:
     other = import_lines(target.publisher, lines, bank="copy")
     assert other.stored == 6 and len(model(target.store, "copy")) == len(expected)
     target.close()
+
+
+def without_ids(rows: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+    """What a row says apart from the ids (the memory's, its superseder's, its
+    observation's and members'), which differ between banks."""
+    return sorted(
+        (tuple(v for i, v in enumerate(row) if i not in (0, 4, 6, 7)) for row in rows), key=str
+    )
+
+
+def test_import_into_another_bank_of_the_same_deployment_copies(tmp_path: Path) -> None:
+    """The source bank keeps every memory (ids derive from bank and event id), the copy
+    holds the same model under its own ids, and its tombstones hold in the copy."""
+    rt = runtime(tmp_path / "a")
+    all_events = events()
+    rt.publisher.publish_retain(all_events)
+    forget(rt.publisher, BANK, memory_ids=[mid(all_events[-1])])
+    expected = model(rt.store, BANK)
+    lines = list(export_lines(rt.store, rt.tombstones, BANK, datetime.now(UTC)))
+    assert import_lines(rt.publisher, lines, bank="copy").stored == 6
+    chained = list(export_lines(rt.store, rt.tombstones, "copy", datetime.now(UTC)))
+    assert import_lines(rt.publisher, chained, bank="copy-2").stored == 6
+    assert model(rt.store, BANK) == expected
+    for bank in ("copy", "copy-2"):
+        copied = model(rt.store, bank)
+        assert without_ids(copied) == without_ids(expected)
+        assert not {row[0] for row in copied} & {row[0] for row in expected}
+        forgotten = all_events[-1].model_copy(update={"bank_id": bank})
+        assert rt.publisher.publish_retain([forgotten]) == 0
+    rt.close()
