@@ -63,13 +63,20 @@ def eventually(probe: Callable[[], Any], what: str, timeout: float = 60) -> Any:
 
 @contextmanager
 def running(env: dict[str, str], tmp: Path) -> Iterator[Server]:
-    """`sediment serve` on a free port until the block ends; then SIGTERM and a clean stop."""
+    """`sediment serve` on a free port until the block ends; then SIGTERM and a clean stop.
+    The test Redis is a throwaway database, whatever persistence the machine's Redis has,
+    so the process is told it may run on a volatile one unless `env` says otherwise."""
     port = free_port()
     log = tmp / "serve.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "sediment.cli", "serve", "--port", str(port)],
-            env={**env, "SEDIMENT_DATA_DIR": str(tmp / "data"), "SEDIMENT_LOG_FORMAT": "json"},
+            env={
+                "SEDIMENT_ALLOW_VOLATILE_REDIS": "true",
+                **env,
+                "SEDIMENT_DATA_DIR": str(tmp / "data"),
+                "SEDIMENT_LOG_FORMAT": "json",
+            },
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,

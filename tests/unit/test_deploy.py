@@ -221,3 +221,12 @@ def test_procfile_runs_as_written() -> None:
     lines = PROCFILE.read_text(encoding="utf-8").splitlines()
     assert all(re.fullmatch(r"[A-Za-z0-9_-]+: \S.*", line) for line in lines), lines
     assert {line.split(":")[0] for line in lines} >= {"worker", "api"}
+
+
+def test_ci_runs_the_readme_test_command_with_nothing_set() -> None:
+    """A green CI means the README's `make test` passes for a user: `.ci/run` sets no
+    Sediment setting of its own before calling it."""
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "make test" in script
+    assert "SEDIMENT_" not in script
+    assert "make test" in (ROOT / "README.md").read_text(encoding="utf-8")
