@@ -25,7 +25,9 @@ from typing import Any, Protocol
 
 from celery import Celery, Task, signals
 from celery.worker import state
+from celery.worker.consumer import Consumer
 from celery_batches import Batches, SimpleRequest
+from kombu.asynchronous.timer import Entry
 
 from worker.celery_app import RETAIN_BATCH_TASK, RETAIN_TASK
 
@@ -51,11 +53,28 @@ class RetainBatches(Batches):  # type: ignore[misc]
 
     quiet_s: float = 0.02
     max_wait_s: float = 0.25
+    _tref: Entry | None
 
     def __init__(self) -> None:
         super().__init__()
         self._first_at: float | None = None
         self._last_at = 0.0
+
+    def Strategy(self, task: Task, app: Celery, consumer: Consumer) -> Callable[..., None]:
+        """The message handler, built by Celery each time its consumer connects to the
+        broker. A lost connection clears the event loop's timers, this batch's flush
+        timer among them, but celery-batches keeps its reference and arms a timer only
+        while it holds none: a batch then ran only when a 64th message filled it, and a
+        worker sat on what it held for minutes after a Redis restart. So the stale
+        reference is dropped here, and the timer armed again at once if the batch still
+        holds messages."""
+        if self._tref is not None:
+            consumer.timer.cancel(self._tref)
+            self._tref = None
+        handler: Callable[..., None] = super().Strategy(task, app, consumer)
+        if not (self._buffer.empty() and self._pending.empty()):
+            self._tref = consumer.timer.call_repeatedly(self.flush_interval, self._do_flush)
+        return handler
 
     def received(self) -> None:
         now = time.monotonic()

@@ -1,14 +1,16 @@
 """`python -m bench.reliability`: run the fault suite, print and write docs/reliability.md
-(and the raw figures in bench/results/reliability.json). `make reliability` runs it."""
+(and the raw figures in bench/results/reliability.json). `make reliability` runs it;
+`--only NAME` runs one case and merges it into the figures of the last full run."""
 
 import argparse
 import json
 import sys
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 from bench.reliability.report import render, verdicts
-from bench.reliability.suite import QUICK, SuiteConfig, run_suite
+from bench.reliability.suite import ALONE, QUICK, SuiteConfig, run_alone, run_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -17,6 +19,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.reliability", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small sizes (a few minutes)")
     parser.add_argument("--baseline", action="store_true", help="also measure recovery as before")
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=sorted(ALONE),
+        help="run only this case (repeatable), merged into the last full run's --json",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "reliability.md")
     parser.add_argument(
         "--json", type=Path, default=ROOT / "bench" / "results" / "reliability.json"
@@ -33,7 +41,10 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, f.name, None) is not None
     }
     config = SuiteConfig(**{**base.__dict__, **overrides, "baseline": args.baseline})
-    results = run_suite(config, say=lambda line: print(f"-- {line}", flush=True))
+    if args.only:
+        results = _merged(args.json, run_alone(args.only, config))
+    else:
+        results = run_suite(config, say=lambda line: print(f"-- {line}", flush=True))
     text = render(results)
     print(text)
     args.out.write_text(text, encoding="utf-8")
@@ -41,6 +52,15 @@ def main(argv: list[str] | None = None) -> int:
     args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out} and {args.json}")
     return 0 if all(met for *_, met in verdicts(results)) else 1
+
+
+def _merged(path: Path, cases: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    if not path.exists():
+        raise SystemExit(
+            f"--only merges into a full run's figures; {path} is missing (run without --only first)"
+        )
+    results: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return {**results, **cases}
 
 
 if __name__ == "__main__":

@@ -104,6 +104,7 @@ class RedisServer:
             self.proc.wait(30)
 
     def stop(self) -> None:
+        """SIGTERM: Redis writes its AOF and closes its clients' connections."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(30)
@@ -236,6 +237,12 @@ class Broker:
 
     def settled(self) -> bool:
         return self.queued() == 0 and self.unacked() == 0 and self.owed() == 0
+
+    def owed_members(self) -> set[str]:
+        """Ledger members of the events published and not yet handled."""
+        return {
+            m.decode() if isinstance(m, bytes) else str(m) for m in self.client.hkeys(LEDGER_KEY)
+        }
 
     def in_flight(self) -> set[str]:
         """Ledger members of the events in unacknowledged messages."""

@@ -4,6 +4,7 @@ what the killed process held is handled, and what the store holds at the end."""
 import contextlib
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,14 @@ from bench.reliability.workload import (
 from telemetry.metrics import EVENTS, REDELIVERED, STORED
 
 SETTLE_S = 900.0
+RESTART_SETTLE_S = 120.0
+"""How long the Redis restart case waits for what was accepted to be handled: four
+times its target, so a worker that sits on its batch is reported rather than waited
+for over SETTLE_S."""
+RESTART_RATE = 100.0
+"""Single-event messages a second in the Redis restart case: one every 10 ms, less than
+a batch's quiet period (`worker_batch_wait_ms`, 20), so the worker always holds a batch
+being filled, as under a producer that retains one event at a time."""
 
 
 @dataclass
@@ -210,6 +219,58 @@ def redis_crash(server: RedisServer, workdir: Path, n_events: int, down_s: float
             "queued_at_crash": queued,
             "redis_down_s": round(back_s, 1),
             "settled_after_restart_s": round(drain_s, 1),
+            "worker_survived": alive,
+        }
+    )
+    return result
+
+
+def _within(predicate: Callable[[], bool], what: str) -> float | None:
+    """Seconds until `predicate` holds; None if not within RESTART_SETTLE_S."""
+    try:
+        return round(wait_for(predicate, RESTART_SETTLE_S, what, every=0.1), 1)
+    except TimeoutError:
+        return None
+
+
+def redis_restart(server: RedisServer, workdir: Path, n_events: int, down_s: float) -> StreamResult:
+    """Redis stopped and started again (a deploy, a failover) while a live `sediment
+    worker` holds retain messages in its batch, under a stream of single-event
+    messages. Caught up: from Redis back until every event owed when it stopped is
+    handled; settled: from the stream's last event until nothing is queued, held or
+    owed. A worker whose batch flush timer went with the connection ran a batch only
+    when a 64th message filled it, and sat on the stream's tail."""
+    node = Node(server.url, workdir, "redis-restart")
+    broker = Broker(server.client(), node.queue, server.url)
+    events = make_events("rr", n_events, [f"rr-{i}" for i in range(10)])
+    proc = Proc.worker(node)
+    duration = n_events / RESTART_RATE
+    with running(proc):
+        wait_for(lambda: broker.consumers() > 0, 60, "the worker's heartbeat")
+        producer = CeleryProducer(server.url, node.queue, events, duration, batch_size=1, chunk=1)
+        producer.start()
+        time.sleep(duration / 2)
+        with contextlib.suppress(TimeoutError):
+            wait_for(lambda: bool(broker.in_flight()), 20, "a message in flight", every=0.05)
+        held, owed = broker.in_flight(), broker.owed_members()
+        stopped_at = time.monotonic()
+        server.stop()
+        time.sleep(down_s)
+        server.start()
+        back_s = time.monotonic() - stopped_at
+        caught_up = _within(lambda: not broker.still_owed(owed), "the events owed at the stop")
+        producer.join()
+        settled = _within(broker.settled, "the stream after its last event")
+        alive = proc.alive()
+    result = _finish("Redis restart under a live `sediment worker`", node, producer, broker, [])
+    result.notes.update(
+        {
+            "held_at_stop": len(held),
+            "owed_at_stop": len(owed),
+            "redis_down_s": round(back_s, 1),
+            "caught_up_s": caught_up,
+            "settled_after_stream_s": settled,
+            "waited_at_most_s": RESTART_SETTLE_S,
             "worker_survived": alive,
         }
     )

@@ -20,7 +20,7 @@ from bench.reliability.api_checks import (
     schemathesis_run,
 )
 from bench.reliability.cluster import Broker, Proc, RedisServer, running
-from bench.reliability.faults import redis_crash, serve_kills, worker_kills
+from bench.reliability.faults import redis_crash, redis_restart, serve_kills, worker_kills
 from bench.reliability.poison import poison_run
 from sediment.settings import Settings
 
@@ -40,6 +40,7 @@ class SuiteConfig:
     kills: int = 10
     interval_s: float = 30.0
     redis_events: int = 2_000
+    restart_events: int = 1_000
     poison: int = 1_000
     oversize: int = 50
     schema_examples: int = 50
@@ -55,6 +56,7 @@ QUICK = SuiteConfig(
     kills=1,
     interval_s=10.0,
     redis_events=0,
+    restart_events=0,
     poison=20,
     oversize=3,
     schema_examples=3,
@@ -63,6 +65,29 @@ QUICK = SuiteConfig(
     load_clients=5,
     load_seconds=5.0,
 )
+
+
+@dataclass(frozen=True)
+class Case:
+    """A scenario that can run on its own (`python -m bench.reliability --only NAME`)."""
+
+    title: str
+    events: Callable[[SuiteConfig], int]
+    run: Callable[[RedisServer, Path, SuiteConfig], dict[str, Any]]
+
+
+ALONE = {
+    "redis_crash": Case(
+        "Redis kill -9 and restart on its AOF",
+        lambda c: c.redis_events,
+        lambda s, w, c: redis_crash(s, w, c.redis_events, 3.0).summary(),
+    ),
+    "redis_restart": Case(
+        "Redis restart under a live `sediment worker` holding a batch",
+        lambda c: c.restart_events,
+        lambda s, w, c: redis_restart(s, w, c.restart_events, 3.0).summary(),
+    ),
+}
 
 
 def _defaults() -> dict[str, Any]:
@@ -88,7 +113,7 @@ def run_suite(
     started = time.monotonic()
     out: dict[str, Any] = {
         "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "host": f"{platform.node()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}",
+        "host": _host(),
         "config": asdict(config),
         "settings": _defaults(),
     }
@@ -102,9 +127,10 @@ def run_suite(
             out["worker_kills_before"] = worker_kills(
                 server, workdir, config.events // 10, 1, config.interval_s, extra=BEFORE
             ).summary()
-        if config.redis_events:
-            say(f"Redis kill -9 and restart on its AOF, {config.redis_events} events")
-            out["redis_crash"] = redis_crash(server, workdir, config.redis_events, 3.0).summary()
+        for name, case in ALONE.items():
+            if case.events(config):
+                say(f"{case.title}, {case.events(config)} events")
+                out[name] = case.run(server, workdir, config)
         say(f"{config.poison} poison events from hypothesis, and a 20 MB poison batch")
         poison = poison_run(server, workdir, config.poison)
         out["poison"] = {**asdict(poison), "failures": poison.failures}
@@ -132,3 +158,26 @@ def run_suite(
     out["wall_time_s"] = round(time.monotonic() - started, 1)
     (workdir / "reliability.json").write_text(json.dumps(out, indent=2), encoding="utf-8")
     return out
+
+
+def run_alone(
+    names: list[str], config: SuiteConfig, workdir: Path | None = None
+) -> dict[str, dict[str, Any]]:
+    """Only the named cases, on a Redis of their own, each stamped with when and where it
+    ran: `__main__` merges them into the last full run's results."""
+    workdir = workdir or Path(tempfile.mkdtemp(prefix="sediment-reliability-"))
+    server = RedisServer(workdir)
+    server.start()
+    out: dict[str, dict[str, Any]] = {}
+    try:
+        for name in names:
+            ran_at = datetime.now(UTC).isoformat(timespec="seconds")
+            host = _host()
+            out[name] = {**ALONE[name].run(server, workdir, config), "ran_alone": [ran_at, host]}
+    finally:
+        server.stop()
+    return out
+
+
+def _host() -> str:
+    return f"{platform.node()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}"

@@ -93,7 +93,8 @@ class Paced(threading.Thread):
 
 
 class CeleryProducer(Paced):
-    """A Python service publishing with `worker.publish`, `batch_size` events per message."""
+    """A Python service publishing with `worker.publish`, `batch_size` events per message,
+    `chunk` events per call."""
 
     def __init__(
         self,
@@ -102,8 +103,9 @@ class CeleryProducer(Paced):
         events: Sequence[RetainEvent],
         duration_s: float,
         batch_size: int = 10,
+        chunk: int = 20,
     ) -> None:
-        super().__init__(events, chunk=20, duration_s=duration_s)
+        super().__init__(events, chunk=chunk, duration_s=duration_s)
         self.batch_size = batch_size
         self.app = Celery(broker=broker_url, set_as_current=False)
         self.app.conf.broker_connection_retry = False

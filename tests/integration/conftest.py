@@ -88,6 +88,15 @@ def worker_env(tmp_path: Path) -> Iterator[WorkerEnv]:
     except redis.ConnectionError:
         pytest.fail(f"integration tests need Redis at {url} (.ci/run starts it)")
     client.flushdb()
+    worker_env = make_worker_env(url, client, tmp_path)
+    yield worker_env
+    worker_env.kill_leftovers()
+    client.flushdb()
+
+
+def make_worker_env(url: str, client: redis.Redis, tmp_path: Path) -> WorkerEnv:
+    """Workers on the Redis at `url`, a queue of their own and a data directory in
+    `tmp_path`, with short redelivery settings (a test overrides what it needs)."""
     queue = f"sediment-test-{uuid.uuid4().hex[:8]}"
     env = {
         **os.environ,
@@ -104,10 +113,7 @@ def worker_env(tmp_path: Path) -> Iterator[WorkerEnv]:
         "SEDIMENT_LEDGER_SWEEP_S": "1",
         "SEDIMENT_LEDGER_GRACE_S": "3",
     }
-    worker_env = WorkerEnv(env, client, queue, tmp_path / "data", tmp_path)
-    yield worker_env
-    worker_env.kill_leftovers()
-    client.flushdb()
+    return WorkerEnv(env, client, queue, tmp_path / "data", tmp_path)
 
 
 def wait_until(predicate: "object", timeout: float, what: str) -> None:

@@ -1,6 +1,7 @@
 """A short run of the fault suite (`make reliability` runs the long one): real processes
 on a Redis of its own with AOF; one kill -9 of a worker under a few hundred events, a
-few fuzzed poison events with a 20 MB batch, a small schemathesis run."""
+few fuzzed poison events with a 20 MB batch, a small schemathesis run; Redis restarted
+under a worker holding a batch (last: it restarts the module's Redis)."""
 
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,7 +10,7 @@ import pytest
 
 from bench.reliability.api_checks import schemathesis_run
 from bench.reliability.cluster import Node, Proc, RedisServer, running
-from bench.reliability.faults import worker_kills
+from bench.reliability.faults import redis_restart, worker_kills
 from bench.reliability.poison import poison_run
 
 pytestmark = pytest.mark.integration
@@ -50,3 +51,16 @@ def test_schemathesis_finds_nothing(server: RedisServer, tmp_path: Path) -> None
         result = schemathesis_run(proc.base_url, max_examples=3, out_dir=tmp_path)
     assert result.cases > 0
     assert result.failures == 0, (result, (tmp_path / "schemathesis.log").read_text()[-3000:])
+
+
+def test_a_redis_restart_under_a_live_worker_is_recovered_from_within_30_s(
+    server: RedisServer, tmp_path: Path
+) -> None:
+    result = redis_restart(server, tmp_path, n_events=500, down_s=2.0).summary()
+    notes = result["notes"]
+    assert (result["sent"], result["stored"], result["lost"]) == (500, 500, 0), notes
+    assert notes["held_at_stop"] > 0, "Redis stopped while the worker held no batch"
+    assert notes["caught_up_s"] is not None and notes["caught_up_s"] <= 30, notes
+    assert notes["settled_after_stream_s"] is not None, notes
+    assert notes["settled_after_stream_s"] <= 30, notes
+    assert (notes["unacked_left"], notes["ledger_left"]) == (0, 0)

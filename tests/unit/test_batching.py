@@ -1,9 +1,17 @@
 """When a batch of retain messages runs: once they stop coming, when it is full, or
 when its first message has waited long enough."""
 
-import pytest
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
-from worker.batching import RetainBatches
+import pytest
+from celery import Celery, Task
+from celery.concurrency.solo import TaskPool
+from celery_batches import SimpleRequest
+from kombu.asynchronous.timer import Timer
+
+from worker.batching import Batching, RetainBatches, register_batched
+from worker.celery_app import RETAIN_TASK
 
 
 class Recorded(RetainBatches):
@@ -66,3 +74,54 @@ def test_a_steady_stream_runs_by_the_first_message_s_wait(clock: list[float]) ->
             break
         b._buffer.get_nowait()  # the buffer never fills in this stream
     assert b.ran == 1 and clock[0] - 100.0 >= 0.25
+
+
+@dataclass
+class Consumer:
+    """What celery-batches reads of Celery's consumer when it builds a message handler."""
+
+    timer: Timer = field(default_factory=Timer)
+    pool: TaskPool = field(default_factory=TaskPool)
+    hostname: str = "celery@test"
+    connection_errors: tuple[type[Exception], ...] = ()
+    event_dispatcher: None = None
+
+
+def nothing(task: Task, requests: Sequence[SimpleRequest]) -> None:
+    """A batch's work (these tests never run one)."""
+
+
+def consuming() -> tuple[Celery, RetainBatches, Consumer]:
+    app = Celery(set_as_current=False)
+    register_batched(app, RETAIN_TASK, {"bind": True, "shared": False}, Batching(), nothing)
+    task = app.tasks[RETAIN_TASK]
+    assert isinstance(task, RetainBatches)
+    consumer = Consumer()
+    task.start_strategy(app, consumer)
+    return app, task, consumer
+
+
+def flush_timers(task: RetainBatches, timer: Timer) -> list[object]:
+    return [e.entry for e in timer.queue if e.entry.fun.__wrapped__ == task._do_flush]
+
+
+def lose_the_connection(task: RetainBatches, timer: Timer) -> None:
+    """A batch holds a message, its flush timer armed, when Celery clears the timers."""
+    task._buffer.put(object())
+    task._tref = timer.call_repeatedly(task.flush_interval, task._do_flush)
+    timer.clear()
+
+
+def test_a_reconnect_arms_the_flush_timer_again_for_what_the_batch_holds() -> None:
+    app, task, consumer = consuming()
+    lose_the_connection(task, consumer.timer)
+    task.start_strategy(app, consumer)
+    assert flush_timers(task, consumer.timer) == [task._tref]
+
+
+def test_a_reconnect_with_an_empty_batch_leaves_the_next_message_to_arm_it() -> None:
+    app, task, consumer = consuming()
+    lose_the_connection(task, consumer.timer)
+    task._buffer.get_nowait()
+    task.start_strategy(app, consumer)
+    assert task._tref is None and not flush_timers(task, consumer.timer)
