@@ -78,6 +78,7 @@ SHARD_DIR: Final = "shard"
 COMPACT_DIR: Final = "shard.compact"
 OLD_DIR: Final = "shard.old"
 META_FILE: Final = "store.json"
+PURGE_FILE: Final = "purge.pending"
 ENGINE_CONFIG_FILE: Final = "edge_config.json"
 DEFAULT_PAGE_SIZE: Final = 256
 FLUSH_EVERY_UPDATES: Final = 1000
@@ -106,6 +107,7 @@ class EdgeStore:
         self._shard: qe.EdgeShard | None = None
         self._purge_on_close = False
         self._recover_swap()
+        self._finish_pending_purge()
         self._access = AccessTimes(self._root)
         self._banks_found: frozenset[str] | None = None
         self._banks_written: set[str] = set()
@@ -367,12 +369,17 @@ class EdgeStore:
         self._access.clear(pending)
 
     def purge(self) -> None:
-        """Deferred to `close`: a deleted point's payload stays in its segment's pages
-        and in the write-ahead log (whose files are reused, not truncated) until then.
-        Optimizing with a vacuum threshold of zero rewrites the pages but not the WAL, and
-        emptying the WAL resets the operation numbers the points' versions are checked
-        against (later deletes would be ignored). So at close, with no caller left, every
-        live point is copied into a fresh shard, which replaces the old one."""
+        """A forget calls this before its delete. A deleted point's payload stays in its
+        segment's pages and in the write-ahead log (whose files are reused, not
+        truncated). Optimizing with a vacuum threshold of zero rewrites the pages but not
+        the WAL, and emptying the WAL resets the operation numbers the points' versions
+        are checked against (later deletes would be ignored). So at close, with no
+        caller left, every live point is copied into a fresh shard, which replaces the
+        old one. The intent is on disk (`purge.pending`, fsynced) before this returns:
+        a process killed before its close leaves it there, and the next open of the
+        directory copies the shard before anything reads it (`_finish_pending_purge`)."""
+        if not self._purge_on_close:
+            _write_synced(self._root / PURGE_FILE, b"purge pending\n")
         self._purge_on_close = True
 
     def close(self) -> None:
@@ -383,7 +390,19 @@ class EdgeStore:
             shard.close()
             if self._purge_on_close and self._dense_size is not None:
                 self._compact(self._dense_size)
-            self._purge_on_close = False
+                self._purge_on_close = False
+                _remove_synced(self._root / PURGE_FILE)
+
+    def _finish_pending_purge(self) -> None:
+        """The purge a killed process owed (its `purge.pending` is still there): the
+        shard, its WAL replayed (deletes included), is copied before it is opened."""
+        if not (self._root / PURGE_FILE).exists():
+            return
+        if self._dense_size is None or not (self._shard_dir / ENGINE_CONFIG_FILE).exists():
+            self._purge_on_close = True
+            return
+        self._compact(self._dense_size)
+        _remove_synced(self._root / PURGE_FILE)
 
     def _compact(self, dense_size: int) -> None:
         """Copy the live points into `shard.compact`, then swap it in; a crash between
@@ -414,6 +433,7 @@ class EdgeStore:
         self._shard_dir.rename(old_dir)
         fresh_dir.rename(self._shard_dir)
         shutil.rmtree(old_dir)
+        _sync_dir(self._root)
 
     def _recover_swap(self) -> None:
         old_dir = self._root / OLD_DIR
@@ -473,6 +493,29 @@ class EdgeStore:
 
 
 MAX_BANKS = 1_000_000
+
+
+def _sync_dir(path: Path) -> None:
+    """A rename, creation or removal in `path` is on disk once its directory is synced."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    _sync_dir(path.parent)
+
+
+def _remove_synced(path: Path) -> None:
+    path.unlink(missing_ok=True)
+    _sync_dir(path.parent)
 
 
 EXACT: Final = qe.SearchParams(exact=True)

@@ -1,0 +1,63 @@
+"""A forget is complete only when no copy of the text is left on disk: not after a crash
+between the forget and a clean close (the store finishes the purge when it is opened
+again), and not in Redis's append-only file (rewritten after forgets)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+
+import pytest
+
+from readmodel.store import Filter
+from sediment.bootstrap import bootstrap
+from sediment.settings import Settings
+from tests.helpers import mid
+from tests.integration.test_forget import BANK, files_with, marked, recalled_ids
+
+pytestmark = pytest.mark.integration
+
+CRASH_AFTER_FORGET = textwrap.dedent(
+    """
+    import os, sys, uuid
+    from sediment.bootstrap import bootstrap
+    from sediment.forgetting import forget
+    from sediment.settings import Settings
+    from tests.helpers import mid
+    from tests.integration.test_forget import marked
+
+    data_dir, marker = sys.argv[1], sys.argv[2]
+    rt = bootstrap(Settings(_env_file=None, mode="embedded", data_dir=data_dir))
+    events = marked(marker)
+    assert rt.publisher.publish_retain(events) == 3
+    rt.store.inner.flush()  # the text in the segments' pages too, not only in the WAL
+    assert forget(rt.publisher, events[0].bank_id, memory_ids=[mid(events[0])]) == 1
+    os._exit(0)
+    """
+)
+
+
+def test_a_crash_after_a_forget_leaves_no_text_once_the_store_is_opened(tmp_path: Path) -> None:
+    """The process holding the embedded store is gone the instant the forget returned
+    (`os._exit`: no close, no flush); the next open finishes the purge."""
+    data_dir, marker = tmp_path / "data", "zq" + uuid.uuid4().hex
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    child = [sys.executable, "-c", CRASH_AFTER_FORGET, str(data_dir), marker]
+    subprocess.run(child, check=True, cwd=root, env=env, timeout=300)
+    assert files_with(data_dir, marker), "the crash should leave the text in the store's files"
+
+    settings = Settings(_env_file=None, mode="embedded", data_dir=data_dir)  # type: ignore[call-arg]
+    rt = bootstrap(settings)
+    try:
+        assert rt.store.count(Filter(BANK)) == 2
+        assert files_with(data_dir, marker) == []
+        events = marked(marker)
+        assert mid(events[0]) not in recalled_ids(rt, f"spare key {marker} flowerpot")
+        assert mid(events[1]) in recalled_ids(rt, "Alice lives in Lisbon")
+        assert rt.publisher.publish_retain([events[0]]) == 0
+    finally:
+        rt.close()
+    assert files_with(data_dir, marker) == []
