@@ -72,13 +72,13 @@ from readmodel.stores.payload import (
     touch_payload,
     vector_names,
 )
+from readmodel.stores.pending_purge import PendingPurge, sync_dir
 
 ENGINE: Final = "qdrant-edge"
 SHARD_DIR: Final = "shard"
 COMPACT_DIR: Final = "shard.compact"
 OLD_DIR: Final = "shard.old"
 META_FILE: Final = "store.json"
-PURGE_FILE: Final = "purge.pending"
 ENGINE_CONFIG_FILE: Final = "edge_config.json"
 DEFAULT_PAGE_SIZE: Final = 256
 FLUSH_EVERY_UPDATES: Final = 1000
@@ -106,6 +106,7 @@ class EdgeStore:
         self._dense_size = self._read_dense_size()
         self._shard: qe.EdgeShard | None = None
         self._purge_on_close = False
+        self._pending_purge = PendingPurge(self._root)
         self._recover_swap()
         self._finish_pending_purge()
         self._access = AccessTimes(self._root)
@@ -379,7 +380,7 @@ class EdgeStore:
         a process killed before its close leaves it there, and the next open of the
         directory copies the shard before anything reads it (`_finish_pending_purge`)."""
         if not self._purge_on_close:
-            _write_synced(self._root / PURGE_FILE, b"purge pending\n")
+            self._pending_purge.record()
         self._purge_on_close = True
 
     def close(self) -> None:
@@ -391,18 +392,18 @@ class EdgeStore:
             if self._purge_on_close and self._dense_size is not None:
                 self._compact(self._dense_size)
                 self._purge_on_close = False
-                _remove_synced(self._root / PURGE_FILE)
+                self._pending_purge.clear()
 
     def _finish_pending_purge(self) -> None:
         """The purge a killed process owed (its `purge.pending` is still there): the
         shard, its WAL replayed (deletes included), is copied before it is opened."""
-        if not (self._root / PURGE_FILE).exists():
+        if not self._pending_purge.pending:
             return
         if self._dense_size is None or not (self._shard_dir / ENGINE_CONFIG_FILE).exists():
             self._purge_on_close = True
             return
         self._compact(self._dense_size)
-        _remove_synced(self._root / PURGE_FILE)
+        self._pending_purge.clear()
 
     def _compact(self, dense_size: int) -> None:
         """Copy the live points into `shard.compact`, then swap it in; a crash between
@@ -433,7 +434,7 @@ class EdgeStore:
         self._shard_dir.rename(old_dir)
         fresh_dir.rename(self._shard_dir)
         shutil.rmtree(old_dir)
-        _sync_dir(self._root)
+        sync_dir(self._root)
 
     def _recover_swap(self) -> None:
         old_dir = self._root / OLD_DIR
@@ -493,29 +494,6 @@ class EdgeStore:
 
 
 MAX_BANKS = 1_000_000
-
-
-def _sync_dir(path: Path) -> None:
-    """A rename, creation or removal in `path` is on disk once its directory is synced."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _write_synced(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    _sync_dir(path.parent)
-
-
-def _remove_synced(path: Path) -> None:
-    path.unlink(missing_ok=True)
-    _sync_dir(path.parent)
 
 
 EXACT: Final = qe.SearchParams(exact=True)

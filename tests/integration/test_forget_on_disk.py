@@ -61,3 +61,54 @@ def test_a_crash_after_a_forget_leaves_no_text_once_the_store_is_opened(tmp_path
     finally:
         rt.close()
     assert files_with(data_dir, marker) == []
+
+
+LOCAL_MODE_CRASH = textwrap.dedent(
+    """
+    import os, sqlite3, sys
+    import qdrant_client.local.persistence as persistence
+    from readmodel.stores.qdrant import QdrantStore
+    from tests.helpers import memory, point
+
+    class Sqlite:
+        '''A SQLite built without SECURE_DELETE: deleted rows stay in free pages.'''
+        @staticmethod
+        def connect(*args, **kwargs):
+            connection = sqlite3.connect(*args, **kwargs)
+            connection.execute("PRAGMA secure_delete = OFF")
+            return connection
+        Binary = sqlite3.Binary
+
+    persistence.sqlite3 = Sqlite
+    path, marker = sys.argv[1], sys.argv[2]
+    store = QdrantStore(path=path)
+    store.ensure_schema(2)
+    doomed = memory(f"the {marker} flowerpot" + " and more words" * 20, bank="b1")
+    kept = memory("Alice lives in Lisbon.", bank="b1")
+    store.upsert([point(doomed, 0), point(kept, 40)])
+    store.purge()
+    store.delete("b1", [doomed.id])
+    os._exit(0)
+    """
+)
+
+
+def test_qdrant_local_mode_vacuums_what_a_crashed_forget_left(tmp_path: Path) -> None:
+    """Local mode's SQLite file, from a SQLite without SECURE_DELETE, after a forget's
+    delete and a crash: the next open vacuums it."""
+    from readmodel.stores.qdrant import QdrantStore
+
+    path, marker = tmp_path / "qdrant", "zq" + uuid.uuid4().hex
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    child = [sys.executable, "-c", LOCAL_MODE_CRASH, str(path), marker]
+    subprocess.run(child, check=True, cwd=root, env=env, timeout=300)
+    assert files_with(path, marker), "the deleted row should be left in the file's free pages"
+
+    store = QdrantStore(path=str(path))
+    try:
+        store.ensure_schema(2)
+        assert store.count(Filter("b1")) == 1
+        assert files_with(path, marker) == []
+    finally:
+        store.close()
