@@ -238,7 +238,10 @@ class MemoryStore(Protocol):
     def info(self) -> StoreInfo: ...
 
     def purge(self) -> None:
-        """Forgotten data must leave the engine's files, not only its index: drop deleted
-        records physically. An adapter may defer it to `close` (see each adapter)."""
+        """Forgotten data must leave the engine's files, not only its index: the records
+        deleted from now on are dropped physically. Called before the delete, so an
+        adapter that defers the work (to `close`) records the intent durably first and
+        finishes it when the store is next opened if the process dies before its close
+        (see each adapter)."""
 
     def close(self) -> None: ...

@@ -29,6 +29,7 @@ from telemetry.metrics import Metrics, NoopMetrics
 from telemetry.recall_logs import RecallLog, RedisRecallLog
 from telemetry.redis_series import ProcessMetrics, RedisMetrics
 from telemetry.slow_calls import SlowCalls
+from worker.aof_rewrite import AofRewrites
 from worker.batching import Batching
 from worker.busy import Busy
 from worker.celery_app import CeleryConfig, make_app
@@ -225,7 +226,17 @@ class Runtime:
             self.feedback,
             metrics=self.metrics,
             ledger=self.ledger,
+            aof_rewrites=self.aof_rewrites,
         )
+
+    @cached_property
+    def aof_rewrites(self) -> AofRewrites | None:
+        """Redis's AOF rewritten after forgets, at most once per
+        SEDIMENT_FORGET_AOF_REWRITE_S; none without a shared Redis or with 0."""
+        interval = self.settings.forget_aof_rewrite_s
+        if not self.topology.shared_redis or interval <= 0:
+            return None
+        return AofRewrites(self.redis, interval)
 
     @cached_property
     def ledger(self) -> Ledger | None:
@@ -361,13 +372,17 @@ class Runtime:
 
     def sweep_loops(self, *, expiry: bool = True) -> list[SweepLoop]:
         """What a consuming process runs periodically: the ledger sweep
-        (SEDIMENT_LEDGER_SWEEP_S) and, with `expiry`, the expiry sweep
-        (SEDIMENT_EXPIRY_SWEEP_S)."""
+        (SEDIMENT_LEDGER_SWEEP_S), with `expiry` the expiry sweep
+        (SEDIMENT_EXPIRY_SWEEP_S), and the AOF rewrite a forget left owed
+        (SEDIMENT_FORGET_AOF_REWRITE_S)."""
         s, loops = self.settings, []
         if self.sweeper is not None and s.ledger_sweep_s > 0:
             loops.append(SweepLoop(self.sweeper.sweep, s.ledger_sweep_s))
         if expiry and s.expiry_sweep_s > 0:
             loops.append(SweepLoop(self.expiry_sweep.sweep, s.expiry_sweep_s, "sediment-expiry"))
+        if self.aof_rewrites is not None:
+            rewrites = self.aof_rewrites
+            loops.append(SweepLoop(rewrites.run_owed, rewrites.sweep_every_s(), "sediment-aof"))
         return loops
 
     @cached_property

@@ -10,6 +10,11 @@ from their stored vectors, as a rebuild does for a whole bank. By convergence th
 is the read model the retains of the remaining events alone would give
 (tests/property/test_forget.py).
 
+The store is told to purge before the delete (`MemoryStore.purge`), so that the
+intent to drop the forgotten text from its files is durable before the text leaves
+the index: a crash after the delete cannot leave a forget that no longer finds what
+it has to purge.
+
 A memory left unconsolidated by a crash (its done-marker unset) is consolidated again
 by the next forget of its bank, so a redelivered forget repairs its own half-done work.
 """
@@ -135,12 +140,12 @@ def forget(event: ForgetEvent, deps: Consolidator) -> ForgetOutcome:
                 bank,
                 [DerivedPatch(p.record.id, State.CURRENT, None, None, None, False) for p in redo],
             )
+        if gone:
+            deps.store.purge()
         if gone or dropped:
             deps.store.delete(bank, sorted(gone | set(dropped), key=str))
         redo.sort(key=lambda p: time_key(p.record))
         consolidate_locked(bank, redo, deps)
-        if gone:
-            deps.store.purge()
     count_events(deps.metrics, "forgotten", [bank] * len(gone))
     events = tuple(p.record.event_id for p in targets if p.record.event_id is not None)
     return ForgetOutcome(event.event_id, bank, events, len(gone), len(redo), len(dropped))

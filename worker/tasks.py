@@ -19,6 +19,7 @@ from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
 from contracts.forget import ForgetEvent
 from telemetry.metrics import Metrics, NoopMetrics, count_events
+from worker.aof_rewrite import AofRewrites
 from worker.batching import (
     BATCHED_TASKS,
     Batching,
@@ -35,7 +36,12 @@ from worker.celery_app import (
     RETAIN_BATCH_TASK,
     RETAIN_TASK,
 )
-from worker.consolidation.consolidator import Consolidator, consolidate, event_memory_id
+from worker.consolidation.consolidator import (
+    Consolidator,
+    Status,
+    consolidate,
+    event_memory_id,
+)
 from worker.deadletters import DeadLetters
 from worker.errors import PoisonEvent, is_transient
 from worker.feedback_handler import FeedbackDeps, apply_feedback
@@ -58,6 +64,7 @@ class WorkerDeps:
     feedback: FeedbackDeps | None = None
     metrics: Metrics = field(default_factory=NoopMetrics)
     ledger: Ledger | None = None
+    aof_rewrites: AofRewrites | None = None
 
 
 def _now() -> datetime:
@@ -216,6 +223,8 @@ def _consolidated(taken: Taken, deps: WorkerDeps) -> None:
     with structlog.contextvars.bound_contextvars(bank_id=banks, messages=len(taken)):
         outcomes = consolidate(events, deps.consolidator, published)
     settle(deps, Kind.RETAIN, _keys(events))
+    if deps.aof_rewrites is not None and any(o.status is Status.FORGOTTEN for o in outcomes):
+        deps.aof_rewrites.owe(start=False)
     for o in outcomes:
         log.info(
             "consolidated",
@@ -346,13 +355,16 @@ def handle_feedback(task: Task, payload: Any, deps: WorkerDeps) -> None:
 
 def handle_forget(task: Task, payload: Any, deps: WorkerDeps) -> None:
     """Forget what the event selects, then scrub the ledger and dead letters of the
-    forgotten events; transient failures retry (a forget is safe to run again)."""
+    forgotten events, and owe Redis a rewrite of its AOF (worker/aof_rewrite.py);
+    transient failures retry (a forget is safe to run again)."""
     attempt = int(task.request.retries or 0) + 1
     ids = _ledger_keys(payload)
     try:
         event = ForgetEvent.model_validate(payload)
         outcome = forget(event, deps.consolidator)
         scrub(event.bank_id, outcome.forgotten_event_ids, deps.ledger, deps.dead_letters)
+        if deps.aof_rewrites is not None:
+            deps.aof_rewrites.owe()
         log.info(
             "forgot",
             event_id=str(event.event_id),

@@ -2,6 +2,8 @@
 
 from typing import Any
 
+from bench.reliability.forgetting import forget_section, forget_verdicts
+
 RECOVERY_TARGET_S = 30.0
 RSS_FLAT_MB = 16.0
 """Serve's RSS may grow at most this much over the second half of the recall load (the
@@ -95,6 +97,8 @@ def verdicts(res: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
     if "isolation" in res:
         n = res["isolation"]["leaks"]
         out.append(("bank isolation leaks", str(n), "0", n == 0))
+    if "forget_crash" in res:
+        out += forget_verdicts(res["forget_crash"])
     if "load" in res:
         g = res["load"]
         e = g["errors"]
@@ -345,6 +349,7 @@ def _others(res: dict[str, Any]) -> list[str]:
         ("poison", _poison),
         ("oversize", _oversize),
         ("isolation", _isolation),
+        ("forget_crash", forget_section),
         ("load", _load),
     )
     for key, part in parts:

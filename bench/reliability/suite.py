@@ -21,6 +21,7 @@ from bench.reliability.api_checks import (
 )
 from bench.reliability.cluster import Broker, Proc, RedisServer, running
 from bench.reliability.faults import redis_crash, redis_restart, serve_kills, worker_kills
+from bench.reliability.forgetting import forget_crash
 from bench.reliability.poison import poison_run
 from sediment.settings import Settings
 
@@ -48,6 +49,8 @@ class SuiteConfig:
     per_bank: int = 5
     load_clients: int = 50
     load_seconds: float = 60.0
+    forget_rounds: int = 3
+    forget_per_round: int = 20
     baseline: bool = False
 
 
@@ -64,6 +67,8 @@ QUICK = SuiteConfig(
     per_bank=2,
     load_clients=5,
     load_seconds=5.0,
+    forget_rounds=1,
+    forget_per_round=4,
 )
 
 
@@ -131,6 +136,11 @@ def run_suite(
             if case.events(config):
                 say(f"{case.title}, {case.events(config)} events")
                 out[name] = case.run(server, workdir, config)
+        if config.forget_rounds:
+            say(f"kill -9 of sediment worker after a forget, x{config.forget_rounds}")
+            out["forget_crash"] = asdict(
+                forget_crash(server, workdir, config.forget_rounds, config.forget_per_round)
+            )
         say(f"{config.poison} poison events from hypothesis, and a 20 MB poison batch")
         poison = poison_run(server, workdir, config.poison)
         out["poison"] = {**asdict(poison), "failures": poison.failures}

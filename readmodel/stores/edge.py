@@ -72,6 +72,7 @@ from readmodel.stores.payload import (
     touch_payload,
     vector_names,
 )
+from readmodel.stores.pending_purge import PendingPurge, sync_dir
 
 ENGINE: Final = "qdrant-edge"
 SHARD_DIR: Final = "shard"
@@ -105,7 +106,9 @@ class EdgeStore:
         self._dense_size = self._read_dense_size()
         self._shard: qe.EdgeShard | None = None
         self._purge_on_close = False
+        self._pending_purge = PendingPurge(self._root)
         self._recover_swap()
+        self._finish_pending_purge()
         self._access = AccessTimes(self._root)
         self._banks_found: frozenset[str] | None = None
         self._banks_written: set[str] = set()
@@ -367,12 +370,17 @@ class EdgeStore:
         self._access.clear(pending)
 
     def purge(self) -> None:
-        """Deferred to `close`: a deleted point's payload stays in its segment's pages
-        and in the write-ahead log (whose files are reused, not truncated) until then.
-        Optimizing with a vacuum threshold of zero rewrites the pages but not the WAL, and
-        emptying the WAL resets the operation numbers the points' versions are checked
-        against (later deletes would be ignored). So at close, with no caller left, every
-        live point is copied into a fresh shard, which replaces the old one."""
+        """A forget calls this before its delete. A deleted point's payload stays in its
+        segment's pages and in the write-ahead log (whose files are reused, not
+        truncated). Optimizing with a vacuum threshold of zero rewrites the pages but not
+        the WAL, and emptying the WAL resets the operation numbers the points' versions
+        are checked against (later deletes would be ignored). So at close, with no
+        caller left, every live point is copied into a fresh shard, which replaces the
+        old one. The intent is on disk (`purge.pending`, fsynced) before this returns:
+        a process killed before its close leaves it there, and the next open of the
+        directory copies the shard before anything reads it (`_finish_pending_purge`)."""
+        if not self._purge_on_close:
+            self._pending_purge.record()
         self._purge_on_close = True
 
     def close(self) -> None:
@@ -383,7 +391,19 @@ class EdgeStore:
             shard.close()
             if self._purge_on_close and self._dense_size is not None:
                 self._compact(self._dense_size)
-            self._purge_on_close = False
+                self._purge_on_close = False
+                self._pending_purge.clear()
+
+    def _finish_pending_purge(self) -> None:
+        """The purge a killed process owed (its `purge.pending` is still there): the
+        shard, its WAL replayed (deletes included), is copied before it is opened."""
+        if not self._pending_purge.pending:
+            return
+        if self._dense_size is None or not (self._shard_dir / ENGINE_CONFIG_FILE).exists():
+            self._purge_on_close = True
+            return
+        self._compact(self._dense_size)
+        self._pending_purge.clear()
 
     def _compact(self, dense_size: int) -> None:
         """Copy the live points into `shard.compact`, then swap it in; a crash between
@@ -414,6 +434,7 @@ class EdgeStore:
         self._shard_dir.rename(old_dir)
         fresh_dir.rename(self._shard_dir)
         shutil.rmtree(old_dir)
+        sync_dir(self._root)
 
     def _recover_swap(self) -> None:
         old_dir = self._root / OLD_DIR

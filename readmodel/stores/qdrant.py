@@ -2,14 +2,19 @@
 
 Local mode (`path=` or `location=":memory:"`) is qdrant-client's pure-Python engine:
 it keeps the same semantics but has no payload indexes, so they are only created on a
-server.
+server. On disk (`path=`) it keeps each point as a row of one SQLite file per
+collection, committed at every write; a deleted row's bytes stay in the file's free
+pages unless SQLite was built with `SECURE_DELETE` (most Linux distributions' builds
+are, not all), so `purge` vacuums the file (`_vacuum`).
 """
 
 import functools
 import os
+import sqlite3
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Final, ParamSpec, TypeVar
 
 import httpx
@@ -47,6 +52,7 @@ from readmodel.stores.payload import (
     touch_payload,
     vector_names,
 )
+from readmodel.stores.pending_purge import PendingPurge
 from readmodel.unavailable import StoreUnavailable
 
 P = ParamSpec("P")
@@ -103,9 +109,18 @@ class QdrantStore:
         ]
         if len(given) != 1:
             raise ValueError(f"give exactly one of url, path, location (got {given or 'none'})")
+        self._sqlite: Path | None = None
+        self._pending_purge: PendingPurge | None = None
+        self._purge_on_close = False
         if url is not None:
             self._client = QdrantClient(url=url, api_key=api_key)
         elif path is not None:
+            root = Path(path)
+            self._sqlite = root / "collection" / collection / "storage.sqlite"
+            self._pending_purge = PendingPurge(root)
+            if self._pending_purge.pending:
+                _vacuum(self._sqlite)
+                self._pending_purge.clear()
             self._client = QdrantClient(path=os.fspath(path))
         else:
             self._client = QdrantClient(location=location)
@@ -357,10 +372,19 @@ class QdrantStore:
 
     def purge(self) -> None:
         """A Qdrant server drops deleted points from its segments with its vacuum
-        optimizer (collection `optimizers_config.deleted_threshold`); nothing to call."""
+        optimizer (collection `optimizers_config.deleted_threshold`); nothing to call.
+        Local mode on disk vacuums its SQLite file at close, or at the next open after a
+        process that died first (`purge.pending`, written before the forget's delete)."""
+        if self._pending_purge is not None and not self._purge_on_close:
+            self._pending_purge.record()
+            self._purge_on_close = True
 
     def close(self) -> None:
         self._client.close()
+        if self._purge_on_close and self._sqlite is not None and self._pending_purge:
+            _vacuum(self._sqlite)
+            self._pending_purge.clear()
+            self._purge_on_close = False
 
     def _dense_size(self) -> int | None:
         vectors = self._client.get_collection(self._collection).config.params.vectors
@@ -374,6 +398,18 @@ class QdrantStore:
                 self._client.create_payload_index(
                     self._collection, field_name=field, field_schema=schema, wait=True
                 )
+
+
+def _vacuum(sqlite_file: Path) -> None:
+    """Rewrite the SQLite file with its live rows alone: deleted rows' bytes go with the
+    free pages (SQLite's VACUUM, atomic through its journal)."""
+    if not sqlite_file.exists():
+        return
+    connection = sqlite3.connect(sqlite_file)
+    try:
+        connection.execute("VACUUM")
+    finally:
+        connection.close()
 
 
 def _dense_params(dense_size: int) -> models.VectorParams:

@@ -1,9 +1,11 @@
 """A short run of the fault suite (`make reliability` runs the long one): real processes
 on a Redis of its own with AOF; one kill -9 of a worker under a few hundred events, a
-few fuzzed poison events with a 20 MB batch, a small schemathesis run; Redis restarted
-under a worker holding a batch (last: it restarts the module's Redis)."""
+few fuzzed poison events with a 20 MB batch, a small schemathesis run, a kill -9 of a
+worker right after a forget; Redis restarted under a worker holding a batch (last: it
+restarts the module's Redis)."""
 
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from bench.reliability.api_checks import schemathesis_run
 from bench.reliability.cluster import Node, Proc, RedisServer, running
 from bench.reliability.faults import redis_restart, worker_kills
+from bench.reliability.forgetting import forget_crash, forget_verdicts
 from bench.reliability.poison import poison_run
 
 pytestmark = pytest.mark.integration
@@ -51,6 +54,15 @@ def test_schemathesis_finds_nothing(server: RedisServer, tmp_path: Path) -> None
         result = schemathesis_run(proc.base_url, max_examples=3, out_dir=tmp_path)
     assert result.cases > 0
     assert result.failures == 0, (result, (tmp_path / "schemathesis.log").read_text()[-3000:])
+
+
+def test_a_worker_killed_after_a_forget_leaves_no_forgotten_text_on_disk(
+    server: RedisServer, tmp_path: Path
+) -> None:
+    result = asdict(forget_crash(server, tmp_path, rounds=1, per_round=4))
+    assert result["files_after_kill"][0] > 0, "the kill should leave the texts in the files"
+    assert all(met for *_, met in forget_verdicts(result)), result
+    assert result["kept_stored"] == result["kept_sent"] == 2
 
 
 def test_a_redis_restart_under_a_live_worker_is_recovered_from_within_30_s(
