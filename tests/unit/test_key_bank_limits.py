@@ -231,3 +231,21 @@ def test_anonymous_metrics_follows_the_api(
         metrics_public=public,
     )
     assert served.client.get("/metrics").status_code == status
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/v1/banks/b2/audit"),
+        ("GET", "/v1/banks/b2/export"),
+        ("GET", f"/v1/banks/b2/memories/{mid(LISBON)}"),
+        ("DELETE", "/v1/banks/b2"),
+        ("POST", "/v1/banks/b2/forget"),
+    ],
+)
+def test_bank_routes_refuse_an_admin_key_on_another_bank(
+    served: Served, method: str, path: str
+) -> None:
+    r = served.client.request(method, path, headers=B1_ADMIN, json={"all_memories": True})
+    assert r.status_code == 403 and "does not open bank 'b2'" in r.json()["message"]
+    assert not served.publisher.forgets
