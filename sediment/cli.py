@@ -188,16 +188,32 @@ def serve(
 def mcp(
     bank: Annotated[
         str | None,
-        typer.Option(help="default bank for calls that name none (else SEDIMENT_MCP_BANK)"),
+        typer.Option(
+            help="the one bank this server serves (else SEDIMENT_MCP_BANK): a call naming "
+            "another is refused, unless --all-banks"
+        ),
     ] = None,
+    all_banks: Annotated[
+        bool,
+        typer.Option(
+            "--all-banks",
+            help="let calls name any bank; --bank (or SEDIMENT_MCP_BANK) is then only the "
+            "default for calls that name none",
+        ),
+    ] = False,
 ) -> None:
-    """Serve the MCP tools over stdio, for desktop agents and IDEs."""
+    """Serve the MCP tools over stdio, for desktop agents and IDEs.
+
+    With --bank B (or SEDIMENT_MCP_BANK) the server is pinned to B: `banks` lists only
+    B and a call naming another bank is a tool error. --all-banks lets calls name any
+    bank. With neither a bank nor --all-banks, every call names its bank.
+    """
     from sediment.mcp_server import run_stdio
 
     if bank is not None and not re.fullmatch(BANK_ID_PATTERN, bank):
         err.print(f"--bank {bank!r} is not a bank id: letters, digits, '_', '.', ':' or '-'")
         raise typer.Exit(2)
-    run_stdio(runtime(actor="mcp"), bank)
+    run_stdio(runtime(actor="mcp"), bank, all_banks)
 
 
 @app.command("last-recall")

@@ -15,13 +15,15 @@ from importlib.metadata import version
 from typing import Any, TypeVar
 
 import anyio.to_thread
-from mcp.server.mcpserver import MCPServer
+import pydantic
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from starlette.types import Receive, Scope, Send
 
 from sediment.bootstrap import Runtime
-from sediment.mcp_tools.tools import SedimentTools
+from sediment.mcp_tools.tools import SedimentTools, bad_fields, invalid
 from sediment.recall_gate import RecallGate
 
 T = TypeVar("T")
@@ -57,14 +59,42 @@ def gated(tool: Callable[..., T], gate: RecallGate) -> Callable[..., Awaitable[T
     return call
 
 
+class SedimentServer(MCPServer[Any]):
+    """The SDK's server, with its argument errors said as the tools say theirs: the SDK
+    returns pydantic's own text, which repeats each rejected value (`input_value=`,
+    memory text included) to the client; here each bad field is named with its
+    problem, never its value."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(
+                cause, pydantic.ValidationError
+            ):
+                raise
+            raise invalid(name, bad_fields(cause)) from cause
+
+
+def note(tools: SedimentTools) -> str:
+    default = tools.default_bank
+    if tools.pinned:
+        return f" This server serves bank {default!r} only."
+    return f" The default bank is {default!r}." if default else " Every call names its bank."
+
+
 def build_server(tools: SedimentTools, gate: RecallGate | None = None) -> MCPServer[Any]:
     """`forget` publishes a `ForgetEvent` the worker applies (so replicas and replays
     agree), annotated `destructive_hint=True`. With `gate` (a serve that hosts the
     worker), `recall` waits its turn as POST .../recall does."""
-    default = tools.default_bank
-    note = f" The default bank is {default!r}." if default else " Every call names its bank."
-    server: MCPServer[Any] = MCPServer(
-        NAME, title="Sediment", version=version("sediment-memory"), instructions=INSTRUCTIONS + note
+    server: MCPServer[Any] = SedimentServer(
+        NAME,
+        title="Sediment",
+        version=version("sediment-memory"),
+        instructions=INSTRUCTIONS + note(tools),
     )
     server.add_tool(tools.retain, title="Retain memories", annotations=WRITE)
     recall = tools.recall if gate is None else gated(tools.recall, gate)
@@ -101,18 +131,21 @@ def http_endpoint(rt: Runtime, host: str, gate: RecallGate | None = None) -> Htt
     return HttpEndpoint(tools, host, gate)
 
 
-def stdio_tools(rt: Runtime, bank: str | None) -> SedimentTools:
+def stdio_tools(rt: Runtime, bank: str | None, all_banks: bool = False) -> SedimentTools:
     """Through the process's one retain path: in embedded mode the process owns the
     store and no worker runs, so the bootstrap's publisher consolidates before the call
-    returns; otherwise events are queued, as the HTTP API's are."""
+    returns; otherwise events are queued, as the HTTP API's are. A bank given (--bank,
+    else SEDIMENT_MCP_BANK) pins the server to it unless `all_banks`: an agent handed
+    one bank cannot name another."""
     default = bank or rt.settings.mcp_bank
-    return SedimentTools(rt.api_deps, default, immediate=not rt.publisher.queued)
+    pinned = default is not None and not all_banks
+    return SedimentTools(rt.api_deps, default, immediate=not rt.publisher.queued, pinned=pinned)
 
 
-def run_stdio(rt: Runtime, bank: str | None) -> None:
+def run_stdio(rt: Runtime, bank: str | None, all_banks: bool = False) -> None:
     """Serve on stdin/stdout until the client closes them; stdout carries only
     protocol messages (logs go to stderr)."""
-    server = build_server(stdio_tools(rt, bank))
+    server = build_server(stdio_tools(rt, bank, all_banks))
     try:
         server.run("stdio")
     finally:

@@ -128,7 +128,7 @@ class Settings(BaseSettings):
     metrics_enabled: bool = True
     metrics_retention_s: int = Field(default=86_400, ge=120, le=90 * 86_400)
     metrics_sample_s: float = Field(default=15.0, ge=0.0, le=3600.0)
-    metrics_public: bool = True
+    metrics_public: bool | None = None
     mcp_bank: str | None = Field(default=None, pattern=BANK_ID_PATTERN)
 
     log_format: Literal["auto", "json", "console"] = "auto"

@@ -22,6 +22,7 @@ from typing import Final, Protocol
 Labels = Mapping[str, str]
 LabelPairs = tuple[tuple[str, str], ...]
 Defer = Callable[[Callable[[], None]], object]
+BankFilter = Callable[[str], bool]
 """Runs a batch's flush later, e.g. `executor.submit`: keeps Redis off a response path."""
 
 
@@ -157,9 +158,10 @@ class MetricsSnapshot:
     """The last `minutes` minute buckets (the current one included), of one bank or all.
 
     The `bank` label is folded away: with `bank=None` series are summed over banks,
-    otherwise only that bank's series are kept. Series that carry no bank label
-    (stage and store-call latency, queue gauges, dead letters) appear only when
-    `bank` is None. `slow_calls` counts `sediment:slow` entries in the window.
+    otherwise only that bank's series are kept (with `among`, only the series of the
+    banks it admits). Series that carry no bank label (stage and store-call latency,
+    queue gauges, dead letters) appear only when `bank` and `among` are None.
+    `slow_calls` counts `sediment:slow` entries in the window.
     """
 
     at: datetime
@@ -230,7 +232,12 @@ class Metrics(Protocol):
         """One count of `name`: with `first` labels if `token` is owed one (or `force`),
         settling it atomically; with `again` labels otherwise. Batched like `incr`."""
 
-    def snapshot(self, minutes: int, bank: str | None = None) -> MetricsSnapshot: ...
+    def snapshot(
+        self, minutes: int, bank: str | None = None, among: BankFilter | None = None
+    ) -> MetricsSnapshot:
+        """`bank`: that bank's series only. `among`: only the series of banks it admits,
+        summed (a caller limited to some banks); series without a bank label are then
+        left out, as they are for one bank, since they sum over every bank."""
 
 
 class NoopMetrics:
@@ -257,7 +264,9 @@ class NoopMetrics:
     ) -> None:
         return None
 
-    def snapshot(self, minutes: int, bank: str | None = None) -> MetricsSnapshot:
+    def snapshot(
+        self, minutes: int, bank: str | None = None, among: BankFilter | None = None
+    ) -> MetricsSnapshot:
         return MetricsSnapshot(at=datetime.now(UTC), minutes=minutes, bank=bank)
 
 

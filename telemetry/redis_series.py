@@ -38,7 +38,7 @@ from typing import Final
 import redis
 import structlog
 
-from telemetry.metrics import Defer, Labels, MetricsSnapshot, bucket_bound
+from telemetry.metrics import BankFilter, Defer, Labels, MetricsSnapshot, bucket_bound
 from telemetry.recall_logs import SLOW_STREAM
 from telemetry.series_fold import (
     Fold,
@@ -307,7 +307,9 @@ class RedisMetrics:
                     new[minute].add(sid)
         return new
 
-    def snapshot(self, minutes: int, bank: str | None = None) -> MetricsSnapshot:
+    def snapshot(
+        self, minutes: int, bank: str | None = None, among: BankFilter | None = None
+    ) -> MetricsSnapshot:
         if minutes < 1:
             raise ValueError("minutes must be at least 1")
         now = self._clock()
@@ -322,9 +324,9 @@ class RedisMetrics:
             (sid, first + i)
             for i, ids in enumerate(indexes)
             for sid in sorted(text(x) for x in ids)
-            if kept(sid, bank)
+            if kept(sid, bank, among)
         ]
-        gauges = sorted(g for g in (text(x) for x in gauge_ids) if kept(g, bank))
+        gauges = sorted(g for g in (text(x) for x in gauge_ids) if kept(g, bank, among))
         pipe = self._client.pipeline(transaction=False)
         for sid, minute in wanted:
             key = f"{PREFIX}{sid}:{minute}"
@@ -345,7 +347,7 @@ class RedisMetrics:
         if stale:
             self._client.srem(GAUGE_INDEX, *stale)
         at = datetime.fromtimestamp(now, UTC)
-        return agg.snapshot(at, bank, slow_count(slow, bank))
+        return agg.snapshot(at, bank, slow_count(slow, bank, among))
 
 
 class ProcessMetrics(RedisMetrics):

@@ -15,6 +15,7 @@ from typing import Any, Final
 from urllib.parse import quote, unquote
 
 from telemetry.metrics import (
+    BankFilter,
     CounterTotal,
     GaugeValue,
     LabelPairs,
@@ -70,14 +71,33 @@ def split_series(sid: str) -> tuple[str, str, LabelPairs]:
     return kind, name, decode_labels(labels)
 
 
-def kept(sid: str, bank: str | None) -> bool:
-    return bank is None or ("bank", bank) in split_series(sid)[2]
+def _admits(found: str | None, bank: str | None, among: BankFilter | None) -> bool:
+    """A series (or slow call) of bank `found` (None: no bank label) is shown for a
+    snapshot of `bank` (None: all) limited to the banks `among` admits (None: all)."""
+    if bank is None and among is None:
+        return True
+    if found is None or (bank is not None and found != bank):
+        return False
+    return among is None or among(found)
 
 
-def slow_count(entries: list[tuple[Any, Mapping[Any, Any]]], bank: str | None) -> int:
-    if bank is None:
+def kept(sid: str, bank: str | None, among: BankFilter | None = None) -> bool:
+    found = next((v for k, v in split_series(sid)[2] if k == "bank"), None)
+    return _admits(found, bank, among)
+
+
+def slow_count(
+    entries: list[tuple[Any, Mapping[Any, Any]]],
+    bank: str | None,
+    among: BankFilter | None = None,
+) -> int:
+    if bank is None and among is None:
         return len(entries)
-    return sum(1 for _, f in entries if text(f.get(b"bank", f.get("bank", b""))) == bank)
+    return sum(
+        1
+        for _, f in entries
+        if _admits(text(f.get(b"bank", f.get("bank", b""))) or None, bank, among)
+    )
 
 
 class Fold:

@@ -3,7 +3,7 @@
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from telemetry.metrics import Defer, Labels, Metrics, MetricsSnapshot
+from telemetry.metrics import BankFilter, Defer, Labels, Metrics, MetricsSnapshot
 
 
 class NoLocks:
@@ -43,5 +43,7 @@ class MetricsKilledAfterStore:
     def batch(self, defer: Defer | None = None) -> Iterator[None]:
         yield
 
-    def snapshot(self, minutes: int, bank: str | None = None) -> MetricsSnapshot:
-        return self.inner.snapshot(minutes, bank)
+    def snapshot(
+        self, minutes: int, bank: str | None = None, among: BankFilter | None = None
+    ) -> MetricsSnapshot:
+        return self.inner.snapshot(minutes, bank, among)

@@ -5,7 +5,7 @@ logged), then the bearer token (a `/v1/` request without a known token or key ge
 before its body is read), then the key's scope and bank (403), then the body limit and
 encoding check (413, 400). Ops routes (/v1/stats, /metrics, /dashboard) are in
 sediment/api/monitoring.py. The MCP endpoint, when the process hosts one, is mounted at
-/mcp behind the same check (sediment/api/auth.py).
+/mcp behind the same check (sediment/api/auth.py), POST only (`PostOnly`).
 """
 
 from collections.abc import AsyncIterator, Callable
@@ -26,7 +26,7 @@ from sediment.api.deps import ApiDeps
 from sediment.api.forget_routes import router as forget_router
 from sediment.api.models import ErrorBody, Health, Status
 from sediment.api.monitoring import install_ops
-from sediment.api.problems import BodyLimit, install_error_handlers
+from sediment.api.problems import BodyLimit, error_response, install_error_handlers
 from sediment.api.request_ids import RequestIds
 from sediment.api.routes import router
 
@@ -120,6 +120,28 @@ class LazyEndpoint:
             started.set()
 
 
+NO_STREAM = (
+    "/mcp takes POST only: this server is stateless and answers every request in its "
+    "response, so it opens no server-to-client stream (GET) and keeps no session (DELETE)"
+)
+
+
+class PostOnly:
+    """405 with `Allow: POST` for anything but a POST, before the endpoint is built.
+    The MCP spec lets a server without a server-to-client stream answer GET so; the
+    SDK's stateless transport would instead hold a GET open with nothing ever to send
+    on it, one idle connection per caller."""
+
+    def __init__(self, app: Endpoint) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] != "POST":
+            await error_response(405, NO_STREAM, {"Allow": "POST"})(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
 def with_endpoint(lifespan: Lifespan | None, endpoint: Endpoint) -> Lifespan:
     @asynccontextmanager
     async def both(app: FastAPI) -> AsyncIterator[None]:
@@ -160,7 +182,7 @@ def create_app(
     app.include_router(data_router)
     install_ops(app)
     if mcp is not None:
-        app.router.routes.append(Route("/mcp", TokenGuard(mcp), include_in_schema=False))
+        app.router.routes.append(Route("/mcp", TokenGuard(PostOnly(mcp)), include_in_schema=False))
 
     @app.get(
         "/healthz",

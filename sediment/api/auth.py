@@ -12,11 +12,17 @@ without a token with 422, telling an anonymous caller how the route parses. The
 `RequireToken` middleware checks every `/v1/` request first; `TokenGuard` does the same
 for a mounted app (/mcp); the route dependency `require_token` applies the same rule
 (`authorized`) again and makes the OpenAPI document declare the bearer scheme.
+
+A key limited to banks is limited everywhere: a bank in the URL is checked here
+(`ScopeGuard`); `/v1/stats` and `/metrics` refuse another bank's figures and show a
+bank-limited key only its banks' series (`bank_view`); the MCP tools check the bank of
+each call against `current_key`, which `_as_caller` sets for the request.
+`/dashboard` and its assets are static files holding no data: they need no key.
 """
 
 import hmac
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Final
 
 from fastapi import Depends, HTTPException, Request
@@ -25,7 +31,7 @@ from pydantic import SecretStr
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sediment.api.deps import ApiDeps
-from sediment.api.keys import ApiKey, key_of
+from sediment.api.keys import ApiKey, current_key, key_of
 from sediment.api.problems import error_response
 from sediment.auditing import acting_as
 
@@ -84,14 +90,20 @@ def _header_token(scope: Scope) -> str | None:
 
 async def _as_caller(app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
     """401 for an unknown caller; otherwise `app` runs with the caller as the actor of
-    the changes it makes (sediment/auditing.py)."""
+    the changes it makes (sediment/auditing.py) and its key as `current_key`."""
     deps: ApiDeps = scope["app"].state.deps
-    name = caller(deps.api_token, deps.api_keys, _header_token(scope))
+    given = _header_token(scope)
+    name = caller(deps.api_token, deps.api_keys, given)
     if name is None:
         await error_response(401, UNAUTHORIZED, CHALLENGE)(scope, receive, send)
         return
-    with acting_as(name):
-        await app(scope, receive, send)
+    key = None if name in (OPEN_CALLER, TOKEN_CALLER) else key_of(deps.api_keys, given)
+    token = current_key.set(key)
+    try:
+        with acting_as(name):
+            await app(scope, receive, send)
+    finally:
+        current_key.reset(token)
 
 
 class RequireToken:
@@ -144,14 +156,18 @@ def known(expected: SecretStr | None, keys: Sequence[ApiKey], given: str | None)
 
 
 _BANK_PATH = re.compile(r"^/v1/banks/([^/]+)(/.*)?$")
-_ADMIN_PATHS = ("/v1/stats", "/metrics", "/dashboard", "/mcp")
+_METRICS_PATHS = ("/v1/stats", "/metrics")
 
 
 def required(method: str, path: str) -> tuple[str, str | None] | None:
-    """The scope (and bank) a request needs; None for what needs no key."""
+    """The scope (and bank) a request needs; None for what needs no key. The bank of
+    `/v1/stats` and `/metrics` is a query parameter, checked by `bank_view`; an MCP
+    call's is an argument, checked by the tools against `current_key`."""
     match = _BANK_PATH.match(path)
     if match is None:
-        return ("admin", None) if path.startswith(_ADMIN_PATHS) else None
+        if path.startswith(_METRICS_PATHS):
+            return ("metrics", None)
+        return ("admin", None) if path.startswith("/mcp") else None
     bank, rest = match.group(1), match.group(2) or ""
     if method == "DELETE" or rest == "/forget":
         return ("forget", bank)
@@ -166,27 +182,52 @@ def denied(key: ApiKey, scope: str, bank: str | None) -> str | None:
     """The 403 message, naming what is missing; None when the key may."""
     if not key.grants(scope):
         return f"API key {key.name!r} lacks the {scope!r} scope (it has {', '.join(key.scopes)})"
-    if not key.opens(bank):
-        return f"API key {key.name!r} does not open bank {bank!r} (banks: {', '.join(key.banks)})"
+    if bank is not None and not key.opens(bank):
+        return key.refusal(bank)
     return None
+
+
+def bank_view(key: ApiKey | None, bank: str | None) -> Callable[[str], bool] | None:
+    """Which banks' figures a request for `bank` (None: all banks) may see: 403 for a
+    bank the key does not open; for a key limited to some banks, only those (a filter
+    over bank ids); None for the token, an open API and a key on `*`: every bank."""
+    if key is None:
+        return None
+    if bank is not None and not key.opens(bank):
+        raise HTTPException(403, key.refusal(bank))
+    return None if key.every_bank else key.opens
+
+
+def caller_key(
+    deps: Deps,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> ApiKey | None:
+    """The request's key (None for the token or an open API); a route dependency after
+    `require_token`, for routes outside `/v1/` too (`/metrics`)."""
+    given = credentials.credentials if credentials else None
+    if deps.api_token is not None and authorized(deps.api_token, given):
+        return None
+    return key_of(deps.api_keys, given)
+
+
+CallerKey = Annotated[ApiKey | None, Depends(caller_key)]
 
 
 class ScopeGuard:
     """403 for a known key without the scope or bank a request needs. Unknown keys pass
-    through to the routes' 401 (`known`); the token is an admin key on every bank."""
+    through to the routes' 401 (`known`); the token is an admin key on every bank. A
+    public `/metrics` (`ApiDeps.metrics_open`) reads no key, so none is refused."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            keys = scope["app"].state.deps.api_keys
-            need = required(scope["method"], scope["path"]) if keys else None
-            header = next(
-                (bytes(v).decode("latin-1") for k, v in scope["headers"] if k == b"authorization"),
-                None,
-            )
-            key = key_of(keys, bearer_credentials(header)) if need else None
+            deps: ApiDeps = scope["app"].state.deps
+            path = str(scope["path"])
+            public = path.startswith("/metrics") and deps.metrics_open
+            need = None if public or not deps.api_keys else required(scope["method"], path)
+            key = key_of(deps.api_keys, _header_token(scope)) if need else None
             message = denied(key, *need) if key is not None and need is not None else None
             if message is not None:
                 await error_response(403, message)(scope, receive, send)

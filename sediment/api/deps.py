@@ -24,9 +24,9 @@ HealthCheck = Callable[[], bool]
 @dataclass(frozen=True)
 class ApiDeps:
     """`health` maps a component name (store, redis, broker) to a check that may raise.
-    `metrics` and `recall_log` feed /v1/stats, /metrics and the dashboard; with
-    `metrics_public` false, /metrics needs the token too. `auditor` (its log) and
-    `tombstones` serve the audit and export routes (absent: 404)."""
+    `metrics` and `recall_log` feed /v1/stats, /metrics and the dashboard; who may
+    read /metrics is `metrics_open`. `auditor` (its log) and `tombstones` serve the
+    audit and export routes (absent: 404)."""
 
     service: Recaller
     store: MemoryStore
@@ -37,7 +37,17 @@ class ApiDeps:
     health: Mapping[str, HealthCheck] = field(default_factory=dict)
     metrics: Metrics = field(default_factory=NoopMetrics)
     recall_log: RecallLog | None = None
-    metrics_public: bool = True
+    metrics_public: bool | None = None
     api_keys: tuple[ApiKey, ...] = ()
     auditor: Auditor | None = None
     tombstones: Tombstones | None = None
+
+    @property
+    def metrics_open(self) -> bool:
+        """/metrics answers without a key: as `metrics_public` says when it is set
+        (SEDIMENT_METRICS_PUBLIC), else only while the API itself is open (neither a
+        token nor keys configured), so per-bank series are never shown to a caller the
+        API would not let in."""
+        if self.metrics_public is not None:
+            return self.metrics_public
+        return self.api_token is None and not self.api_keys

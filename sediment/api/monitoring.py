@@ -6,12 +6,15 @@ them on a timer (SEDIMENT_METRICS_SAMPLE_S), so a dashboard polling every few se
 never makes the API count the store.
 
 Who may read what: `/v1/stats` carries bank ids and timings, so it takes the bearer
-token whenever one is set. `/metrics` is open by default, like `/healthz`, because a
-Prometheus scrape usually carries no token and the text holds only aggregates (bank
-ids appear as labels of the per-bank gauges); SEDIMENT_METRICS_PUBLIC=false puts it
-behind the token (Prometheus then sends it with `authorization: {credentials: ...}`).
-The dashboard page and its script hold no data: they load without a token and ask
-for one when `/v1/stats` answers 401.
+token whenever one is set, or a key with the `metrics` (or `admin`) scope. `/metrics`
+follows SEDIMENT_METRICS_PUBLIC: when it is unset, `/metrics` is open exactly while the
+API is (neither a token nor keys configured) and otherwise needs what `/v1/stats`
+needs; `true` opens it to anyone (a Prometheus scrape without a token; the header is
+then not read), `false` always puts it behind the token or a key. A key limited to
+some banks sees only their figures in both: another bank is 403, and without `bank=`
+the series of its banks only (sediment/api/auth.py `bank_view`). The dashboard page
+and its script hold no data: they load without a token (a browser's navigation sends
+none) and ask for one when `/v1/stats` answers 401.
 """
 
 import json
@@ -25,8 +28,9 @@ from fastapi.staticfiles import StaticFiles
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from contracts.base import BANK_ID_PATTERN
-from sediment.api.auth import Deps, bearer, require_token
+from sediment.api.auth import CallerKey, Deps, bank_view, bearer, require_token
 from sediment.api.deps import ApiDeps
+from telemetry.metrics import BankFilter
 from telemetry.prometheus import render_prometheus
 
 STATIC: Final = Path(__file__).with_name("static")
@@ -51,15 +55,22 @@ BankQuery = Annotated[
 ]
 
 
-def slow_calls(deps: ApiDeps, count: int, bank: str | None) -> list[dict[str, object]]:
+def slow_calls(
+    deps: ApiDeps, count: int, bank: str | None, among: BankFilter | None = None
+) -> list[dict[str, object]]:
     """The newest slow calls, newest first: operation, bank, duration, stage timings and
-    sizes. The log never holds query or memory text, so neither can this."""
+    sizes, of `bank` (None: any) among the banks `among` admits (None: any). The log
+    never holds query or memory text, so neither can this."""
     if deps.recall_log is None or count == 0:
         return []
-    entries = deps.recall_log.slow_calls(SLOW_SCAN if bank else count)
+    narrowed = bank is not None or among is not None
+    entries = deps.recall_log.slow_calls(SLOW_SCAN if narrowed else count)
     out: list[dict[str, object]] = []
     for entry in reversed(entries):
-        if bank is not None and entry.get("bank") != bank:
+        found = entry.get("bank")
+        if bank is not None and found != bank:
+            continue
+        if among is not None and not (found and among(found)):
             continue
         call: dict[str, object] = dict(entry)
         call["duration_ms"] = float(entry.get("duration_ms", "0"))
@@ -71,10 +82,12 @@ def slow_calls(deps: ApiDeps, count: int, bank: str | None) -> list[dict[str, ob
     return out
 
 
-def stats_json(deps: ApiDeps, minutes: int, bank: str | None, slow: int) -> str:
+def stats_json(
+    deps: ApiDeps, minutes: int, bank: str | None, slow: int, among: BankFilter | None = None
+) -> str:
     """The snapshot `sediment stats --json` prints, plus the newest slow calls."""
-    body = json.loads(deps.metrics.snapshot(minutes, bank).to_json())
-    body["recent_slow_calls"] = slow_calls(deps, slow, bank)
+    body = json.loads(deps.metrics.snapshot(minutes, bank, among).to_json())
+    body["recent_slow_calls"] = slow_calls(deps, slow, bank, among)
     return json.dumps(body, sort_keys=True)
 
 
@@ -82,7 +95,7 @@ def require_metrics_token(
     deps: Deps,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> None:
-    if not deps.metrics_public:
+    if not deps.metrics_open:
         require_token(deps, credentials)
 
 
@@ -97,24 +110,30 @@ ops = APIRouter(tags=["ops"])
 )
 def stats(
     deps: Deps,
+    key: CallerKey,
     minutes: Minutes = 15,
     bank: BankQuery = None,
     slow: Annotated[int, Query(ge=0, le=MAX_SLOW, description="newest slow calls")] = 20,
 ) -> Response:
     """Counters are totals, per-minute rates and one value per minute; histograms add
-    p50/p95/p99 over the window and per minute; gauges carry their sample time."""
-    return Response(stats_json(deps, minutes, bank, slow), media_type="application/json")
+    p50/p95/p99 over the window and per minute; gauges carry their sample time. A key
+    limited to some banks sees only theirs (another bank is 403)."""
+    among = bank_view(key, bank)
+    return Response(stats_json(deps, minutes, bank, slow, among), media_type="application/json")
 
 
 @ops.get(
     "/metrics",
     dependencies=[Depends(require_metrics_token)],
-    summary="Prometheus text format, aggregated from Redis (no token unless configured)",
+    summary="Prometheus text format, aggregated from Redis (no token while the API is open)",
     response_class=Response,
     openapi_extra={"security": [{}]},  # with the dependency's bearer: optional
 )
-def metrics(deps: Deps, minutes: Minutes = 5, bank: BankQuery = None) -> Response:
-    snapshot = deps.metrics.snapshot(minutes, bank)
+def metrics(deps: Deps, key: CallerKey, minutes: Minutes = 5, bank: BankQuery = None) -> Response:
+    """What `/v1/stats` shows, for Prometheus; public or behind a key as
+    SEDIMENT_METRICS_PUBLIC says (the module docstring)."""
+    among = None if deps.metrics_open else bank_view(key, bank)
+    snapshot = deps.metrics.snapshot(minutes, bank, among)
     return Response(render_prometheus(snapshot), media_type=CONTENT_TYPE_LATEST)
 
 

@@ -5,7 +5,12 @@ Every call goes where the HTTP API's goes: retains and votes through the `Publis
 reads through the recall service and the store. A call the server cannot serve as
 given raises `ToolError` with what was wrong; the SDK returns it as an `isError`
 result and the server carries on. Messages name fields, ids and banks, never memory
-or query text, because the SDK logs them.
+or query text, because the SDK logs them (the SDK's own argument errors are rewritten
+so, sediment/mcp_server.py).
+
+Which banks a call may name: the caller's API key's (`current_key`, set per request
+for /mcp), and for a server pinned to its default bank (`sediment mcp --bank B`
+without --all-banks) that bank only. `banks` lists no other.
 """
 
 import uuid
@@ -24,6 +29,7 @@ from contracts.memory import MemoryKind, State
 from contracts.recall import MAX_LIMIT, RecallRequest, RecallResponse
 from readmodel.store import Filter
 from sediment.api.deps import ApiDeps
+from sediment.api.keys import current_key
 from sediment.api.models import MAX_ITEMS, MemoryView
 from sediment.api.problems import problems
 from sediment.api.views import memory_view
@@ -59,21 +65,46 @@ def invalid(what: str, lines: Sequence[str]) -> ToolError:
     return ToolError(f"invalid {what}: " + "; ".join(lines))
 
 
+def pinned_elsewhere(bank_id: str, pinned: str) -> str:
+    return (
+        f"bank {bank_id!r} is not served here: this server is pinned to bank {pinned!r} "
+        "(sediment mcp --bank); omit `bank`, or start the server with --all-banks"
+    )
+
+
 class SedimentTools:
     """`immediate`: retains and votes are applied before the call returns (in-process
-    consolidation), so the results say `consolidated`/`counted`, not `queued`."""
+    consolidation), so the results say `consolidated`/`counted`, not `queued`.
+    `pinned`: every call is to `default_bank`; a call naming another is refused."""
 
-    def __init__(self, deps: ApiDeps, default_bank: str | None, immediate: bool) -> None:
+    def __init__(
+        self, deps: ApiDeps, default_bank: str | None, immediate: bool, pinned: bool = False
+    ) -> None:
+        if pinned and default_bank is None:
+            raise ValueError("a server pinned to a bank needs that bank as its default")
         self._deps = deps
         self.default_bank = default_bank
         self._immediate = immediate
+        self.pinned = pinned
 
     def bank_of(self, bank: str | None) -> str:
-        if bank is not None:
-            return bank
-        if self.default_bank is None:
+        """The call's bank, or a tool error when it names none and there is no default,
+        or names a bank this server or the caller's key does not open."""
+        bank_id = bank if bank is not None else self.default_bank
+        if bank_id is None:
             raise ToolError(NO_BANK)
-        return self.default_bank
+        if self.pinned and bank_id != self.default_bank:
+            raise ToolError(pinned_elsewhere(bank_id, str(self.default_bank)))
+        key = current_key.get()
+        if key is not None and not key.opens(bank_id):
+            raise ToolError(f"{key.refusal(bank_id)}: name one of those banks in `bank`")
+        return bank_id
+
+    def opens(self, bank_id: str) -> bool:
+        key = current_key.get()
+        if self.pinned and bank_id != self.default_bank:
+            return False
+        return key is None or key.opens(bank_id)
 
     def _publish(self, send: Callable[[], object]) -> None:
         try:
@@ -208,8 +239,8 @@ class SedimentTools:
         bank_id = self.bank_of(bank)
         try:
             event = forget_event(bank_id, memory_ids=memory_ids, tags=tags, source_id=source_id)
-        except ValueError as exc:
-            raise ToolError(str(exc)) from exc
+        except pydantic.ValidationError as exc:
+            raise invalid("forget", bad_fields(exc)) from None
         counted: list[int] = []
         self._publish(lambda: counted.append(self._deps.publisher.publish_forget([event])))
         if self._immediate:
@@ -237,8 +268,11 @@ class SedimentTools:
         )
 
     def banks(self) -> Banks:
-        """The banks that hold memories, and this server's default bank."""
-        return Banks(banks=sorted(self._deps.store.banks()), default_bank=self.default_bank)
+        """The banks that hold memories and that this call may name, and this server's
+        default bank (when the call may name it)."""
+        listed = sorted(b for b in self._deps.store.banks() if self.opens(b))
+        default = self.default_bank if self.default_bank and self.opens(self.default_bank) else None
+        return Banks(banks=listed, default_bank=default)
 
 
 def not_found(bank_id: str, memory_id: uuid.UUID) -> str:

@@ -42,9 +42,10 @@ def texts(response: dict[str, Any]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpSession]:
-    """`sediment mcp --bank notes`: one process for the module, like a desktop agent's."""
+    """`sediment mcp --bank notes --all-banks`: one process for the module, like a
+    desktop agent's; `notes` is the default and calls may name other banks."""
     tmp = Path(tmp_path_factory.mktemp("mcp-stdio"))
-    with McpSession(lambda: stdio(tmp, "--bank", "notes")) as session:
+    with McpSession(lambda: stdio(tmp, "--bank", "notes", "--all-banks")) as session:
         yield session
 
 
@@ -122,6 +123,23 @@ def test_stdio_bank_isolation(local: McpSession) -> None:
     assert not any("Bob" in t for t in texts(local.ok("recall", query="Bob tea", bank="bank-b")))
     hidden = local.error("inspect", memory_id=found["results"][0]["id"], bank="bank-b")
     assert "no memory" in hidden and "bank-b" in hidden
+
+
+def test_stdio_bank_pins_the_server(tmp_path: Path) -> None:
+    """`sediment mcp --bank notes` serves `notes` only: naming another bank is a tool
+    error, and `banks` lists no other."""
+    with McpSession(lambda: stdio(tmp_path, "--bank", "notes")) as pinned:
+        pinned.ok("retain", items=[{"text": "Gus keeps a diary."}])
+        for tool, arguments in (
+            ("recall", {"query": "Gus"}),
+            ("retain", {"items": [{"text": "Gus moved."}]}),
+            ("forget", {"tags": ["x"]}),
+            ("stats", {}),
+        ):
+            message = pinned.error(tool, bank="other", **arguments)
+            assert "bank 'other' is not served here" in message and "--all-banks" in message
+        assert pinned.ok("banks") == {"banks": ["notes"], "default_bank": "notes"}
+        assert pinned.ok("recall", query="Gus diary")["bank_id"] == "notes"
 
 
 def test_stdio_feedback_is_counted(local: McpSession) -> None:

@@ -201,8 +201,10 @@ def test_v1_stats_says_what_redis_holds(traffic: Traffic) -> None:
 
 
 def test_metrics_says_what_redis_holds(traffic: Traffic) -> None:
-    r = traffic.srv.get("/metrics", params={"minutes": MINUTES})
-    assert r.status_code == 200, "no token needed for a scrape"
+    anonymous = traffic.srv.get("/metrics", params={"minutes": MINUTES})
+    assert anonymous.status_code == 401, "behind the token the API takes"
+    r = traffic.srv.get("/metrics", params={"minutes": MINUTES}, headers=AUTH)
+    assert r.status_code == 200, r.text
     found = {
         (s.name, tuple(sorted(s.labels.items()))): s.value
         for family in text_string_to_metric_families(r.text)

@@ -67,7 +67,7 @@ def test_scope_and_bank_are_checked_with_a_message(client: TestClient) -> None:
     assert r.status_code == 403 and "'forget'" in r.json()["message"]
     assert client.delete(f"/v1/banks/b1/memories/{mid(BOSTON)}", headers=eraser).status_code == 202
     r = client.get("/v1/stats", headers=team)
-    assert r.status_code == 403 and "'admin'" in r.json()["message"]
+    assert r.status_code == 403 and "'metrics'" in r.json()["message"]
 
 
 def test_the_token_is_an_admin_key_on_every_bank(client: TestClient) -> None:
@@ -88,8 +88,11 @@ def test_the_token_is_an_admin_key_on_every_bank(client: TestClient) -> None:
         ("DELETE", "/v1/banks/a/memories/x", ("forget", "a")),
         ("POST", "/v1/banks/a/forget", ("forget", "a")),
         ("DELETE", "/v1/banks/a", ("forget", "a")),
-        ("GET", "/v1/stats", ("admin", None)),
+        ("GET", "/v1/stats", ("metrics", None)),
+        ("GET", "/metrics", ("metrics", None)),
         ("POST", "/mcp", ("admin", None)),
+        ("GET", "/dashboard", None),
+        ("GET", "/dashboard/assets/dashboard.js", None),
         ("GET", "/healthz", None),
     ],
 )

@@ -22,7 +22,14 @@ from readmodel.stores.edge import EdgeStore
 from sediment.api.app import create_app
 from sediment.api.deps import ApiDeps
 from sediment.bootstrap import Runtime
-from telemetry.metrics import RECALL_ERRORS, RECALL_MS, RECALLS, Defer, MetricsSnapshot
+from telemetry.metrics import (
+    RECALL_ERRORS,
+    RECALL_MS,
+    RECALLS,
+    BankFilter,
+    Defer,
+    MetricsSnapshot,
+)
 from telemetry.recall_logs import RedisRecallLog
 from telemetry.redis_series import RedisMetrics
 from tests.unit.api_support import AUTH, TOKEN, RecordingPublisher, seeded_runtime
@@ -248,7 +255,9 @@ class DeferRecorder:
         else:
             defer(send)
 
-    def snapshot(self, minutes: int, bank: str | None = None) -> MetricsSnapshot:
+    def snapshot(
+        self, minutes: int, bank: str | None = None, among: BankFilter | None = None
+    ) -> MetricsSnapshot:
         raise NotImplementedError
 
 

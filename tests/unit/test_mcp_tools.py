@@ -17,6 +17,7 @@ from pydantic import SecretStr
 
 from contracts.events import RetainItem, derive_event_id
 from sediment.api.app import Endpoint, LazyEndpoint, create_app
+from sediment.api.deps import ApiDeps
 from sediment.api.routes import to_events as api_events
 from sediment.mcp_server import HttpEndpoint, build_server
 from sediment.mcp_tools.models import MemoryItem
@@ -34,9 +35,13 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     yield from open_api(Path(tmp_path_factory.mktemp("mcp")))
 
 
+def deps_of(api: Api) -> ApiDeps:
+    deps: ApiDeps = api.client.app.state.deps  # type: ignore[attr-defined]
+    return deps
+
+
 def tools(api: Api, default_bank: str | None = None) -> SedimentTools:
-    deps = api.client.app.state.deps  # type: ignore[attr-defined]
-    return SedimentTools(deps, default_bank, immediate=False)
+    return SedimentTools(deps_of(api), default_bank, immediate=False)
 
 
 def call(api: Api, name: str, arguments: dict[str, Any], bank: str | None = "b1") -> Any:
@@ -180,3 +185,81 @@ def test_mcp_endpoint_takes_the_api_token(
         else:
             assert {t["name"] for t in r.json()["result"]["tools"]} >= {"retain", "recall"}
         assert client.get("/healthz").status_code == 200
+
+
+def test_a_pinned_server_serves_its_bank_only(api: Api) -> None:
+    """`sediment mcp --bank b1` without --all-banks: a call naming another bank is a tool
+    error, and `banks` lists no other."""
+
+    async def run() -> list[Any]:
+        pinned = SedimentTools(deps_of(api), "b1", immediate=False, pinned=True)
+        async with Client(build_server(pinned)) as client:
+            return [
+                await client.call_tool("recall", {"query": "Carol", "bank": "b2"}),
+                await client.call_tool("forget", {"tags": ["x"], "bank": "b2"}),
+                await client.call_tool("banks", {}),
+                await client.call_tool("recall", {"query": "Alice", "bank": "b1"}),
+                await client.call_tool("recall", {"query": "Alice"}),
+            ]
+
+    refused, forget, banks, named, default = asyncio.run(run())
+    for result in (refused, forget):
+        assert result.is_error
+        assert "bank 'b2' is not served here" in result.content[0].text
+        assert "--all-banks" in result.content[0].text
+    assert not any(e.bank_id == "b2" for e in api.publisher.forgets)
+    assert banks.structured_content == {"banks": ["b1"], "default_bank": "b1"}
+    assert not named.is_error and not default.is_error
+    with pytest.raises(ValueError, match="needs that bank"):
+        SedimentTools(deps_of(api), None, immediate=False, pinned=True)
+
+
+def test_an_unpinned_server_reaches_every_bank(api: Api) -> None:
+    """--all-banks: the bank is only the default."""
+    assert tools(api, "b1").bank_of("b2") == "b2"
+    listed = call(api, "banks", {}).structured_content
+    assert listed == {"banks": ["b1", "b2"], "default_bank": "b1"}
+
+
+SECRET = "Alice's PIN is 4321"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "field"),
+    [
+        ("retain", {"items": [{"text": SECRET, "kind": "gossip"}]}, "items.0.kind"),
+        ("retain", {"items": [{"text": SECRET, "occurred_at": "yesterday"}]}, "occurred_at"),
+        ("retain", {"items": [{"text": SECRET, "colour": "red"}]}, "items.0.colour"),
+        ("recall", {"query": SECRET, "limit": "many"}, "limit"),
+        ("recall", {"query": SECRET, "bank": SECRET}, "bank"),
+        ("forget", {"tags": [SECRET + "\u0007"]}, "tags.0"),
+        ("forget", {"tags": [SECRET * 20]}, "tags.0"),
+        ("feedback", {"memory_id": SECRET, "vote": "up"}, "memory_id"),
+    ],
+)
+def test_tool_errors_name_the_field_never_the_value(
+    api: Api, tool: str, arguments: dict[str, Any], field: str
+) -> None:
+    result = call(api, tool, arguments)
+    assert result.is_error
+    message = result.content[0].text
+    assert field in message and f"invalid {tool}: " in message, message
+    assert "PIN" not in message and "input_value" not in message, message
+
+
+def test_get_on_mcp_is_405_not_an_idle_stream(api: Api) -> None:
+    """The stateless endpoint has nothing to send on a GET stream, so it opens none
+    (the MCP spec's answer for a server without one); the token is still checked first."""
+    deps = replace(
+        api.client.app.state.deps,  # type: ignore[attr-defined]
+        api_token=SecretStr("t0ken"),
+    )
+    endpoint = HttpEndpoint(SedimentTools(deps, "b1", immediate=False), host="0.0.0.0")
+    auth = {**ACCEPT, "Authorization": "Bearer t0ken"}
+    with TestClient(create_app(deps, mcp=endpoint)) as client:
+        assert client.get("/mcp", headers=ACCEPT).status_code == 401
+        for method in ("GET", "DELETE", "PUT"):
+            r = client.request(method, "/mcp", headers=auth)
+            assert r.status_code == 405 and r.headers["allow"] == "POST", r.text
+            assert r.json()["error"] == "method_not_allowed"
+        assert client.post("/mcp", json=LIST_TOOLS, headers=auth).status_code == 200
