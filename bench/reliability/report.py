@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from bench.reliability.forget_in_flight import in_flight_section, in_flight_verdicts
 from bench.reliability.forgetting import forget_section, forget_verdicts
 
 RECOVERY_TARGET_S = 30.0
@@ -99,6 +100,8 @@ def verdicts(res: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
         out.append(("bank isolation leaks", str(n), "0", n == 0))
     if "forget_crash" in res:
         out += forget_verdicts(res["forget_crash"])
+    if "forget_in_flight" in res:
+        out += in_flight_verdicts(res["forget_in_flight"])
     if "load" in res:
         g = res["load"]
         e = g["errors"]
@@ -350,6 +353,7 @@ def _others(res: dict[str, Any]) -> list[str]:
         ("oversize", _oversize),
         ("isolation", _isolation),
         ("forget_crash", forget_section),
+        ("forget_in_flight", in_flight_section),
         ("load", _load),
     )
     for key, part in parts:

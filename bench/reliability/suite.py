@@ -21,6 +21,7 @@ from bench.reliability.api_checks import (
 )
 from bench.reliability.cluster import Broker, Proc, RedisServer, running
 from bench.reliability.faults import redis_crash, redis_restart, serve_kills, worker_kills
+from bench.reliability.forget_in_flight import forget_in_flight
 from bench.reliability.forgetting import forget_crash
 from bench.reliability.poison import poison_run
 from sediment.settings import Settings
@@ -51,6 +52,7 @@ class SuiteConfig:
     load_seconds: float = 60.0
     forget_rounds: int = 3
     forget_per_round: int = 20
+    in_flight_banks: int = 3
     baseline: bool = False
 
 
@@ -69,7 +71,11 @@ QUICK = SuiteConfig(
     load_seconds=5.0,
     forget_rounds=1,
     forget_per_round=4,
+    in_flight_banks=1,
 )
+
+
+IN_FLIGHT_PER_BANK = 10
 
 
 @dataclass(frozen=True)
@@ -91,6 +97,11 @@ ALONE = {
         "Redis restart under a live `sediment worker` holding a batch",
         lambda c: c.restart_events,
         lambda s, w, c: redis_restart(s, w, c.restart_events, 3.0).summary(),
+    ),
+    "forget_in_flight": Case(
+        "A bank forget with retains accepted before it still in flight",
+        lambda c: c.in_flight_banks * IN_FLIGHT_PER_BANK * 2,
+        lambda s, w, c: asdict(forget_in_flight(s, w, c.in_flight_banks, IN_FLIGHT_PER_BANK)),
     ),
 }
 

@@ -55,3 +55,14 @@ def test_a_case_run_alone_says_when_it_ran() -> None:
         "redis_restart": case,
     }
     assert "Run on its own (`--only redis_restart`) 2026-01-01T00:00:00+00:00" in render(res)
+
+
+def test_the_in_flight_forget_case_fails_on_a_held_retain_left_or_none_held() -> None:
+    from bench.reliability.forget_in_flight import in_flight_verdicts
+
+    ok = {"banks": 3, "held_sent": 30, "held_after_forget": 20, "held_stored": 0}
+    ok |= {"later_sent": 30, "later_stored": 30}
+    assert all(met for *_, met in in_flight_verdicts(ok))
+    assert not in_flight_verdicts(ok | {"held_stored": 1})[0][3]
+    assert not in_flight_verdicts(ok | {"held_after_forget": 0})[0][3]
+    assert not in_flight_verdicts(ok | {"later_stored": 29})[1][3]
