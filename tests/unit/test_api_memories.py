@@ -52,6 +52,8 @@ def test_the_same_item_twice_is_the_same_event(api: Api) -> None:
         ({**ITEM, "occurred_at": "2024-05-01T09:00:00"}, "body.items.0.occurred_at", "timezone"),
         ({**ITEM, "text": "x" * 65}, "body.items.0.text", "SEDIMENT_MAX_TEXT_BYTES"),
         ({**ITEM, "text": "   "}, "body.items.0.text", "blank"),
+        ({**ITEM, "text": "\u200b"}, "body.items.0.text", "text is blank"),
+        ({**ITEM, "text": "\u200c\u200d\u2060\ufeff\u00ad"}, "body.items.0.text", "blank"),
         ({**ITEM, "importance": 2}, "body.items.0.importance", "less than or equal"),
         ({**ITEM, "colour": "red"}, "body.items.0.colour", "Extra inputs"),
         ({**ITEM, "importance": False}, "body.items.0.importance", "valid number"),
