@@ -29,7 +29,7 @@ from sediment.api.models import (
     SessionKey,
 )
 from sediment.api.views import memory_view
-from sediment.retain import PublishError
+from sediment.retain import PublishError, repeat_problem, repeats
 from telemetry.recall_logs import LastRecall
 
 Bank = Annotated[str, Path(pattern=BANK_ID_PATTERN, description="bank identifier")]
@@ -41,9 +41,10 @@ router = APIRouter(prefix="/v1/banks/{bank_id}", dependencies=[Depends(require_t
 def to_events(
     bank_id: str, items: Sequence[RetainItem], max_text_bytes: int, now: datetime
 ) -> list[RetainEvent]:
-    """Every item as a `RetainEvent` of the bank, or one 422 listing every bad field; a
-    `ttl_s` becomes `expires_at`, counted from `now` (when the request is accepted)."""
-    events: list[RetainEvent] = []
+    """Every item as a `RetainEvent` of the bank, or one 422 listing every bad field and
+    every item whose event id (given or derived) an earlier item has; a `ttl_s` becomes
+    `expires_at`, counted from `now` (when the request is accepted)."""
+    events: list[RetainEvent | None] = []
     errors: list[dict[str, object]] = []
     for i, item in enumerate(items):
         data = with_expiry(item.model_dump(exclude_unset=True), now)
@@ -56,10 +57,27 @@ def to_events(
                 RetainEvent.model_validate(data, context={"max_text_bytes": max_text_bytes})
             )
         except pydantic.ValidationError as exc:
+            events.append(None)
             errors += [{**e, "loc": ("body", "items", i, *e["loc"])} for e in exc.errors()]
+    errors += _repeated(items, [e.event_id if e else None for e in events])
     if errors:
         raise RequestValidationError(errors)
-    return events
+    return [e for e in events if e is not None]
+
+
+def _repeated(
+    items: Sequence[RetainItem], ids: Sequence[uuid.UUID | None]
+) -> list[dict[str, object]]:
+    """A validation error for each item whose event id an earlier item has."""
+    errors: list[dict[str, object]] = []
+    for later, first in repeats(ids).items():
+        event_id = ids[later]
+        assert event_id is not None
+        problem = repeat_problem(event_id, first, derived=items[later].event_id is None)
+        errors.append(
+            {"loc": ("body", "items", later, "event_id"), "msg": problem, "type": "value_error"}
+        )
+    return errors
 
 
 def published(send: Callable[[], object]) -> None:

@@ -222,11 +222,21 @@ def _measured(
         m.observe(CONSOLIDATION_LAG_MS, _ms(now - published_at), {"since": "published"})
 
 
+def first_of_each(events: Sequence[RetainEvent]) -> list[RetainEvent]:
+    """The first event of each id, in order: a later event with the same id is a
+    duplicate whatever it says, within a batch as across batches (a batch may join
+    the messages of several requests)."""
+    first: dict[uuid.UUID, RetainEvent] = {}
+    for e in events:
+        first.setdefault(e.event_id, e)
+    return list(first.values())
+
+
 def _consolidate(
     events: Sequence[RetainEvent], deps: Consolidator, published: Mapping[uuid.UUID, datetime]
 ) -> list[Outcome]:
     done = _already_done(events, deps.store)
-    todo = list({e.event_id: e for e in events if memory_id(e.event_id) not in done}.values())
+    todo = [e for e in first_of_each(events) if memory_id(e.event_id) not in done]
     started = time.perf_counter()
     embedded = deps.embedder.embed([e.indexed_text() for e in todo])
     by_bank: dict[str, list[StoredPoint]] = {}
