@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
+import redis
 import typer
 from celery.signals import worker_process_shutdown, worker_shutdown
 from rich.console import Console
@@ -314,6 +315,12 @@ def main() -> None:
     except StaleLayoutError as exc:
         err.print(f"refusing to start: {exc}")
         raise SystemExit(2) from exc
+    except (redis.ConnectionError, redis.TimeoutError) as exc:
+        err.print(
+            f"Redis is unreachable ({type(exc).__name__}: {exc}); start it, or check "
+            "SEDIMENT_REDIS_URL, and run the command again"
+        )
+        raise SystemExit(1) from exc
 
 
 if __name__ == "__main__":
