@@ -131,3 +131,16 @@ def test_expiry_then_expire_and_the_audit(tmp_path: Path) -> None:
     assert marker not in (tmp_path / "data" / "audit.jsonl").read_text()
     table = sediment(tmp_path, "audit", "--bank", "cli").stdout
     assert "expire" in table and "retain" in table
+
+
+def test_export_with_redis_unreachable_says_so_and_writes_no_file(tmp_path: Path) -> None:
+    down = {
+        "SEDIMENT_MODE": "standalone",
+        "SEDIMENT_ALLOW_VOLATILE_REDIS": "true",
+        "SEDIMENT_REDIS_URL": "redis://127.0.0.1:1/0",
+    }
+    dump = tmp_path / "dump.jsonl"
+    run = sediment(tmp_path, "export", "--bank", "b", "--out", str(dump), env=down, check=False)
+    assert run.returncode == 1
+    assert "Redis is unreachable" in run.stderr and "Traceback" not in run.stderr
+    assert not dump.exists()
