@@ -13,10 +13,14 @@ the Celery path (Python objects from JSON) accept the same things:
   date alone or a time without a zone;
 * text carries no control characters other than tab, newline and carriage return,
   and no unpaired surrogates (they cannot be stored as UTF-8); the message names the
-  character and where it is.
+  character and where it is;
+* a text that must say something is not blank: it has a character that shows, not
+  only whitespace and invisible ones (zero-width space, joiners, word joiner, byte
+  order mark, soft hyphen, other format characters, blank-looking fillers).
 """
 
 import re
+import unicodedata
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
@@ -43,8 +47,21 @@ _CONTROLS = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
 _CONTROL = re.compile(f"[{_CONTROLS}\ud800-\udfff]")
 PRINTABLE_PATTERN = f"^[^{_CONTROLS}]*$"
 """What the JSON Schema says of text fields: no control characters..."""
-NOT_BLANK_PATTERN = f"^[^{_CONTROLS}]*[^\\s{_CONTROLS}][^{_CONTROLS}]*$"
-"""...and, for an event's text, one character at least that is not whitespace."""
+_FORMAT_CHARACTERS = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f"
+)
+"""Unicode's format characters (category Cf, as of Unicode 14): they show nothing."""
+BLANK_LOOKING = "\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0"
+"""Letters and marks that render as nothing or as a blank (the combining grapheme
+joiner, Hangul fillers, Khmer inherent vowels, the blank Braille pattern)."""
+INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
+_INVISIBLE = _FORMAT_CHARACTERS + BLANK_LOOKING
+NOT_BLANK_PATTERN = f"^[^{_CONTROLS}]*[^\\s{_CONTROLS}{_INVISIBLE}][^{_CONTROLS}]*$"
+"""...and, for an event's text and a recall's query, one character at least that shows:
+neither whitespace nor invisible (`is_blank` says the same with Unicode's categories)."""
 TIMESTAMP_EXAMPLE = "2024-05-01T09:00:00Z"
 
 
@@ -147,6 +164,28 @@ def require_printable(value: str, what: str = "text") -> str:
     if problem is not None:
         raise ValueError(f"{what} {problem}; remove it (tab, newline and carriage return are fine)")
     return value
+
+
+def is_blank(text: str) -> bool:
+    """True when no character of `text` shows: each is whitespace, a control or format
+    character (Unicode categories Cc, Cf, Zs, Zl, Zp) or one of `BLANK_LOOKING`. A
+    text of zero-width spaces passes `str.strip` yet says nothing."""
+    return all(
+        c.isspace() or c in BLANK_LOOKING or unicodedata.category(c) in INVISIBLE_CATEGORIES
+        for c in text
+    )
+
+
+def require_not_blank(value: str, what: str = "text") -> str:
+    """`value`, or a ValueError naming the field and the invisible characters it holds."""
+    if not is_blank(value):
+        return value
+    hidden = sorted({f"U+{ord(c):04X}" for c in value if not c.isspace()})
+    named = f" ({', '.join(hidden[:4])})" if hidden else ""
+    raise ValueError(
+        f"{what} is blank: it holds only whitespace or invisible characters{named}; "
+        "send text with something that shows"
+    )
 
 
 Printable = Annotated[

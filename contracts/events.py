@@ -24,6 +24,8 @@ from contracts.base import (
     Number,
     Printable,
     SchemaVersion,
+    is_blank,
+    require_not_blank,
     require_printable,
 )
 
@@ -103,8 +105,9 @@ class RetainFields(Frozen):
     text: str = Field(
         min_length=1,
         description=(
-            "The fact, not blank; no control characters but tab, newline and carriage "
-            "return; at most SEDIMENT_MAX_TEXT_BYTES bytes of UTF-8 (16 KiB by default)."
+            "The fact, not blank (not only whitespace and invisible characters such as "
+            "U+200B); no control characters but tab, newline and carriage return; at most "
+            "SEDIMENT_MAX_TEXT_BYTES bytes of UTF-8 (16 KiB by default)."
         ),
         json_schema_extra={"pattern": NOT_BLANK_PATTERN},
     )
@@ -162,8 +165,7 @@ class RetainEvent(RetainFields):
     @classmethod
     def _text_fits(cls, value: str, info: ValidationInfo) -> str:
         require_printable(value, "text")
-        if not value.strip():
-            raise ValueError("text is blank: it holds only whitespace")
+        require_not_blank(value, "text")
         context = info.context if isinstance(info.context, dict) else {}
         cap = int(context.get("max_text_bytes", DEFAULT_MAX_TEXT_BYTES))
         size = len(value.encode("utf-8"))
@@ -176,7 +178,7 @@ class RetainEvent(RetainFields):
     def _context_fits(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is not None:
             require_printable(value, "context")
-        if value is None or not value.strip():
+        if value is None or is_blank(value):
             return None
         context = info.context if isinstance(info.context, dict) else {}
         cap = int(context.get("max_text_bytes", DEFAULT_MAX_TEXT_BYTES))

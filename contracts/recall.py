@@ -3,10 +3,21 @@
 import uuid
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StrictBool, model_validator
+from pydantic import Field, StrictBool, field_validator, model_validator
 
-from contracts.base import AwareDatetime, Frozen, Number, SchemaVersion, WholeNumber
+from contracts.base import (
+    NOT_BLANK_PATTERN,
+    PRINTABLE_PATTERN,
+    AwareDatetime,
+    Frozen,
+    Number,
+    SchemaVersion,
+    WholeNumber,
+    require_not_blank,
+    require_printable,
+)
 from contracts.events import SCHEMA_VERSION
+from contracts.events import Label as Tag
 from contracts.memory import MemoryKind, Relation, State
 
 StateMode = Literal["current", "history"]
@@ -23,10 +34,18 @@ class RecallRequest(Frozen):
     the deployment's default (`SEDIMENT_RECALL_RECENCY_BIAS`)."""
 
     schema_version: SchemaVersion = SCHEMA_VERSION
-    query: str = Field(min_length=1, max_length=4096)
+    query: str = Field(
+        min_length=1,
+        max_length=4096,
+        description=(
+            "What to look for: not blank (not only whitespace and invisible characters); "
+            "no control characters but tab, newline and carriage return."
+        ),
+        json_schema_extra={"pattern": NOT_BLANK_PATTERN},
+    )
     limit: Limit = 10
     kinds: list[MemoryKind] = Field(default_factory=list, max_length=3)
-    tags: list[str] = Field(default_factory=list, max_length=32)
+    tags: list[Tag] = Field(default_factory=list, max_length=32)
     tags_match: Literal["any", "all"] = "any"
     start: AwareDatetime | None = None
     end: AwareDatetime | None = None
@@ -36,8 +55,25 @@ class RecallRequest(Frozen):
     recency_bias: RecencyBias | None = None
     max_tokens: MaxTokens | None = None
     min_score: Number = Field(default=0.0, ge=0.0, le=10.0)
-    session_key: str | None = Field(default=None, max_length=256)
+    session_key: str | None = Field(
+        default=None,
+        max_length=256,
+        description="Groups the recalls of one conversation; no control characters.",
+        json_schema_extra={"pattern": PRINTABLE_PATTERN},
+    )
     explain: StrictBool = False
+
+    @field_validator("query")
+    @classmethod
+    def _query_says_something(cls, value: str) -> str:
+        return require_not_blank(require_printable(value, "query"), "query")
+
+    @field_validator("session_key")
+    @classmethod
+    def _session_key_printable(cls, value: str | None) -> str | None:
+        """The key names a Redis key (the session's last recall): no NUL nor any other
+        control character in it."""
+        return value if value is None else require_printable(value, "session_key")
 
 
 class Components(Frozen):

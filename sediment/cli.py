@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
+import pydantic
+import redis
 import typer
 from celery.signals import worker_process_shutdown, worker_shutdown
 from rich.console import Console
@@ -60,13 +62,19 @@ def recall(
     as_json: Annotated[bool, typer.Option("--json", help="print the response as JSON")] = False,
 ) -> None:
     """Recall memories of a bank for a query."""
+    try:
+        request = RecallRequest(
+            query=query,
+            limit=limit,
+            prefer_observations=prefer_observations,
+            state_mode="history" if history else "current",
+        )
+    except pydantic.ValidationError as exc:
+        for e in exc.errors():
+            field = ".".join(str(part) for part in e["loc"])
+            err.print(f"invalid recall: {field}: {e['msg'].removeprefix('Value error, ')}")
+        raise typer.Exit(2) from exc
     rt = runtime()
-    request = RecallRequest(
-        query=query,
-        limit=limit,
-        prefer_observations=prefer_observations,
-        state_mode="history" if history else "current",
-    )
     response = rt.recaller.recall(bank, request)
     if as_json:
         sys.stdout.write(response.model_dump_json(indent=2) + "\n")
@@ -330,6 +338,12 @@ def main() -> None:
     except StaleLayoutError as exc:
         err.print(f"refusing to start: {exc}")
         raise SystemExit(2) from exc
+    except (redis.ConnectionError, redis.TimeoutError) as exc:
+        err.print(
+            f"Redis is unreachable ({type(exc).__name__}: {exc}); start it, or check "
+            "SEDIMENT_REDIS_URL, and run the command again"
+        )
+        raise SystemExit(1) from exc
 
 
 if __name__ == "__main__":

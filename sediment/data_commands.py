@@ -99,7 +99,8 @@ def export(
     bank: Annotated[str, typer.Option(help="bank to export")],
     out: Annotated[Path | None, typer.Option(help="file to write (default: stdout)")] = None,
 ) -> None:
-    """Write the bank's raw events and tombstones as JSON lines (sediment/transfer.py)."""
+    """Write the bank's raw events and tombstones as JSON lines, ending with a trailer
+    that counts and checksums them (sediment/transfer.py)."""
     rt = runtime()
     counts: dict[str, int] = {}
     try:
@@ -118,12 +119,22 @@ def export(
 def import_(
     path: Path,
     bank: Annotated[str | None, typer.Option(help="import into this bank instead")] = None,
+    no_trailer_check: Annotated[
+        bool,
+        typer.Option(
+            "--no-trailer-check",
+            help="import a file without a trailer (version 1) or whose trailer disagrees",
+        ),
+    ] = False,
 ) -> None:
-    """Replay an export through the one retain path (tombstones as forgets, first)."""
+    """Replay an export through the one retain path (tombstones as forgets, first). The
+    file is checked whole first: one without its trailer (cut short), or whose records
+    do not match the trailer's counts and checksum, is refused and nothing is written."""
     rt = runtime()
     try:
         with path.open(encoding="utf-8") as f:
-            done = import_lines(rt.publisher.recording("import"), f, bank)
+            send = rt.publisher.recording("import")
+            done = import_lines(send, f, bank, check_trailer=not no_trailer_check)
     except (ValueError, PublishError) as exc:
         err.print(f"[red]{path}: {exc}[/red]")
         raise typer.Exit(1) from exc

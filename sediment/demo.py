@@ -11,13 +11,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from contracts.events import RetainEvent
 from contracts.memory import Observation, State
 from contracts.recall import RecallRequest
 from readmodel.recall.pipeline import RecallPipeline
 from readmodel.store import Filter, MemoryStore, Record
 from sediment.bootstrap import bootstrap
-from sediment.ingest import read_events
+from sediment.ingest import GoodLine, read_events
 from sediment.render import recall_table
 from sediment.retain import Publisher
 from sediment.settings import Settings
@@ -58,7 +57,8 @@ def run_demo(settings: Settings, data_dir: Path | None, console: Console) -> Non
 def _ingest(publisher: Publisher, target: Path, max_text_bytes: int, console: Console) -> None:
     source = resources.files("sediment").joinpath("data/demo.jsonl")
     with resources.as_file(source) as path:
-        events = [e for e in read_events(path, BANK, max_text_bytes) if isinstance(e, RetainEvent)]
+        lines = read_events(path, BANK, max_text_bytes)
+        events = [line.event for line in lines if isinstance(line, GoodLine)]
     stored = publisher.publish_retain(events)
     repeats = len(events) - len({e.event_id for e in events})
     console.rule("[bold]ingest")

@@ -1,7 +1,8 @@
 """`sediment ingest`: JSON-lines retain events as users write them."""
 
 import json
-from collections.abc import Iterator
+import uuid
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,9 +30,18 @@ class BadLine:
 
 
 @dataclass(frozen=True)
+class GoodLine:
+    line_no: int
+    raw: str
+    event: RetainEvent
+
+
+@dataclass(frozen=True)
 class IngestSummary:
-    """`done`: consolidated (embedded) or published; `duplicates`: lines whose event was
-    already in the file or, embedded, already stored; neither is retained twice."""
+    """`done`: consolidated (embedded) or published; `duplicates`: lines that repeat an
+    earlier line of the file word for word (as events) or, embedded, events already
+    stored; neither is retained twice. A line whose event id an earlier line has, with
+    other content, is dead-lettered: the first line of an id is the one kept."""
 
     done: int
     duplicates: int
@@ -75,7 +85,10 @@ def complete(
 
 def read_events(
     path: Path, default_bank: str | None, max_text_bytes: int
-) -> Iterator[RetainEvent | BadLine]:
+) -> Iterator[GoodLine | BadLine]:
+    """Each line as an event or as what is wrong with it; a `ttl_s` counts from one
+    instant for the whole file, so two equal lines are equal events."""
+    now = datetime.now(UTC)
     with path.open(encoding="utf-8") as handle:
         for line_no, raw in enumerate(handle, 1):
             if not raw.strip():
@@ -84,11 +97,35 @@ def read_events(
                 item = json.loads(raw)
                 if not isinstance(item, dict):
                     raise ValueError("each line must be a JSON object")
-                yield RetainEvent.model_validate(
-                    complete(item, default_bank), context={"max_text_bytes": max_text_bytes}
+                event = RetainEvent.model_validate(
+                    complete(item, default_bank, now), context={"max_text_bytes": max_text_bytes}
                 )
+                yield GoodLine(line_no, raw.rstrip("\n"), event)
             except (ValueError, pydantic.ValidationError) as exc:
                 yield BadLine(line_no, raw.rstrip("\n"), str(exc))
+
+
+def first_lines(lines: Sequence[GoodLine]) -> tuple[list[RetainEvent], int, list[BadLine]]:
+    """The first line of each event id wins: the events to retain, how many later lines
+    repeat an earlier one exactly, and the later lines that reuse an id for other
+    content (refused, with the line they clash with)."""
+    first: dict[uuid.UUID, GoodLine] = {}
+    kept: list[RetainEvent] = []
+    repeated, clashing = 0, []
+    for line in lines:
+        earlier = first.setdefault(line.event.event_id, line)
+        if earlier is line:
+            kept.append(line.event)
+        elif earlier.event == line.event:
+            repeated += 1
+        else:
+            problem = (
+                f"event_id {line.event.event_id} is line {earlier.line_no}'s too (given, or "
+                "derived from bank, text and occurred_at), with other content: the first "
+                "line of an id is kept; give this line an event_id of its own, or drop it"
+            )
+            clashing.append(BadLine(line.line_no, line.raw, problem))
+    return kept, repeated, clashing
 
 
 @dataclass(frozen=True)
@@ -103,16 +140,18 @@ def run_ingest(
     deps: IngestDeps, path: Path, bank: str | None, batch: int, err: Console
 ) -> IngestSummary:
     """Every valid line through the one retain path (consolidated here or published, as
-    the bootstrap chose); bad lines go to the dead-letter stream."""
+    the bootstrap chose); bad lines, and lines reusing an earlier line's event id for
+    other content, go to the dead-letter stream."""
     items = list(read_events(path, bank, deps.max_text_bytes))
-    bad = [i for i in items if isinstance(i, BadLine)]
+    good = [i for i in items if isinstance(i, GoodLine)]
+    unique, repeated, clashing = first_lines(good)
+    bad = [*(i for i in items if isinstance(i, BadLine)), *clashing]
+    bad.sort(key=lambda b: b.line_no)
     for b in bad:
         reason = PoisonEvent(f"line {b.line_no}: {b.error}")
         count_events(deps.metrics, "dead_lettered", [bank_of(b.raw)])
         deps.dead_letters.add(letter(INGEST_TASK, b.raw, reason, 1))
         err.print(f"[yellow]line {b.line_no} dead-lettered[/yellow]: {b.error.splitlines()[0]}")
-    unique = list({e.event_id: e for e in items if isinstance(e, RetainEvent)}.values())
-    repeated = sum(1 for i in items if isinstance(i, RetainEvent)) - len(unique)
     queued = deps.publisher.queued
     done = 0
     with Progress(console=err, transient=True) as progress:

@@ -8,6 +8,7 @@ each recorded in the redelivery ledger first (standalone, distributed, and the
 in-memory queue of an embedded `sediment serve`). No caller checks the run mode.
 """
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -26,6 +27,35 @@ from worker.publish import publish, publish_feedback, publish_forget
 from worker.scrub import scrub
 
 RETAIN_BATCH_SIZE = 64
+
+
+def repeats(event_ids: Sequence[uuid.UUID | None]) -> dict[int, int]:
+    """Where an id repeats one before it: position -> the first position with that id
+    (None is no id). A request may not name one event twice: the caller would not know
+    which of the two is kept (across requests, the first event of an id is kept)."""
+    first: dict[uuid.UUID, int] = {}
+    out: dict[int, int] = {}
+    for i, event_id in enumerate(event_ids):
+        if event_id is None:
+            continue
+        if event_id in first:
+            out[i] = first[event_id]
+        else:
+            first[event_id] = i
+    return out
+
+
+def repeat_problem(event_id: uuid.UUID, first: int, derived: bool) -> str:
+    """Why item `first`'s twin is refused, and what to do about it."""
+    if derived:
+        return (
+            f"same text and occurred_at as item {first}, so the same event_id {event_id}: "
+            "send the fact once"
+        )
+    return (
+        f"event_id {event_id} is item {first}'s too: each item of a request needs its own "
+        "event_id (send one of the two)"
+    )
 
 
 class PublishError(Exception):

@@ -338,7 +338,7 @@ def _schema(s: dict[str, Any]) -> list[str]:
         f"the token: {s['cases']} test cases in {s['seconds']} s, {s['failures']} failures",
         f"(failing checks: {failing}).",
         *(
-            ["", "The one allowance (bench/reliability/api_checks.py, `ALLOWANCES`):", ""]
+            ["", "The allowances (bench/reliability/api_checks.py, `ALLOWANCES`):", ""]
             + [f"- {a}" for a in s["allowances"]]
             if s.get("allowances")
             else []

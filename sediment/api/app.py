@@ -26,7 +26,12 @@ from sediment.api.deps import ApiDeps
 from sediment.api.forget_routes import router as forget_router
 from sediment.api.models import ErrorBody, Health, Status
 from sediment.api.monitoring import install_ops
-from sediment.api.problems import BodyLimit, error_response, install_error_handlers
+from sediment.api.problems import (
+    RETRY_AFTER_S,
+    BodyLimit,
+    error_response,
+    install_error_handlers,
+)
 from sediment.api.request_ids import RequestIds
 from sediment.api.routes import router
 
@@ -169,6 +174,11 @@ def create_app(
             401: {"model": ErrorBody, "description": "missing or wrong bearer token"},
             413: {"model": ErrorBody, "description": "body over SEDIMENT_API_MAX_BODY_BYTES"},
             422: {"model": ErrorBody, "description": "invalid fields, each named"},
+            503: {
+                "model": ErrorBody,
+                "description": "Redis or the broker unreachable; retry after `Retry-After` s",
+                "headers": {"Retry-After": {"schema": {"type": "integer"}}},
+            },
         },
     )
     app.state.deps = deps
@@ -191,7 +201,8 @@ def create_app(
     )
     def healthz() -> JSONResponse:
         health = Health(**{c: check(deps, c) for c in COMPONENTS})
-        ok = all(v == "ok" for v in health.model_dump().values())
-        return JSONResponse(health.model_dump(), 200 if ok else 503)
+        if all(v == "ok" for v in health.model_dump().values()):
+            return JSONResponse(health.model_dump())
+        return JSONResponse(health.model_dump(), 503, {"Retry-After": str(RETRY_AFTER_S)})
 
     return app

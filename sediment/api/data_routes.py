@@ -1,5 +1,6 @@
 """A bank's audit stream and its export: both need the `admin` scope (sediment/api/auth.py)."""
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -13,7 +14,7 @@ from sediment.api.auth import Deps, require_token
 from sediment.api.models import Body, ErrorBody
 from sediment.api.routes import Bank
 from sediment.auditing import Auditor
-from sediment.transfer import export_lines
+from sediment.transfer import FORMAT, VERSION, Checksum, export_lines
 from worker.tombstones import Tombstones
 
 router = APIRouter(prefix="/v1/banks/{bank_id}", dependencies=[Depends(require_token)])
@@ -37,16 +38,45 @@ AUDIT_EXAMPLE = {
         }
     ],
 }
-EXPORT_EXAMPLE = (
-    '{"bank": "team-a", "exported_at": "2024-05-01T09:00:00+00:00", '
-    '"format": "sediment-export", "version": 1}\n'
-    '{"event": {"bank_id": "team-a", "event_id": "9b2f8c1e-2d3a-5b4c-8d9e-0f1a2b3c4d5e", '
-    '"key": "alice.city", "occurred_at": "2024-05-01T09:00:00Z", '
-    '"text": "Alice lives in Seattle."}, "type": "retain"}\n'
-    '{"tombstone": {"bank_id": "team-a", "event_id": null, "forget_event_id": '
-    '"0b6f1c2e-7d4a-5c39-8e21-f0a6e3b9d417", "memory_id": '
-    '"2c1d0e9f-8a7b-5c6d-9e0f-1a2b3c4d5e6f", "schema_version": 1}, "type": "tombstone"}\n'
-)
+
+
+def _export_example() -> str:
+    """A whole export of one memory and one tombstone, its trailer computed as an
+    export computes it (so the example is one `sediment import` accepts)."""
+    checksum = Checksum()
+    rows: list[dict[str, object]] = [
+        {
+            "bank": "team-a",
+            "exported_at": "2024-05-01T09:00:00+00:00",
+            "format": FORMAT,
+            "version": VERSION,
+        },
+        {
+            "type": "retain",
+            "event": {
+                "bank_id": "team-a",
+                "event_id": "9b2f8c1e-2d3a-5b4c-8d9e-0f1a2b3c4d5e",
+                "key": "alice.city",
+                "occurred_at": "2024-05-01T09:00:00Z",
+                "text": "Alice lives in Seattle.",
+            },
+        },
+        {
+            "type": "tombstone",
+            "tombstone": {
+                "bank_id": "team-a",
+                "event_id": None,
+                "forget_event_id": "0b6f1c2e-7d4a-5c39-8e21-f0a6e3b9d417",
+                "memory_id": "2c1d0e9f-8a7b-5c6d-9e0f-1a2b3c4d5e6f",
+                "schema_version": 1,
+            },
+        },
+    ]
+    lines = [checksum.line(row) for row in rows]
+    return "\n".join([*lines, json.dumps(checksum.trailer(), sort_keys=True)]) + "\n"
+
+
+EXPORT_EXAMPLE = _export_example()
 
 
 class AuditPage(Body):
@@ -96,14 +126,19 @@ def _streamed(
         **ADMIN,
         200: {
             "description": "a header line, one retain event per raw memory, one tombstone "
-            "per forgotten memory (the format `sediment import` reads)",
+            "per forgotten memory, and a trailer with the count of each and the SHA-256 of "
+            "the lines before it (the format `sediment import` reads). The memories and "
+            "tombstones are read before the first byte is sent (Redis unreachable: 503); "
+            "a stream that fails after that ends without its trailer, which an import "
+            "refuses",
             "content": {"application/x-ndjson": {"example": EXPORT_EXAMPLE}},
         },
     },
 )
 def export(bank_id: Bank, deps: Deps) -> StreamingResponse:
-    """What `sediment export --bank B` writes: the bank's raw events in event-time order
-    and its tombstones; `sediment import FILE` replays it into any deployment."""
+    """What `sediment export --bank B` writes: the bank's raw events in event-time order,
+    its tombstones and the trailer; `sediment import FILE` replays it into any
+    deployment."""
     auditor = _auditor(deps.auditor)
     stones: Tombstones | None = deps.tombstones
     if stones is None:

@@ -18,7 +18,7 @@ from contracts.forget import MAX_FORGET_IDS, ForgetEvent, ForgetFilter
 from sediment.api import examples
 from sediment.api.auth import Deps, require_token
 from sediment.api.models import Body
-from sediment.api.routes import Bank, published
+from sediment.api.routes import Bank
 from sediment.forgetting import forget_event
 
 router = APIRouter(prefix="/v1/banks/{bank_id}", dependencies=[Depends(require_token)])
@@ -61,11 +61,10 @@ class ForgetAccepted(Body):
 
 
 def _send(event: ForgetEvent, deps: Deps) -> ForgetAccepted:
-    counted: list[int] = []
-    published(lambda: counted.append(deps.publisher.publish_forget([event])))
+    counted = deps.publisher.publish_forget([event])
     queued = deps.publisher.queued
     return ForgetAccepted(
-        event_id=event.event_id, queued=queued, forgotten=None if queued else counted[0]
+        event_id=event.event_id, queued=queued, forgotten=None if queued else counted
     )
 
 

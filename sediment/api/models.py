@@ -8,15 +8,26 @@ bank is the URL's) and with `event_id` optional; it is validated again as a
 import uuid
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from contracts.base import AwareDatetime
+from contracts.base import PRINTABLE_PATTERN, AwareDatetime, require_printable
 from contracts.events import RetainItem
 from contracts.feedback import Vote
 from contracts.memory import Memory, MemoryKind, Observation, Relation, State
 
 MAX_ITEMS = 1000
-SessionKey = Annotated[str, Field(min_length=1, max_length=256)]
+
+
+def _printable_session_key(value: str) -> str:
+    return require_printable(value, "session_key")
+
+
+SessionKey = Annotated[
+    str,
+    Field(min_length=1, max_length=256, json_schema_extra={"pattern": PRINTABLE_PATTERN}),
+    AfterValidator(_printable_session_key),
+]
+"""Names a Redis key (the session's last recall): no NUL nor other control characters."""
 
 
 class Body(BaseModel):

@@ -1,10 +1,14 @@
 """Every error as JSON that names what was wrong: validation problems per field, and
-a code with a message for everything else (401, 404, 413, 503, ...)."""
+a code with a message for everything else (401, 404, 413, 503, ...).
+
+Redis or the broker unreachable is 503 with `Retry-After`, from one handler, whichever
+route found out: the request may be sent again as it was (events carry their ids)."""
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
+import redis
 import structlog
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -13,6 +17,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sediment.api.models import ErrorBody, ErrorDetail
+from sediment.retain import PublishError
 
 log = structlog.get_logger("sediment.api")
 
@@ -27,6 +32,10 @@ CODES = {
     503: "unavailable",
 }
 HTTP_METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"})
+RETRY_AFTER_S: Final = 2
+"""What a 503 asks a client to wait: Redis restarting or failing over takes seconds."""
+UNAVAILABLE: Final = (redis.ConnectionError, redis.TimeoutError, PublishError)
+"""Failures that are the deployment's, not the request's: 503, never 500."""
 BANK_FROM_URL = "bank_id comes from the URL (/v1/banks/{bank_id}/...); remove it from the item"
 
 
@@ -80,6 +89,20 @@ def allowed_methods(request: Request, given: str | None) -> list[str]:
     return sorted(found)
 
 
+def unavailable(message: str) -> JSONResponse:
+    return error_response(503, message, {"Retry-After": str(RETRY_AFTER_S)})
+
+
+async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
+    log.warning("api_unavailable", path=request.url.path, error_class=type(exc).__name__)
+    if isinstance(exc, PublishError):
+        return unavailable(f"the broker did not take the events ({exc}); retry")
+    return unavailable(
+        f"Redis is unreachable ({type(exc).__name__}); retry in {RETRY_AFTER_S} s, and if "
+        "it persists check SEDIMENT_REDIS_URL and the Redis server (GET /healthz)"
+    )
+
+
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.error("api_error", path=request.url.path, error_class=type(exc).__name__)
     return error_response(500, "internal error; the server log has the error class")
@@ -88,6 +111,8 @@ async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
 def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _validation)
     app.add_exception_handler(HTTPException, _http)
+    for unreachable in UNAVAILABLE:
+        app.add_exception_handler(unreachable, _unavailable)
     app.add_exception_handler(Exception, _unexpected)
 
 

@@ -1,9 +1,10 @@
 """The bank-scoped endpoints. Every one takes the bank from the URL and reads or
-writes only that bank: a memory of bank A cannot be seen or voted on through bank B."""
+writes only that bank: a memory of bank A cannot be seen or voted on through bank B.
+A publish the broker does not take is 503 (sediment/api/problems.py)."""
 
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Annotated
 
@@ -29,7 +30,7 @@ from sediment.api.models import (
     SessionKey,
 )
 from sediment.api.views import memory_view
-from sediment.retain import PublishError
+from sediment.retain import repeat_problem, repeats
 from telemetry.recall_logs import LastRecall
 
 Bank = Annotated[str, Path(pattern=BANK_ID_PATTERN, description="bank identifier")]
@@ -41,9 +42,10 @@ router = APIRouter(prefix="/v1/banks/{bank_id}", dependencies=[Depends(require_t
 def to_events(
     bank_id: str, items: Sequence[RetainItem], max_text_bytes: int, now: datetime
 ) -> list[RetainEvent]:
-    """Every item as a `RetainEvent` of the bank, or one 422 listing every bad field; a
-    `ttl_s` becomes `expires_at`, counted from `now` (when the request is accepted)."""
-    events: list[RetainEvent] = []
+    """Every item as a `RetainEvent` of the bank, or one 422 listing every bad field and
+    every item whose event id (given or derived) an earlier item has; a `ttl_s` becomes
+    `expires_at`, counted from `now` (when the request is accepted)."""
+    events: list[RetainEvent | None] = []
     errors: list[dict[str, object]] = []
     for i, item in enumerate(items):
         data = with_expiry(item.model_dump(exclude_unset=True), now)
@@ -56,17 +58,27 @@ def to_events(
                 RetainEvent.model_validate(data, context={"max_text_bytes": max_text_bytes})
             )
         except pydantic.ValidationError as exc:
+            events.append(None)
             errors += [{**e, "loc": ("body", "items", i, *e["loc"])} for e in exc.errors()]
+    errors += _repeated(items, [e.event_id if e else None for e in events])
     if errors:
         raise RequestValidationError(errors)
-    return events
+    return [e for e in events if e is not None]
 
 
-def published(send: Callable[[], object]) -> None:
-    try:
-        send()
-    except PublishError as exc:
-        raise HTTPException(503, f"the broker did not take the events ({exc}); retry") from exc
+def _repeated(
+    items: Sequence[RetainItem], ids: Sequence[uuid.UUID | None]
+) -> list[dict[str, object]]:
+    """A validation error for each item whose event id an earlier item has."""
+    errors: list[dict[str, object]] = []
+    for later, first in repeats(ids).items():
+        event_id = ids[later]
+        assert event_id is not None
+        problem = repeat_problem(event_id, first, derived=items[later].event_id is None)
+        errors.append(
+            {"loc": ("body", "items", later, "event_id"), "msg": problem, "type": "value_error"}
+        )
+    return errors
 
 
 def not_found(bank_id: str, what: str) -> HTTPException:
@@ -84,7 +96,7 @@ def retain(
     forgotten by the next expiry sweep (SEDIMENT_EXPIRY_SWEEP_S)."""
     with deps.service.slow_calls.timed("api.retain", bank_id, {"items": len(body.items)}):
         events = to_events(bank_id, body.items, deps.max_text_bytes, datetime.now(UTC))
-        published(lambda: deps.publisher.publish_retain(events))
+        deps.publisher.publish_retain(events)
     return RetainAccepted(event_ids=[e.event_id for e in events])
 
 
@@ -122,7 +134,7 @@ def feedback(bank_id: Bank, body: FeedbackBody, deps: Deps) -> FeedbackAccepted:
         occurred_at=datetime.now(UTC),
         session_key=body.session_key,
     )
-    published(lambda: deps.publisher.publish_feedback([event]))
+    deps.publisher.publish_feedback([event])
     return FeedbackAccepted(event_id=event.event_id)
 
 
@@ -136,7 +148,7 @@ def mark_last_recall(bank_id: Bank, body: MarkBody, deps: Deps) -> MarkAccepted:
     if snapshot is None:
         raise not_found(bank_id, f"last recall for session {body.session_key!r}")
     events = deps.service.mark_last_recall(bank_id, body.session_key, body.useful_ids)
-    published(lambda: deps.publisher.publish_feedback(events))
+    deps.publisher.publish_feedback(events)
     shown = {r.id for r in snapshot.results}
     return MarkAccepted(
         useful=len(shown & set(body.useful_ids)),

@@ -35,7 +35,7 @@ from sediment.api.problems import problems
 from sediment.api.views import memory_view
 from sediment.forgetting import forget_event
 from sediment.mcp_tools.models import Banks, BankStats, Forgot, MemoryItem, Retained, Voted
-from sediment.retain import PublishError
+from sediment.retain import PublishError, repeat_problem, repeats
 from telemetry.metrics import EVENTS, RECALLS
 from worker.consolidation.neighbourhood import RAW_KINDS
 
@@ -290,6 +290,7 @@ def to_events(
     either is one event."""
     events: list[RetainEvent] = []
     errors: list[str] = []
+    ids: list[uuid.UUID | None] = []
     for i, item in enumerate(items):
         when = item.occurred_at or now
         fields = item.model_dump(exclude_unset=True)
@@ -301,8 +302,15 @@ def to_events(
             events.append(
                 RetainEvent.model_validate(data, context={"max_text_bytes": max_text_bytes})
             )
+            ids.append(events[-1].event_id)
         except pydantic.ValidationError as exc:
+            ids.append(None)
             errors += bad_fields(exc, f"items.{i}.")
+    for later, first in repeats(ids).items():
+        event_id = ids[later]
+        assert event_id is not None
+        derived = items[later].event_id is None
+        errors.append(f"items.{later}.event_id: {repeat_problem(event_id, first, derived)}")
     if errors:
         raise invalid("retain", errors)
     return events

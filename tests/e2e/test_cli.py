@@ -142,3 +142,10 @@ def test_demo_runs_and_explains(tmp_path: Path) -> None:
     assert "proof_count=2" in out
     assert "INVALIDATED_BY" in out and "EVOLVED_INTO" in out
     assert "dropped by prefer-observations" in out
+
+
+def test_recall_of_an_invisible_query_is_refused_naming_it(tmp_path: Path) -> None:
+    run = sediment(tmp_path, "recall", "\u200b\u2060", "--bank", "b", check=False)
+    assert run.returncode == 2
+    assert "invalid recall: query: query is blank" in " ".join(run.stderr.split())
+    assert "Traceback" not in run.stderr

@@ -71,6 +71,33 @@ def test_export_then_import_into_an_empty_deployment(tmp_path: Path) -> None:
     assert "murals" in sediment(tmp_path, "recall", "murals", "--bank", "dst", env=other).stdout
 
 
+def test_import_refuses_a_cut_export_unless_told_not_to_check(tmp_path: Path) -> None:
+    line = {
+        "event_id": str(uuid.UUID(int=8)),
+        "bank_id": "src",
+        "text": "Gus repairs clocks.",
+        "occurred_at": "2024-01-01T00:00:00Z",
+    }
+    events = tmp_path / "events.jsonl"
+    events.write_text(json.dumps(line) + "\n")
+    sediment(tmp_path, "ingest", str(events))
+    dump = tmp_path / "dump.jsonl"
+    sediment(tmp_path, "export", "--bank", "src", "--out", str(dump))
+    *records, trailer = dump.read_text().splitlines()
+    assert json.loads(trailer)["counts"] == {"retain": 1, "tombstone": 0}
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(r + "\n" for r in records))
+    other = {"SEDIMENT_DATA_DIR": str(tmp_path / "other")}
+    refused = sediment(tmp_path, "import", str(cut), "--bank", "dst", env=other, check=False)
+    assert refused.returncode == 1
+    assert "has no trailer" in " ".join(refused.stderr.split())
+    found = sediment(tmp_path, "recall", "clocks", "--bank", "dst", "--json", env=other).stdout
+    assert json.loads(found)["results"] == []
+    flag = ("--bank", "dst", "--no-trailer-check")
+    out = sediment(tmp_path, "import", str(cut), *flag, env=other).stdout
+    assert "imported 1 events into bank dst (1 new)" in out
+
+
 def test_expiry_then_expire_and_the_audit(tmp_path: Path) -> None:
     marker = "zq" + uuid.uuid4().hex
     lines = [
@@ -106,3 +133,16 @@ def test_expiry_then_expire_and_the_audit(tmp_path: Path) -> None:
     assert marker not in (tmp_path / "data" / "audit.jsonl").read_text()
     table = sediment(tmp_path, "audit", "--bank", "cli").stdout
     assert "expire" in table and "retain" in table
+
+
+def test_export_with_redis_unreachable_says_so_and_writes_no_file(tmp_path: Path) -> None:
+    down = {
+        "SEDIMENT_MODE": "standalone",
+        "SEDIMENT_ALLOW_VOLATILE_REDIS": "true",
+        "SEDIMENT_REDIS_URL": "redis://127.0.0.1:1/0",
+    }
+    dump = tmp_path / "dump.jsonl"
+    run = sediment(tmp_path, "export", "--bank", "b", "--out", str(dump), env=down, check=False)
+    assert run.returncode == 1
+    assert "Redis is unreachable" in run.stderr and "Traceback" not in run.stderr
+    assert not dump.exists()

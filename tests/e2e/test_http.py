@@ -294,3 +294,62 @@ def test_embedded_serve_consumes_its_own_events(tmp_path: Path) -> None:
         assert srv.post("/v1/banks/z/feedback", vote).status_code == 202
         path = f"/v1/banks/z/memories/{shown['id']}"
         eventually(lambda: srv.get(path).json()["memory"]["votes_up"] == 1, "the vote")
+
+
+@contextmanager
+def own_redis(port: int) -> Iterator[subprocess.Popen[bytes]]:
+    """A volatile redis-server of this test's own on `port` (never the shared one)."""
+    volatile = ("--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+    proc = subprocess.Popen(
+        ["redis-server", "--port", str(port), *volatile],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        client = redis.Redis(port=port, socket_connect_timeout=1)
+
+        def pings() -> bool:
+            try:
+                return bool(client.ping())
+            except redis.ConnectionError:
+                return False
+
+        eventually(pings, f"redis-server on port {port}", timeout=30)
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_redis_down_is_503_with_retry_after_and_the_export_is_whole_or_nothing(
+    tmp_path: Path,
+) -> None:
+    """Standalone serve on a Redis of its own: stopped, every route that needs it says
+    503 and when to retry (the export sends nothing, not events without their
+    tombstones); started again, the export comes back whole, trailer included."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "SEDIMENT_MODE": "standalone",
+        "SEDIMENT_ALLOW_VOLATILE_REDIS": "true",
+        "SEDIMENT_REDIS_URL": f"redis://127.0.0.1:{port}/0",
+        "SEDIMENT_API_TOKEN": TOKEN,
+    }
+    paths = ["/v1/banks/down/export", "/v1/banks/down/audit", "/v1/stats", "/metrics"]
+    with own_redis(port) as first, running(env, tmp_path) as srv:
+        item = {"text": "Ivo grows tomatoes.", "occurred_at": "2024-01-01T00:00:00Z"}
+        retain(srv, "down", item)
+        visible(srv, "down", "Ivo tomatoes", "Ivo grows tomatoes.")
+        first.terminate()
+        first.wait(timeout=30)
+        for path in paths:
+            r = srv.get(path, headers=AUTH)
+            assert r.status_code == 503, (path, r.text)
+            assert int(r.headers["retry-after"]) > 0 and r.json()["error"] == "unavailable"
+            assert "Ivo" not in r.text
+        with own_redis(port):
+            r = srv.get("/v1/banks/down/export", headers=AUTH)
+            assert r.status_code == 200, r.text
+            trailer = json.loads(r.text.splitlines()[-1])
+            assert trailer["counts"] == {"retain": 1, "tombstone": 0}

@@ -1,7 +1,10 @@
 """Export -> import into an empty deployment gives the identical read model (ids,
 states, edges, observations, tombstones); importing twice changes nothing."""
 
+import hashlib
+import json
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -130,3 +133,89 @@ def test_import_into_another_bank_of_the_same_deployment_copies(tmp_path: Path) 
         forgotten = all_events[-1].model_copy(update={"bank_id": bank})
         assert rt.publisher.publish_retain([forgotten]) == 0
     rt.close()
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """A bank of six memories and one tombstone, exported."""
+    source = runtime(tmp_path_factory.mktemp("source"))
+    all_events = events()
+    source.publisher.publish_retain(all_events)
+    forget(source.publisher, BANK, memory_ids=[mid(all_events[-1])])
+    lines = list(export_lines(source.store, source.tombstones, BANK, datetime.now(UTC)))
+    source.close()
+    return lines
+
+
+def test_the_export_ends_with_a_trailer_counting_and_checksumming_the_lines(
+    exported: list[str],
+) -> None:
+    *records, last = exported
+    trailer = json.loads(last)
+    assert json.loads(records[0])["version"] == 2
+    assert trailer["type"] == "trailer"
+    assert trailer["counts"] == {"retain": 6, "tombstone": 1}
+    body = "".join(line + "\n" for line in records).encode("utf-8")
+    assert trailer["sha256"] == hashlib.sha256(body).hexdigest()
+
+
+BAD_EVENT = '{"type": "retain", "event": {"text": 1}}'
+
+
+def _cut_before_tombstones(lines: list[str]) -> list[str]:
+    """What a stream that failed while reading tombstones delivered."""
+    return [line for line in lines if '"type": "retain"' in line or '"format"' in line]
+
+
+def _edited(lines: list[str]) -> list[str]:
+    return [lines[0], lines[1].replace("Alice", "Alicia"), *lines[2:]]
+
+
+@pytest.mark.parametrize(
+    ("spoil", "words"),
+    [
+        (lambda lines: lines[:-1], "the file has no trailer"),
+        (_cut_before_tombstones, "the file has no trailer"),
+        (lambda lines: [lines[0], *lines[2:]], 'the trailer counts {"retain": 6, "tombstone": 1}'),
+        (lambda lines: [lines[0], *lines[2:]], "but the file holds retain=5, tombstone=1"),
+        (_edited, "the trailer's sha256"),
+        (_edited, "the file was changed after the export"),
+        (lambda lines: [*lines, lines[1]], "line 10: a record after the trailer (line 9)"),
+        (lambda lines: [*lines[:2], lines[1], *lines[2:]], "line 3: event_id"),
+        (
+            lambda lines: [lines[0], '{"type": "retain", "event": {"text": 1}}'],
+            "line 2: not a valid",
+        ),
+        (lambda lines: [lines[0], "{not json"], "line 2: not JSON"),
+        (lambda lines: [], "the file is empty"),
+    ],
+)
+def test_an_import_refuses_a_file_that_is_not_whole_and_writes_nothing(
+    exported: list[str], tmp_path: Path, spoil: Callable[[list[str]], list[str]], words: str
+) -> None:
+    target = runtime(tmp_path)
+    try:
+        with pytest.raises(ValueError) as refused:
+            import_lines(target.publisher, spoil(list(exported)))
+        assert words in str(refused.value)
+        assert model(target.store, BANK) == []
+        assert target.tombstones.of_bank(BANK) == []
+        assert target.audit_log.read(BANK, 10) == []
+    finally:
+        target.close()
+
+
+def test_a_file_without_a_trailer_is_imported_when_the_check_is_off(
+    exported: list[str], tmp_path: Path
+) -> None:
+    """A version 1 export (before trailers): `sediment import --no-trailer-check`."""
+    header = json.loads(exported[0]) | {"version": 1}
+    target = runtime(tmp_path)
+    try:
+        lines = [json.dumps(header), *exported[1:-1]]
+        with pytest.raises(ValueError, match="written before version 2"):
+            import_lines(target.publisher, lines)
+        done = import_lines(target.publisher, lines, check_trailer=False)
+        assert (done.events, done.stored, done.tombstones) == (6, 6, 1)
+    finally:
+        target.close()

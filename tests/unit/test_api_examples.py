@@ -11,7 +11,8 @@ import pytest
 from contracts.events import RetainEvent
 from contracts.forget import Tombstone
 from sediment.api.data_routes import AuditPage
-from tests.unit.api_support import Api, open_api
+from sediment.transfer import import_lines
+from tests.unit.api_support import Api, RecordingPublisher, open_api
 
 ROUTES = {
     ("post", "/v1/banks/{bank_id}/memories"): 202,
@@ -47,7 +48,8 @@ def test_export_and_audit_show_what_they_answer(api: Api) -> None:
     lines = export["application/x-ndjson"]["example"].splitlines()
     header, *rows = [json.loads(line) for line in lines]
     assert header["format"] == "sediment-export"
-    assert [r["type"] for r in rows] == ["retain", "tombstone"]
+    assert [r["type"] for r in rows] == ["retain", "tombstone", "trailer"]
+    assert import_lines(RecordingPublisher(), lines).events == 1
     RetainEvent.model_validate(rows[0]["event"])
     Tombstone.model_validate(rows[1]["tombstone"])
     audit = paths["/v1/banks/{bank_id}/audit"]["get"]["responses"]["200"]["content"]

@@ -11,7 +11,8 @@ import pytest
 
 from contracts.base import NOT_BLANK_PATTERN, RFC3339_PATTERN
 from contracts.events import RetainEvent, RetainItem, derive_event_id
-from tests.unit.api_support import AUTH, TOKEN, Api, open_api
+from tests.helpers import event, mid
+from tests.unit.api_support import AUTH, TOKEN, Api, open_api, seeded_runtime
 
 ITEM = {"text": "Dana moved to Porto.", "occurred_at": "2024-05-01T09:00:00Z"}
 
@@ -52,6 +53,8 @@ def test_the_same_item_twice_is_the_same_event(api: Api) -> None:
         ({**ITEM, "occurred_at": "2024-05-01T09:00:00"}, "body.items.0.occurred_at", "timezone"),
         ({**ITEM, "text": "x" * 65}, "body.items.0.text", "SEDIMENT_MAX_TEXT_BYTES"),
         ({**ITEM, "text": "   "}, "body.items.0.text", "blank"),
+        ({**ITEM, "text": "\u200b"}, "body.items.0.text", "text is blank"),
+        ({**ITEM, "text": "\u200c\u200d\u2060\ufeff\u00ad"}, "body.items.0.text", "blank"),
         ({**ITEM, "importance": 2}, "body.items.0.importance", "less than or equal"),
         ({**ITEM, "colour": "red"}, "body.items.0.colour", "Extra inputs"),
         ({**ITEM, "importance": False}, "body.items.0.importance", "valid number"),
@@ -65,6 +68,47 @@ def test_invalid_items_are_named(api: Api, item: dict[str, object], field: str, 
     assert r.status_code == 422
     assert words in fields(r)[field.replace(".0.", ".1.")]
     assert api.publisher.retained == []
+
+
+def test_an_event_id_twice_in_one_request_is_422_naming_the_items(api: Api) -> None:
+    """Within a request a repeated event id is refused (which one would win is not the
+    caller's to guess); across requests the first event of an id is kept."""
+    given = "0b6f1c2e-7d4a-5c39-8e21-f0a6e3b9d417"
+    items = [
+        {**ITEM, "event_id": given},
+        {**ITEM, "text": "Bo keeps bees."},
+        {**ITEM, "text": "Alice moved to Paris.", "event_id": given},
+        {**ITEM, "text": "Bo keeps bees."},
+    ]
+    r = api.client.post("/v1/banks/u-7/memories", json={"items": items})
+    assert r.status_code == 422, r.text
+    named = fields(r)
+    assert set(named) == {"body.items.2.event_id", "body.items.3.event_id"}
+    assert f"event_id {given} is item 0's too" in named["body.items.2.event_id"]
+    assert "same text and occurred_at as item 1" in named["body.items.3.event_id"]
+    assert api.publisher.retained == []
+
+
+def test_the_in_process_path_keeps_the_first_event_of_an_id(tmp_path: Path) -> None:
+    """Embedded, through the one retain path: across calls, and within one call (a
+    worker's batch joins several requests' messages), a later event with an id already
+    seen is a duplicate whatever it says."""
+    rt = seeded_runtime(tmp_path)
+    oslo = event("Dana lives in Oslo.", 0, bank="dup", event_id=uuid.UUID(int=99))
+    rome = event("Dana lives in Rome.", 1, bank="dup", event_id=uuid.UUID(int=99))
+    lima = event("Eli lives in Lima.", 0, bank="dup", event_id=uuid.UUID(int=98))
+    quito = event("Eli lives in Quito.", 1, bank="dup", event_id=uuid.UUID(int=98))
+    try:
+        assert rt.publisher.publish_retain([oslo]) == 1
+        assert rt.publisher.publish_retain([rome]) == 0
+        assert rt.publisher.publish_retain([lima, quito]) == 1
+        stored = rt.store.fetch("dup", [mid(oslo), mid(lima)])
+        assert sorted(p.record.text for p in stored) == [
+            "Dana lives in Oslo.",
+            "Eli lives in Lima.",
+        ]
+    finally:
+        rt.close()
 
 
 def test_bad_bank_in_the_path_is_named(api: Api) -> None:

@@ -65,6 +65,36 @@ def test_recall_request_is_validated(api: Api) -> None:
     assert {d["field"] for d in r.json()["detail"]} == {"body.limit", "body.as_of"}
 
 
+@pytest.mark.parametrize(
+    ("body", "field", "words"),
+    [
+        ({"query": "\u200b"}, "body.query", "query is blank"),
+        ({"query": "Alice\x00"}, "body.query", "control character U+0000 at position 5"),
+        ({"query": "Alice", "session_key": "s\x00"}, "body.session_key", "U+0000"),
+    ],
+)
+def test_recall_refuses_invisible_queries_and_nul_naming_the_field(
+    api: Api, body: dict[str, object], field: str, words: str
+) -> None:
+    r = api.client.post("/v1/banks/b1/recall", json=body)
+    assert r.status_code == 422, r.text
+    problems = {d["field"]: d["problem"] for d in r.json()["detail"]}
+    assert words in problems[field]
+
+
+@pytest.mark.parametrize("path", ["/v1/banks/b1/last-recall", "/v1/banks/b1/feedback/last-recall"])
+def test_a_session_key_with_nul_is_refused_naming_it(api: Api, path: str) -> None:
+    if path.endswith("/feedback/last-recall"):
+        r = api.client.post(path, json={"session_key": "s\x00", "useful_ids": []})
+        field = "body.session_key"
+    else:
+        r = api.client.get(path, params={"session_key": "s\x00"})
+        field = "query.session_key"
+    assert r.status_code == 422, r.text
+    problems = {d["field"]: d["problem"] for d in r.json()["detail"]}
+    assert "session_key contains control character U+0000" in problems[field]
+
+
 def test_memory_shows_edges_and_history(api: Api) -> None:
     r = api.client.get(f"/v1/banks/b1/memories/{mid(BOSTON)}")
     assert r.status_code == 200

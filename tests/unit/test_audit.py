@@ -92,7 +92,7 @@ def test_an_import_is_recorded_as_import(tmp_path: Path) -> None:
         "exported_at": T0.isoformat(),
     }
     row = {"type": "retain", "event": BOSTON.model_dump(mode="json")}
-    import_lines(publisher, [json.dumps(header), json.dumps(row)], "b9")
+    import_lines(publisher, [json.dumps(header), json.dumps(row)], "b9", check_trailer=False)
     [done] = log.read("b9")
     assert (done.action, done.counts, done.event_ids) == (
         "import",
@@ -171,8 +171,12 @@ def test_export_streams_the_bank_and_is_audited(client: TestClient) -> None:
     assert client.get("/v1/banks/b1/export", headers=bearer("r-secret")).status_code == 403
     r = client.get("/v1/banks/b1/export", headers=bearer("a-secret"))
     assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-ndjson")
-    header, *rows = [json.loads(line) for line in r.text.splitlines()]
+    header, *rows, trailer = [json.loads(line) for line in r.text.splitlines()]
     assert header["format"] == "sediment-export" and header["bank"] == "b1"
+    assert trailer["type"] == "trailer" and trailer["counts"] == {
+        "retain": len(rows),
+        "tombstone": 0,
+    }
     assert {row["event"]["text"] for row in rows} >= {"Alice lives in Boston."}
     [exported] = client.get("/v1/banks/b1/audit", headers=bearer("a-secret")).json()["entries"]
     assert (exported["actor"], exported["action"]) == ("ops", "export")

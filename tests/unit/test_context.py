@@ -50,7 +50,7 @@ def test_restatements_merge_whatever_their_contexts(cons: Consolidator) -> None:
 
 @pytest.mark.parametrize(
     ("context", "expected"),
-    [(None, None), ("   ", None), ("What now?", "What now?")],
+    [(None, None), ("   ", None), ("\u200b\u2060 \ufeff", None), ("What now?", "What now?")],
 )
 def test_blank_context_is_none(context: str | None, expected: str | None) -> None:
     e = event("Fine.", 0, context=context)

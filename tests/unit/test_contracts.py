@@ -1,12 +1,15 @@
 """Contract validation gives a clear message for each kind of bad input; schemas are current."""
 
 import math
+import re
+import sys
 import uuid
 from datetime import UTC, datetime
 
 import pydantic
 import pytest
 
+from contracts.base import NOT_BLANK_PATTERN, control_character, is_blank
 from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
 from contracts.recall import RecallRequest
@@ -40,6 +43,10 @@ def test_good_event_defaults() -> None:
         ({"importance": 1.5}, "importance", "less than or equal to 1"),
         ({"text": "x" * 65}, "text", "the limit is 64"),
         ({"text": "   "}, "text", "blank"),
+        ({"text": "\u200b"}, "text", "text is blank: it holds only whitespace or invisible"),
+        ({"text": "\u200b"}, "text", "(U+200B)"),
+        ({"text": " \u200c\u200d\u2060\ufeff\u00ad\u3000"}, "text", "text is blank"),
+        ({"text": "\u2800\u3164\U000e0020"}, "text", "text is blank"),
         ({"text": "\u001e"}, "text", "control character U+001E at position 0"),
         ({"text": "ok\x00"}, "text", "control character U+0000 at position 2"),
         ({"context": "\x1b[31m"}, "context", "control character U+001B at position 0"),
@@ -100,6 +107,57 @@ def test_strict_types_still_accept_what_json_means(changes: dict[str, object]) -
 def test_recall_request_is_strict(changes: dict[str, object], phrase: str) -> None:
     with pytest.raises(pydantic.ValidationError, match=phrase):
         RecallRequest.model_validate({"query": "q", **changes})
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "phrase"),
+    [
+        ({"query": "\u200b"}, "query", "query is blank"),
+        ({"query": " \ufeff\u2060 "}, "query", "query is blank"),
+        ({"query": "Alice\x00"}, "query", "query contains control character U+0000 at position 5"),
+        ({"query": "a\x1bb"}, "query", "control character U+001B"),
+        ({"session_key": "s\x00"}, "session_key", "session_key contains control character U+0000"),
+        ({"tags": ["t\x00"]}, "tags.0", "control character U+0000"),
+    ],
+)
+def test_recall_query_and_session_key_are_printable_and_not_blank(
+    changes: dict[str, object], field: str, phrase: str
+) -> None:
+    with pytest.raises(pydantic.ValidationError) as info:
+        RecallRequest.model_validate({"query": "q", **changes})
+    assert field in str(info.value) and phrase in str(info.value)
+
+
+def test_a_query_with_invisible_characters_and_words_is_fine() -> None:
+    assert RecallRequest(query="\u200bAlice\u00ad").query == "\u200bAlice\u00ad"
+
+
+def test_feedback_session_key_is_printable() -> None:
+    vote = {
+        "event_id": str(uuid.uuid4()),
+        "bank_id": "b",
+        "memory_id": str(uuid.uuid4()),
+        "vote": "up",
+        "occurred_at": "2024-05-01T09:00:00Z",
+        "session_key": "s\x00",
+    }
+    with pytest.raises(pydantic.ValidationError, match="session_key contains control character"):
+        FeedbackEvent.model_validate(vote)
+
+
+def test_the_schema_pattern_and_the_blank_check_agree_on_every_character() -> None:
+    """The JSON Schema lists the invisible characters as of a Unicode version; the check
+    asks Python's Unicode database. When Python's Unicode grows, this says to update
+    `_FORMAT_CHARACTERS` in contracts/base.py."""
+    pattern = re.compile(NOT_BLANK_PATTERN)
+    disagree = [
+        f"U+{code:04X}"
+        for code in range(sys.maxunicode + 1)
+        if not 0xD800 <= code <= 0xDFFF
+        and bool(pattern.fullmatch(chr(code)))
+        != (not is_blank(chr(code)) and control_character(chr(code)) is None)
+    ]
+    assert disagree == []
 
 
 def test_feedback_timestamps_are_strict() -> None:

@@ -3,6 +3,7 @@ makes, bad input is a tool error naming each field, and /mcp takes the API's tok
 The in-process calls go through the SDK's own client connected to the server object."""
 
 import asyncio
+import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -75,6 +76,23 @@ def test_every_bad_item_is_named_without_its_text() -> None:
     assert message.startswith("invalid retain: items.1.text: text is blank")
     assert "; items.2.text: " in message
     assert "the limit is 64 (SEDIMENT_MAX_TEXT_BYTES)" in message and "secret" not in message
+
+
+def test_an_event_id_twice_in_one_call_is_refused_naming_both_items() -> None:
+    """The HTTP API's rule: one call may not name one event twice."""
+    given = uuid.UUID(int=7)
+    items = [
+        MemoryItem(text="Alice lives in Boston.", event_id=given),
+        MemoryItem(text="Bob is here.", occurred_at=WHEN),
+        MemoryItem(text="Alice lives in Paris.", event_id=given),
+        MemoryItem(text="Bob is here.", occurred_at=WHEN),
+    ]
+    with pytest.raises(ToolError) as caught:
+        to_events("b1", items, 1024, WHEN)
+    message = str(caught.value)
+    assert f"items.2.event_id: event_id {given} is item 0's too" in message
+    assert "items.3.event_id: same text and occurred_at as item 1" in message
+    assert "Paris" not in message
 
 
 def test_a_call_without_bank_needs_a_default(api: Api) -> None:
