@@ -1,11 +1,12 @@
 # `make demo`: set up on a fresh machine and run the demo (embedded, no servers).
 # `make test`: set up, start Redis if needed, lint, type-check and run every test.
 # `make reliability`: the fault suite against real processes (10-20 min); writes docs/reliability.md.
+# `make docs`: the documentation site (MkDocs, Material) into site/; `make docs-serve` serves it.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup setup-dev demo test lint reliability
+.PHONY: setup setup-dev demo test lint reliability docs docs-serve
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,3 +32,9 @@ test: setup-dev lint
 
 reliability: setup-dev
 	$(BIN)/python -m bench.reliability --baseline
+
+docs: setup-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+docs-serve: setup-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001

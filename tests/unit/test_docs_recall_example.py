@@ -1,5 +1,6 @@
-"""The README's recall example has the shape of today's response: the same fields, the
-same components, and the stages a default recall reports, in order."""
+"""The recall page's `explain` example has the shape of today's response: the same
+fields, the same components, and the stages a default recall reports, in order. (Its
+values are produced from the demo data by tests/e2e/test_docs_examples.py.)"""
 
 import json
 import re
@@ -9,18 +10,17 @@ from typing import Any
 from contracts.recall import Components, RecallResponse, RecallResult, StageTrace
 from tests.unit.test_recall_pipeline import DEFAULT_STAGES
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "recall.md"
 
 
 def example() -> Any:
-    text = README.read_text(encoding="utf-8")
-    start = text.index("A recall with `explain`")
-    block = re.search(r"```json\n(.*?)```", text[start:], re.DOTALL)
-    assert block is not None
+    text = PAGE.read_text(encoding="utf-8")
+    block = re.search(r"<!-- check: explain -->\n```json\n(.*?)```", text, re.DOTALL)
+    assert block is not None, "docs/recall.md holds the explain example"
     return json.loads(block.group(1))
 
 
-def test_readme_recall_example_matches_the_response_contract() -> None:
+def test_the_recall_example_matches_the_response_contract() -> None:
     body = example()
     assert set(body) == set(RecallResponse.model_fields)
     [result] = body["results"]
