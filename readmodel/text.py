@@ -20,7 +20,7 @@ TEXT_CACHE_SIZE = 16384
 sets and the negation cue in worker/consolidation). A cached text costs about 2.8 KB
 over all of them on the bench workload (texts of 45 characters), so 16,384 texts hold
 about 46 MB where 65,536 held about 180 in a long-running worker; a batch's neighbours
-and slot-key scrolls are what is reused, and fit (see docs/decisions.md)."""
+and slot-key scrolls are what is reused, and fit (see docs/decisions/0020)."""
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _K1 = 1.2

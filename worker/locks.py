@@ -89,7 +89,7 @@ class ProcessLocks:
     """Named locks within one process: where a single process consumes (embedded mode),
     nothing else can hold a bank, so a `threading.Lock` per name is exclusive enough
     and costs microseconds where a Redis lock costs a round trip and a renewer thread
-    (docs/decisions.md)."""
+    (docs/decisions/0009-metrics-in-redis.md)."""
 
     def __init__(self, wait_s: float) -> None:
         self._wait = wait_s

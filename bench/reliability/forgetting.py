@@ -198,7 +198,7 @@ def forget_section(f: dict[str, Any]) -> list[str]:
         "",
         f"Memories not forgotten, stored at the end: {f['kept_stored']} of {f['kept_sent']}.",
         *_run_apart(f),
-        "Out of a forget's reach (README, \"Own your data\"): a Redis replica's own AOF",
+        "Out of a forget's reach (docs/data.md, \"Forget\"): a Redis replica's own AOF",
         "until it resyncs or rewrites, RDB snapshots and backups taken before the forget,",
         "and copies below the application (freed filesystem blocks, swap, volume snapshots).",
         "The same checks run with the tests: `tests/integration/test_forget_on_disk.py`",

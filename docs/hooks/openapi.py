@@ -68,7 +68,10 @@ def render_operation(path: str, method: str, op: dict[str, Any]) -> list[str]:
         out += [op["description"].strip(), ""]
     params = op.get("parameters", [])
     if params:
-        out += ["| parameter | in | type | required | description |", "| --- | --- | --- | --- | --- |"]
+        out += [
+            "| parameter | in | type | required | description |",
+            "| --- | --- | --- | --- | --- |",
+        ]
         out += [
             f"| `{p['name']}` | {p['in']} | {type_of(p.get('schema', {}))} | "
             f"{'yes' if p.get('required') else 'no'} | {cell(p.get('description', ''))} |"
@@ -80,14 +83,16 @@ def render_operation(path: str, method: str, op: dict[str, Any]) -> list[str]:
         out += [f"Body (`{media}`): {type_of(content.get('schema', {}))}", ""]
     out += ["| status | answer |", "| --- | --- |"]
     for status, answer in op.get("responses", {}).items():
-        schemas = [type_of(c["schema"]) for c in answer.get("content", {}).values() if "schema" in c]
+        schemas = [
+            type_of(c["schema"]) for c in answer.get("content", {}).values() if "schema" in c
+        ]
         shown = f"{cell(answer.get('description', ''))}" + (f": {schemas[0]}" if schemas else "")
         out.append(f"| {status} | {shown} |")
     return [*out, ""]
 
 
 def render_schema(name: str, schema: dict[str, Any]) -> list[str]:
-    out = [f'### {name} {{ #{anchor(name)} }}', ""]
+    out = [f"### {name} {{ #{anchor(name)} }}", ""]
     if schema.get("description"):
         out += [schema["description"].strip(), ""]
     props = schema.get("properties", {})
@@ -105,7 +110,10 @@ def render_schema(name: str, schema: dict[str, Any]) -> list[str]:
 
 def render(schema: dict[str, Any]) -> str:
     info = schema["info"]
-    out = [f"OpenAPI {schema['openapi']}, API version {info['version']}: {info.get('summary', '')}", ""]
+    out = [
+        f"OpenAPI {schema['openapi']}, API version {info['version']}: {info.get('summary', '')}",
+        "",
+    ]
     out += ['<a href="openapi.json">Download openapi.json</a>', "", "## Routes", ""]
     for path, item in schema["paths"].items():
         for method in METHODS:

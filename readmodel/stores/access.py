@@ -5,7 +5,7 @@ engine a payload write to a point of an indexed (HNSW) segment copies the point 
 the appendable segment, which is searched by full scan, and Edge has no background
 optimizer to index it again: every distinct point recall had ever returned stayed out
 of the index until `sediment optimize` (floor p50 1.4 -> 4.4 ms at 100,000 memories
-after 40,000 distinct points were recalled; docs/decisions.md). So the store keeps
+after 40,000 distinct points were recalled; docs/decisions/0038). So the store keeps
 these times here instead, and folds them into the points when it optimizes (which
 rebuilds the index anyway).
 

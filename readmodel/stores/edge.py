@@ -542,7 +542,7 @@ def _scored(points: Sequence[qe.ScoredPoint]) -> list[ties.Scored]:
 def _config(dense_size: int) -> qe.EdgeConfig:
     """Dense vectors `Cold`: mapped from their files and paged in as searches read them,
     not copied into memory when a segment opens (the engine's default, `Cached`, which
-    also keeps a mutable segment's vectors resident twice). See docs/decisions.md,
+    also keeps a mutable segment's vectors resident twice). See docs/decisions/0019,
     "Resident memory at 100,000 memories"."""
     dense = qe.EdgeVectorParams(size=dense_size, distance=qe.Distance.Cosine, memory=DENSE_MEMORY)
     return qe.EdgeConfig(

@@ -3,7 +3,7 @@
 Many memories can share a keyword score (a question's one rare term in texts of the
 same length), and an engine returns some of the tied ones at its cut: which ones
 differed between two stores holding the same points, so identical banks recalled
-differently (docs/decisions.md). The adapters cut themselves instead: they read ids
+differently (docs/decisions/0036). The adapters cut themselves instead: they read ids
 and scores of twice the depth, without payloads, order them by score and then id, keep
 the depth, and read the payloads of the hits kept.
 
