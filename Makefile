@@ -22,7 +22,7 @@ demo: setup
 	$(BIN)/sediment demo
 
 lint: setup-dev
-	$(BIN)/ruff check contracts telemetry readmodel worker sediment tests bench
+	$(BIN)/ruff check contracts telemetry readmodel worker sediment tests bench docs/hooks
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
