@@ -154,10 +154,12 @@ IRREGULAR_PAST = frozenset(
 )
 ACCUMULATING = frozenset(
     """like likes love loves enjoy enjoys hate hates miss misses visit visits know knows
-    meet meets see sees watch watches read reads want wants need needs""".split()
+    meet meets see sees watch watches read reads want wants need needs have has own owns
+    play plays speak speaks collect collects follow follows""".split()
 )
 """Verbs whose objects add up rather than replace one another; with no change word,
-"I love X" and "I love Y" are two things loved."""
+"I love X" and "I love Y" are two things loved, "Bob plays chess" and "Bob plays golf"
+two games played."""
 
 
 def _possessive_noun(frame: tuple[str, ...]) -> bool:
