@@ -98,3 +98,9 @@ def test_the_reading_is_stored_with_the_features(case: Case, why: str) -> None:
         found = computed(text, entities)
         assert found.open == read(text, entities)
         assert decode(encode(found)) == found
+
+
+def test_a_pronoun_is_the_producers_person_before_a_capitalised_verb() -> None:
+    """ "Caught up with Bram. He ..." is about Bram, not a person called Caught."""
+    found = computed("Caught up with Bram yesterday. He lives in Leeds now.", ["Bram"])
+    assert {s.subject for s in found.statement.slots} == {"bram"}

@@ -1,10 +1,14 @@
 """The outdated stage alone, table-driven: which memories a newer one outdates at read time."""
 
 import pytest
+from rich.console import Console
 
+from contracts.recall import RecallResponse
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.order import sort_key
 from readmodel.recall.outdated import outdate_older
+from readmodel.recall.results import to_result
+from sediment.render import recall_table
 from tests.helpers import memory
 
 Row = tuple[str, int, list[str], float]
@@ -65,3 +69,15 @@ def test_only_the_head_is_compared() -> None:
              for i in range(12)]  # fmt: skip
     out = outdate_older(cands, "Where does Ben live?", top=3)
     assert [c.outdated_by is not None for c in out] == [True, True] + [False] * 10
+
+
+def test_the_cli_table_says_what_outdated_a_result() -> None:
+    newer, older = memory("Maya drinks tea.", 9), memory("Maya drinks coffee.", 1)
+    results = [
+        to_result(Candidate(newer, score=0.9), False),
+        to_result(Candidate(older, score=0.8, outdated_by=newer.id), False),
+    ]
+    response = RecallResponse(bank_id="b1", query="What does Maya drink?", results=results)
+    console = Console(width=200, record=True)
+    console.print(recall_table(response))
+    assert f"(outdated by {str(newer.id)[:8]})" in console.export_text()
