@@ -34,7 +34,9 @@ UPDATES: list[tuple[Case, str]] = [
     (("Ivo's coach is Lena.", ["Ivo", "Lena"],
       "Ivo no longer has a coach.", ["Ivo"]), "'coach' -> '(ended)'"),
     (("User: I drink espresso in the afternoon.", [],
-      "User: I drink mint tea in the afternoon.", []), "'espresso' -> 'mint tea'"),
+      "User: I drink mint tea in the afternoon now.", []), "'espresso' -> 'mint tea'"),
+    (("User: I work at Northwind.", [],
+      "User: I work at Tandem Labs.", []), "'northwind' -> 'tandem labs' (cue: none)"),
     (("Sam's mentor is Rhea.", ["Sam", "Rhea"],
       "Sam has a new mentor, Tariq.", ["Sam", "Tariq"]), "'rhea' -> 'tariq'"),
     (("User: I teach at Hillside School.", [],
@@ -80,6 +82,18 @@ def test_a_newer_value_of_the_same_frame_replaces_the_older(case: Case, why: str
 def test_other_subjects_plans_pasts_and_episodes_replace_nothing(case: Case) -> None:
     older, older_entities, newer, newer_entities = case
     assert related(older, older_entities, newer, newer_entities) is None
+
+
+def test_with_no_change_word_only_names_and_numbers_are_values() -> None:
+    """ "I feel great" / "I feel tired", "that sounds cool" / "that sounds awesome": with
+    no change word, common words in one frame are not read as a changed value."""
+    for older, newer in (
+        ("User: I drink espresso in the afternoon.", "User: I drink mint tea in the afternoon."),
+        ("User: I feel great.", "User: I feel tired."),
+        ("Caroline: That sounds awesome!", "Caroline: That sounds super rewarding!"),
+        ("John: Long time no see!", "John: Long time no talk!"),
+    ):
+        assert related(older, [], newer, []) is None, (older, newer)
 
 
 def test_an_ending_without_a_new_value_invalidates() -> None:

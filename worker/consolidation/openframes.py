@@ -50,12 +50,13 @@ Siobhan" and "I switched to Dr. Kim as my doctor"."""
 class Clause:
     """`subject`: its key (`subjects.py`); `words`: lowercased, the subject as `<s>` and
     qualifiers (`NOISE`) dropped; `markers`: which of `MARKERS` it has (sorted); `cue`: a
-    change word of its sentence."""
+    change word of its sentence; `named`: its words written as names or numbers."""
 
     subject: str
     words: tuple[str, ...]
     markers: tuple[str, ...]
     cue: str | None
+    named: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,12 +123,24 @@ def _recase(said: str, original: str) -> str:
 
 
 def _subject(part: str, ctx: Context) -> str | None:
-    """The clause's subject; a relative named by role ("Bram's landlord") is its owner's
-    attribute here, so that "Bram's landlord is X" and "Bram no longer has a landlord"
-    share a subject."""
+    """The clause's subject when it is the speaker or one of the producer's people (not a
+    word that opens a sentence: "Let's ...", "Long time no see"); a relative named by role
+    ("Bram's landlord") is its owner's attribute here, so that "Bram's landlord is X" and
+    "Bram no longer has a landlord" share a subject."""
     plain = " ".join(w for w in part.split() if w.lower() not in NOISE)
     subject = clause_subject(plain, ctx)
-    return subject.split(">")[0] if subject else None
+    owner = subject.split(">")[0] if subject else None
+    return owner if owner == ctx.me or owner in ctx.entities else None
+
+
+def _named(part: str) -> tuple[str, ...]:
+    """Words written as names or numbers inside the clause ("Dr. Ortiz", "May 14"): what
+    a value looks like when no change word says a value changed."""
+    found = re.findall(r"[\w'.-]+", part)
+    return tuple(
+        sorted({w.lower().strip(".") for w in found[1:] if w[0].isupper() and w != "I"}
+               | {w.lower() for w in found if any(ch.isdigit() for ch in w)})
+    )  # fmt: skip
 
 
 def _clauses(sentence: str, ctx: Context) -> list[Clause]:
@@ -143,7 +156,7 @@ def _clauses(sentence: str, ctx: Context) -> list[Clause]:
         if subject is None or not raw:
             continue
         words = _masked(raw, subject, ctx)
-        out.append(Clause(subject, words, tuple(sorted(markers(part))), cue))
+        out.append(Clause(subject, words, tuple(sorted(markers(part))), cue, _named(part)))
     return out
 
 
@@ -175,7 +188,7 @@ def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading |
 def to_json(r: OpenReading) -> list[object]:
     """Plain lists, in the order `from_json` reads them."""
     return [
-        [[c.subject, list(c.words), list(c.markers), c.cue] for c in r.clauses],
+        [[c.subject, list(c.words), list(c.markers), c.cue, list(c.named)] for c in r.clauses],
         list(r.subjects),
         list(r.words),
         [[list(e.span), e.how, e.after, e.asserted] for e in r.endings],
@@ -189,7 +202,10 @@ def from_json(data: list[object]) -> OpenReading:
     """The reading `to_json` wrote; raises TypeError or ValueError on another shape."""
     clauses, subjects, words, ends, things, one_off = data
     return OpenReading(
-        tuple(Clause(str(s), _strs(w), _strs(m), _opt(c)) for s, w, m, c in _rows(clauses)),
+        tuple(
+            Clause(str(s), _strs(w), _strs(m), _opt(c), _strs(n))
+            for s, w, m, c, n in _rows(clauses)
+        ),
         _strs(subjects),
         _strs(words),
         tuple(Ending(_strs(x), str(h), str(a), bool(ok)) for x, h, a, ok in _rows(ends)),

@@ -104,8 +104,16 @@ def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
         return None
     if n.cue is None and not _possessive_noun(frame) and not _stative(frame, old, new):
         return None
+    if n.cue is None and not _possessive_noun(frame) and not (_names(old, o) and _names(new, n)):
+        return None
     why = explain(n.subject, " ".join(frame), " ".join(old), " ".join(new), n.cue)
     return OpenUpdate(Relation.EVOLVED_INTO, why)
+
+
+def _names(span: tuple[str, ...], c: Clause) -> bool:
+    """The span holds a name or a number: with no change word, only such values (a city,
+    a company, a person, a date) are read as replacing one another."""
+    return bool(set(span) & set(c.named))
 
 
 def _predicate(frame: tuple[str, ...]) -> bool:
@@ -113,7 +121,15 @@ def _predicate(frame: tuple[str, ...]) -> bool:
     a change word ("<s> switched to _" says only that something changed), and no verb in
     a past form ("<s> replaced the old _" is something done, not a state)."""
     before = frame[: frame.index("_")]
-    return any(not CUES.fullmatch(w) for w in content(list(before))) and not _past(before)
+    said = [w for w in content(list(before)) if not CUES.fullmatch(w) and w not in MANNER]
+    return any(not w.endswith("ly") for w in said) and not _past(before)
+
+
+MANNER = frozenset(
+    """really so very pretty super totally quite always never also even sure too kinda
+    definitely""".split()
+)
+"""Words of degree or manner, which are no predicate of their own ("I really _")."""
 
 
 def _past(words: tuple[str, ...] | list[str]) -> bool:

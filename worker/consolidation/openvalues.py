@@ -26,7 +26,12 @@ ENDED_BEFORE = re.compile(
     r"no longer (?:has|have)|(?:doesn't|don't) have|(?:split|broke) up with)\s+"
     r"(?P<x>[^,;.!?:]+)"
 )
-FROM_TO = re.compile(r"\b(?P<how>from(?: being)?) (?P<x>[^,;.!?:]+?) to\b")
+FROM_TO = re.compile(
+    r"\b(?:switched|switching|moved|moving|changed|changing|went|upgraded|downgraded|"
+    r"transferred|shifted)\b[^,;.!?:]{0,30}?\b(?P<how>from(?: being)?) (?P<x>[^,;.!?:]+?) to\b"
+)
+"""A change from one value to another: "switched from X to", not a range ("everything from
+the food to the history")."""
 ENDED_AFTER = re.compile(
     r"(?P<x>[^,;.!?:]+?)\s+(?P<how>got married and moved away|moved out|moved away|retired|"
     r"is long gone|is gone|gone|is a thing of the past|is history|is over|"
@@ -111,7 +116,9 @@ def _after(sentence: str, how: str) -> str:
 
 def _asserted(sentence: str) -> bool:
     found = markers(sentence) & {"hypothetical", "negated"}
-    own = re.search(r"(?:doesn't|don't) have|(?:haven't|hasn't) [a-z]+|[,;] not ", sentence)
+    own = re.search(
+        r"(?:doesn't|don't) have|(?:haven't|hasn't) [a-z]+|[,;] not |no longer|no more", sentence
+    )
     return not (found - ({"negated"} if own else set()))
 
 
@@ -126,7 +133,25 @@ def endings(sentence: str) -> list[Ending]:
     for m in PAIR_ENDED.finditer(sentence):
         found += [((m.group("a"),), "broke up"), ((m.group("b"),), "broke up")]
     asserted = _asserted(sentence)
-    return [Ending(x, how, _after(sentence, how), asserted) for x, how in found if content(list(x))]
+    return [
+        Ending(x, how, _after(sentence, how), asserted)
+        for x, how in found
+        if [w for w in content(list(x)) if w not in VAGUE] and not _idiom(x, how, sentence)
+    ]
+
+
+VAGUE = frozenset(
+    """time times lot bit way day days thing things stuff one around here there back away
+    out much more while long little yet ago""".split()
+)
+"""Words that name no value ("used to hike a lot", "haven't been around")."""
+
+
+def _idiom(span: tuple[str, ...], how: str, sentence: str) -> bool:
+    """ "from time to time", "from day to day": the same word on both sides of "to"."""
+    said = re.escape(" ".join(span))
+    pattern = rf"\bfrom (?:being )?{said} to {re.escape(span[0])}\b"
+    return how.startswith("from") and re.search(pattern, sentence) is not None
 
 
 def thing_of(sentence: str) -> tuple[str, ...] | None:

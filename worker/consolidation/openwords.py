@@ -24,7 +24,7 @@ CUES = re.compile(
     r"replaced|from now on)\b"
 )
 MARKERS: dict[str, re.Pattern[str]] = {
-    "negated": re.compile(r"\b(?:not|n't|never|nobody|neither|nor|isn't|doesn't|didn't)\b"),
+    "negated": re.compile(r"\b(?:not|never|nobody|neither|nor|no)\b|n't\b"),
     "hypothetical": re.compile(
         r"\b(?:might|may(?! \d)|could|would|should|if|maybe|perhaps|thinking|considering|"
         r"planning|hopes?|hoping|wants?|wish|almost|nearly|supposed|someday|whether|rumou?rs?|"
