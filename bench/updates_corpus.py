@@ -78,3 +78,29 @@ def corpus_section(report: SupersessionReport, source: str) -> list[str]:
         lines.append("| **overall** | | " + " | ".join(_cells(split["overall"])) + " |")
         lines.append("")
     return lines
+
+
+def comparison_section(before: SupersessionReport, after: SupersessionReport) -> list[str]:
+    """Markdown: per split and phrasing family, the two runs side by side (P, R, FSR)."""
+    lines = []
+    for name, split in after["splits"].items():
+        old = before["splits"][name]
+        lines += [
+            f"### {name} ({split['banks']} banks, {split['statements']} statements)",
+            "",
+            "| family | kind | updates | P before | P after | R before | R after "
+            "| false before | false after |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        families = sorted(split["by_family"], key=lambda f: (KIND.get(f, "?")[0], f))
+        rows = [(f, old["by_family"][f], split["by_family"][f]) for f in families]
+        rows.append(("**overall**", old["overall"], split["overall"]))
+        for family, a, b in rows:
+            lines.append(
+                f"| {family} | {KIND.get(family, '')} | {b['should_supersede']} "
+                f"| {_pct(a['precision'])} | {_pct(b['precision'])} "
+                f"| {_pct(a['recall'])} | {_pct(b['recall'])} "
+                f"| {a['false']}/{a['should_stay']} | {b['false']}/{b['should_stay']} |"
+            )
+        lines.append("")
+    return lines
