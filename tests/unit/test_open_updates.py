@@ -65,6 +65,11 @@ STAYS: list[Case] = [
     ("The audit is on May 3.", [], "The audit could slip to June 9.", []),
     ("Omar is a nurse.", ["Omar"], "Omar is on the early shift now.", ["Omar"]),
     ("Theo switched to the gym.", ["Theo"], "Theo just switched to the car.", ["Theo"]),
+    ("Ben's car is a Honda.", ["Ben"], "Ben's car is now red.", ["Ben"]),
+    ("Ana lives in Porto.", ["Ana"], "Ana lives in a flat now.", ["Ana"]),
+    ("Ana's manager is Tom.", ["Ana", "Tom"], "Ana's manager is now based in Oslo.", ["Ana"]),
+    ("User: My manager is Tom.", ["Tom"], "User: My manager is busy now.", []),
+    ("User: My deadline is May 3.", [], "User: My deadline is tight now.", []),
 ]  # fmt: skip
 
 

@@ -97,6 +97,8 @@ def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
         return None
     if not content(list(old)) or not content(list(new)) or not _same_kind(old, new):
         return None
+    if _names(old, o) != _names(new, n) or _past(old) or _past(new):
+        return None
     frame = (*o.words[:i1], "_", *o.words[i2:])
     if SUBJECT not in frame[: frame.index("_")]:
         return None
@@ -145,7 +147,12 @@ COPULAS = frozenset({"is", "are", "am", "'s", "'m", "'re", "be", "been"})
 
 
 def _same_kind(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
-    """Values led by a preposition are led by the same one ("in Lisbon" is not "alone")."""
+    """Two values of one kind: both with an article or neither ("a Honda" is not "red"),
+    and led by the same preposition if by any ("in Lisbon" is not "alone"). With
+    `_names` equal on both sides ("Tom" is not "busy") and no verb form in either
+    ("Tom" is not "based in Oslo")."""
+    if (old[0] in ARTICLES) != (new[0] in ARTICLES):
+        return False
     a = [w for w in old if w not in ARTICLES]
     b = [w for w in new if w not in ARTICLES]
     lead_a, lead_b = a[0] in STOPWORDS, b[0] in STOPWORDS
