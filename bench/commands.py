@@ -203,6 +203,43 @@ def supersession(
         console.print(f"wrote {json_out}")
 
 
+@app.command("updates-corpus")
+def updates_corpus(
+    path: Annotated[
+        list[Path] | None,
+        typer.Option(help="corpus files (default: the shipped dev and test halves)"),
+    ] = None,
+    embedder: EmbedderOpt = "static",
+    rule: Annotated[str, typer.Option(help="a name for the rule measured, kept in the JSON")] = (
+        "frame and value"
+    ),
+    json_out: Annotated[Path, typer.Option("--json", help="where to write the JSON")] = Path(
+        "bench/results/updates_corpus.json"
+    ),
+    no_json: NoJson = False,
+) -> None:
+    """Independent update corpus: supersession per phrasing family, dev and test halves."""
+    from bench.supersession import load_supersession, run_supersession
+    from bench.updates_corpus import default_paths, family_table
+
+    files = []
+    for source in path or default_paths():
+        try:
+            files.append((source.name, load_supersession(source)))
+        except (OSError, ValueError, pydantic.ValidationError) as exc:
+            err.print(f"[red]cannot read {source}[/red]: {exc}")
+            raise typer.Exit(2) from None
+    start = time.perf_counter()
+    report = run_supersession(files, bench_settings(embedder), err, rule)
+    report["benchmark"] = "updates_corpus"
+    report["wall_time_s"]["total"] = round(time.perf_counter() - start, 2)
+    for name, split in report["splits"].items():
+        console.print(family_table(name, split))
+    if not no_json:
+        write_json(json_out, report)
+        console.print(f"wrote {json_out}")
+
+
 @app.command()
 def report(
     results: Annotated[Path, typer.Option(help="folder of result JSON")] = Path("bench/results"),

@@ -99,6 +99,7 @@ class SupersessionSplit(TypedDict):
     overall: SupersessionFigures
     by_attribute: dict[str, SupersessionFigures]
     by_role: dict[str, SupersessionFigures]
+    by_family: dict[str, SupersessionFigures]
     cueless_updates: SupersessionFigures
     held_out_phrasings: SupersessionFigures
 

@@ -31,6 +31,7 @@ PAGE_ORDER = (
     "realmem",
     "supersession",
     "supersession_before",
+    "updates_corpus",
     "updates",
     "ingest",
     "scale",
@@ -267,6 +268,10 @@ def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
             from bench.supersession import supersession_section
 
             lines += supersession_section(cast(SupersessionReport, data), source)
+        elif kind == "updates_corpus":
+            from bench.updates_corpus import corpus_section
+
+            lines += corpus_section(cast(SupersessionReport, data), source)
         elif kind in SCALE_KINDS:
             lines += scale_section(cast(ScaleReport, data), source, growth)
         elif kind is None and path.name == RELIABILITY:

@@ -131,6 +131,7 @@ def split_figures(data: SupersessionFile, dataset: str, judged: list[Judged]) ->
         "overall": figures(judged),
         "by_attribute": grouped(judged, "attribute"),
         "by_role": grouped(judged, "role"),
+        "by_family": grouped(judged, "family"),
         "cueless_updates": figures(cueless(judged, by_id)),
         "held_out_phrasings": figures(j for j in judged if j.statement.held_out),
     }

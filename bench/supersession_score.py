@@ -38,6 +38,8 @@ class LabelledStatement(_Model):
     superseded_by: str | None = None
     cue: bool | None = None
     held_out: bool = False
+    family: str = ""
+    other_chains: list[str] = Field(default_factory=list)
 
 
 class LabelledBank(_Model):
@@ -61,13 +63,20 @@ class Judged:
 
 
 def acceptable(s: LabelledStatement, bank: Sequence[LabelledStatement]) -> set[str]:
-    """Newer states of the same history with another value: what may supersede `s`."""
+    """Newer states of the same history with another value: what may supersede `s`.
+
+    A statement that changes two things at once names its second history in `other_chains`.
+    """
     if s.superseded_by is None or s.chain is None:
         return set()
     return {
         m.id
         for m in bank
-        if m.chain == s.chain and m.occurred_at > s.occurred_at and m.value != s.value
+        if m.occurred_at > s.occurred_at
+        and (
+            (m.chain == s.chain and m.value != s.value)
+            or (s.chain in m.other_chains and s.superseded_by == m.id)
+        )
     }
 
 
@@ -113,7 +122,7 @@ def figures(judged: Iterable[Judged]) -> SupersessionFigures:
 
 
 def grouped(judged: Sequence[Judged], key: str) -> dict[str, SupersessionFigures]:
-    """Figures per attribute type or per role of the judged statement."""
+    """Figures per attribute type, role or phrasing family of the judged statement."""
     groups: dict[str, list[Judged]] = {}
     for j in judged:
         value = getattr(j.statement, key) or NO_ATTRIBUTE

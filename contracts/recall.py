@@ -99,6 +99,11 @@ class Components(Frozen):
 
 
 class RecallResult(Frozen):
+    """`state_replaces`: the superseded state this current one was shown for;
+    `outdated_by`: a newer memory of the same subject that answers a question about the
+    present with another value, where no supersession joins them (decided when recalling;
+    nothing stored changed)."""
+
     id: uuid.UUID
     kind: MemoryKind
     text: str
@@ -108,6 +113,7 @@ class RecallResult(Frozen):
     superseded_by: uuid.UUID | None = None
     relation: Relation | None = None
     state_replaces: uuid.UUID | None = None
+    outdated_by: uuid.UUID | None = None
     source_memory_ids: list[uuid.UUID] = Field(default_factory=list)
     entities: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)

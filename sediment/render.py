@@ -16,6 +16,8 @@ def recall_table(response: RecallResponse) -> Table:
         table.add_column(col, overflow="fold")
     for i, r in enumerate(response.results, 1):
         note = f" (replaces {str(r.state_replaces)[:8]})" if r.state_replaces else ""
+        if r.outdated_by:
+            note += f" (outdated by {str(r.outdated_by)[:8]})"
         if r.source_memory_ids:
             note += f" [{len(r.source_memory_ids)} sources]"
         table.add_row(

@@ -33,6 +33,7 @@ class Candidate:
     rerank: float | None = None
     score: float = 0.0
     state_replaces: uuid.UUID | None = None
+    outdated_by: uuid.UUID | None = None
 
     @property
     def id(self) -> uuid.UUID:

@@ -28,6 +28,7 @@ from readmodel.recall.notes import (
     truncate_note,
 )
 from readmodel.recall.order import Window, fill_window, sort_key
+from readmodel.recall.outdated import outdate_older
 from readmodel.recall.query import QueryAnalysis, analyse, expansions
 from readmodel.recall.rerank import RerankStage
 from readmodel.recall.results import to_result
@@ -118,6 +119,12 @@ class RecallPipeline:
         cands, bias_on = self._adjust(cands, request, analysis, trace)
         ordered = sorted(cands, key=sort_key)
         trace.lap("sort", ordered, "score, then newest first, then id")
+        if request.state_mode == "current" and request.as_of is None:
+            ordered = sorted(outdate_older(ordered, request.query), key=sort_key)
+            outdated = sum(1 for c in ordered if c.outdated_by is not None)
+            trace.lap(
+                "outdated", ordered, f"older values of one subject, after the newest: {outdated}"
+            )
         window = self._window(ordered, request, trace)
         return self._response(bank_id, request, analysis, window, resolved, bias_on, trace)
 

@@ -43,6 +43,7 @@ def to_result(
         superseded_by=r.superseded_by,
         relation=r.relation,
         state_replaces=c.state_replaces,
+        outdated_by=c.outdated_by,
         source_memory_ids=list(r.source_memory_ids) if isinstance(r, Observation) else [],
         entities=list(r.entities),
         tags=list(r.tags),

@@ -110,6 +110,7 @@ DEFAULT_STAGES = [
     "current_state",
     "feedback",
     "sort",
+    "outdated",
     "prefer_observations",
     "truncate",
 ]

@@ -32,6 +32,7 @@ from worker.consolidation.neighbourhood import (
     candidates,
     complete,
     content_view,
+    memory_open_keys,
     neighbour_scope,
     slot_filters,
 )
@@ -152,7 +153,7 @@ def _prefetch(
     since = min(p.record.occurred_at for p in points)
     merged: dict[Filter, set[str]] = {}
     for p in points:
-        for flt in slot_filters(bank_id, features(p.record), since):
+        for flt in slot_filters(bank_id, features(p.record), since, memory_open_keys(p.record)):
             merged.setdefault(replace(flt, slot_keys_any=()), set()).update(flt.slot_keys_any)
     for scope, keys in merged.items():
         view.prefetch_scroll(replace(scope, slot_keys_any=tuple(sorted(keys))))

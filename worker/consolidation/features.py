@@ -22,11 +22,14 @@ from typing import Any, Final
 
 from contracts.memory import Memory
 from readmodel.text import STOPWORDS, TEXT_CACHE_SIZE
+from worker.consolidation import openframes
+from worker.consolidation.openframes import OpenReading
+from worker.consolidation.openupdates import open_keys
 from worker.consolidation.policy import has_negation_cue
 from worker.consolidation.statements import Slot, StatementFeatures, statement_features
 from worker.consolidation.updates import slot_keys
 
-FORMAT: Final = 1
+FORMAT: Final = 2
 """Written first in every encoded value; a value of another format is not read."""
 
 _VALUE_WORDS = frozenset(
@@ -43,24 +46,31 @@ _KINDS = ("fact", "episode", "other")
 @dataclass(frozen=True)
 class TextFeatures:
     """`statement`: what the text states (slots, change word); `negation`: whether it
-    has a negation word; `values`: the words naming a value (`value_words`)."""
+    has a negation word; `values`: the words naming a value (`value_words`); `open`: its
+    reading by frame (`openframes.py`), None for a text too long to be a stated fact."""
 
     statement: StatementFeatures
     negation: bool
     values: frozenset[str]
+    open: OpenReading | None = None
 
 
 def computed(text: str, entities: list[str] | tuple[str, ...] = ()) -> TextFeatures:
     return TextFeatures(
-        statement_features(text, entities), has_negation_cue(text), value_words(text)
+        statement_features(text, entities),
+        has_negation_cue(text),
+        value_words(text),
+        openframes.read(text, entities),
     )
 
 
 def stored_fields(text: str, entities: list[str] | tuple[str, ...]) -> dict[str, Any]:
     """What a raw memory stores about its text, computed here once: its features and
-    the slot keys they give (at ingest, and again by a rebuild)."""
+    the slot keys they give, with the keys of its open frames (`openupdates.open_keys`),
+    at ingest and again by a rebuild."""
     found = computed(text, entities)
-    return {"slot_keys": slot_keys(found.statement), "features": encode(found)}
+    keys = sorted({*slot_keys(found.statement), *open_keys(found.open)})
+    return {"slot_keys": keys, "features": encode(found)}
 
 
 def of(memory: Memory) -> TextFeatures:
@@ -76,7 +86,8 @@ def encode(features: TextFeatures) -> str:
     st = features.statement
     slots = [[s.subject, s.attribute, s.value, s.mode, s.tier] for s in st.slots]
     data = [FORMAT, st.speaker, st.kind, st.cue, features.negation, sorted(features.values)]
-    return json.dumps([*data, slots], ensure_ascii=False, separators=(",", ":"))
+    opened = openframes.to_json(features.open) if features.open is not None else None
+    return json.dumps([*data, slots, opened], ensure_ascii=False, separators=(",", ":"))
 
 
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
@@ -84,7 +95,7 @@ def decode(text: str) -> TextFeatures | None:
     """The features `encode` wrote, or None for a value of another format or shape."""
     try:
         data = json.loads(text)
-        version, speaker, kind, cue, negation, values, slots = data
+        version, speaker, kind, cue, negation, values, slots, opened = data
         if version != FORMAT or kind not in _KINDS or not isinstance(negation, bool):
             return None
         statement = StatementFeatures(
@@ -93,7 +104,8 @@ def decode(text: str) -> TextFeatures | None:
             _str_or_none(cue),
             tuple(Slot(*(str(part) for part in s)) for s in slots),
         )
-        return TextFeatures(statement, negation, frozenset(str(v) for v in values))
+        reading = openframes.from_json(opened) if opened is not None else None
+        return TextFeatures(statement, negation, frozenset(str(v) for v in values), reading)
     except (ValueError, TypeError):
         return None
 

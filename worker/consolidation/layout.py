@@ -12,12 +12,15 @@ Layouts: 1, unrecorded (stores written before this marker existed); 2, every sta
 value also keyed `subject|=word`, which retractions read; 3, a memory's id derived from
 its bank and event id (`contracts.memory.derive_memory_id`), not from the event id
 alone, so two banks using one event id no longer share (and overwrite) one point: the
-rebuild moves each raw memory to its new id, and tombstones with it.
+rebuild moves each raw memory to its new id, and tombstones with it; 4, every statement
+short enough to be read by frame also keyed `subject|~word` per content word and
+`thing:words` per definite thing it is about (`openupdates.open_keys`), which updates
+found by frame and value read: the rebuild derives them again from each memory's text.
 """
 
 from readmodel.store import MemoryStore
 
-LAYOUT = 3
+LAYOUT = 4
 
 
 class StaleLayoutError(RuntimeError):

@@ -10,6 +10,8 @@ from readmodel.embedders import Embedder
 from readmodel.store import EMPTY_VECTOR, Filter, StoredPoint, tagset_of
 from worker.consolidation.batch import ConsolidationStore
 from worker.consolidation.decide import Neighbourhood
+from worker.consolidation.features import of as text_features
+from worker.consolidation.openupdates import open_keys
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import Link, features, memory_id
 from worker.consolidation.statements import StatementFeatures
@@ -52,7 +54,7 @@ def _candidates(
         h.record.id: StoredPoint(h.record, h.dense if h.dense is not None else EMPTY_VECTOR)
         for h in similar
     }
-    for same_slot in slot_filters(m.bank_id, features(m), m.occurred_at):
+    for same_slot in slot_filters(m.bank_id, features(m), m.occurred_at, memory_open_keys(m)):
         found.update({p.record.id: p for p in store.scroll(same_slot, with_vectors=True)})
     if m.key is not None:
         same_key = Filter(bank_id=m.bank_id, kinds=RAW_KINDS, tagset=scope.tagset, key=m.key)
@@ -67,13 +69,21 @@ def _candidates(
     return [p for p in found.values() if p.record.kind in RAW_KINDS]
 
 
-def slot_filters(bank_id: str, facts: StatementFeatures, at: datetime) -> list[Filter]:
+def memory_open_keys(m: Memory) -> tuple[str, ...]:
+    """The keys of `m`'s reading by frame (`openupdates.open_keys`), from its stored features."""
+    return tuple(open_keys(text_features(m).open))
+
+
+def slot_filters(
+    bank_id: str, facts: StatementFeatures, at: datetime, opened: tuple[str, ...] = ()
+) -> list[Filter]:
     """The memories a fact stated at `at` may relate to by slot key: under its
-    `older_keys`, those current at `at` or later (a memory superseded before then can
-    take no other superseder from it); under its other candidate keys, those that
-    occurred at `at` or later (nothing older can relate to it there)."""
-    keys = candidate_keys(facts)
-    older = older_keys(facts)
+    `older_keys` and its open-frame keys (`opened`), those current at `at` or later (a
+    memory superseded before then can take no other superseder from it); under its other
+    candidate keys, those that occurred at `at` or later (nothing older can relate to it
+    there)."""
+    keys = tuple(sorted({*candidate_keys(facts), *opened}))
+    older = tuple(sorted({*older_keys(facts), *opened}))
     newer_only = tuple(k for k in keys if k not in older)
     scope = Filter(bank_id=bank_id, kinds=RAW_KINDS)
     out = []

@@ -18,9 +18,10 @@ from contracts.memory import Memory, Relation, derive_memory_id
 from readmodel.store import tagset_of
 from worker.consolidation.features import mentions
 from worker.consolidation.features import of as text_features
+from worker.consolidation.openupdates import OpenUpdate, open_update
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.statements import StatementFeatures
-from worker.consolidation.updates import implicit_update
+from worker.consolidation.updates import Update, implicit_update
 
 OBSERVATION_NAMESPACE = uuid.UUID("a4d1f0e2-7b3c-5e19-9c2d-6f8e0a1b3c4d")
 
@@ -108,12 +109,21 @@ def relate(a: Memory, b: Memory, similarity: float, policy: ConsolidationPolicy)
         if agree and restates(older, newer):
             return Link(LinkKind.MERGE, older.id, newer.id)
         return _declared(older, newer, f"same key {a.key!r}, another value")
-    update = implicit_update(features(older), features(newer))
+    update = _update(older, newer)
     if update is not None:
         return Link(LinkKind.SUPERSEDE, older.id, newer.id, update.relation, update.reason)
     if similarity >= policy.merge_threshold and restates(older, newer):
         return Link(LinkKind.MERGE, older.id, newer.id)
     return None
+
+
+def _update(older: Memory, newer: Memory) -> Update | OpenUpdate | None:
+    """By attribute (`updates.py`), else by frame and value (`openupdates.py`); a
+    statement said of a short while ("this week") replaces, and is replaced by, nothing."""
+    old_open, new_open = text_features(older).open, text_features(newer).open
+    if (old_open and old_open.one_off) or (new_open and new_open.one_off):
+        return None
+    return implicit_update(features(older), features(newer)) or open_update(old_open, new_open)
 
 
 def restates(older: Memory, newer: Memory) -> bool:

@@ -71,8 +71,15 @@ def is_name(word: str) -> bool:
 
 
 def antecedent(body: str, entities: frozenset[str], speaker: str | None) -> str | None:
-    """The person "he" or "she" most likely refers to: the first name in the text."""
-    for word in TOKEN.findall(body):
+    """The person "he" or "she" most likely refers to: the first of the producer's people
+    named in the text, else its first name ("Caught up with Bram. He ..." is Bram, not a
+    person called Caught)."""
+    words = TOKEN.findall(body)
+    for word in words:
+        key = name_key(word)
+        if key in entities and key != speaker:
+            return key
+    for word in words:
         key = name_key(word)
         if word[0].isupper() and key.isalpha() and key not in CAPITAL_STOP and key != speaker:
             return key

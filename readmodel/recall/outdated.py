@@ -1,0 +1,122 @@
+"""Current state at query time: of two memories that answer a present question about the
+same subject with different values, and that no supersession joins, the newer ranks first
+and the older says `outdated_by` (the newer one's id).
+
+Consolidation supersedes only what it can tell is one attribute's new value; a change it
+could not read (an unfamiliar phrasing) leaves both states current. A question about the
+present ("what does Maya drink", "who is my doctor") then wants the newer of the two
+first. Read-time only: nothing stored changes, and `history`, `as_of` and questions about
+the past are left as they are (the pipeline runs this stage only for the current state
+without `as_of`; `present_question` leaves out questions about the past).
+
+Two memories answer alike with different values when their texts are the same words but
+for one short span (the value) and what they share holds a word of the question; they
+are about the same subject when they share a named entity, or name none and have the
+same speaker. A pure stage over the candidates in rank order.
+"""
+
+import re
+import uuid
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+
+from readmodel.recall.candidate import Candidate, replace
+from readmodel.text import STOPWORDS, stem
+
+TOP = 10
+MAX_TOKENS = 40
+MAX_VALUE = 5
+WORD = re.compile(r"[a-z0-9]+(?:['.-][a-z0-9]+)*")
+SPEAKER = re.compile(r"^\s*([A-Z][\w.-]*)\s*:")
+PAST = re.compile(
+    r"\b(?:did|was|were|had|used to|before|originally|previously|at first|first|formerly|"
+    r"ago|back (?:in|then)|at the time|last (?:year|month|week|time)|in (?:19|20)\d\d|"
+    r"history|changed|change|old|earlier|then)\b",
+    re.I,
+)
+"""Words of a question about the past (or about the change itself), which keeps its order."""
+
+
+def present_question(query: str) -> bool:
+    return PAST.search(query) is None
+
+
+def _words(text: str) -> list[str]:
+    return WORD.findall(text.lower().replace("’", "'"))
+
+
+def _speaker(text: str) -> str | None:
+    found = SPEAKER.match(text)
+    return found.group(1).lower() if found else None
+
+
+def same_subject(a: Candidate, b: Candidate) -> bool:
+    ea = {e.casefold() for e in a.record.entities}
+    eb = {e.casefold() for e in b.record.entities}
+    if ea or eb:
+        return bool(ea & eb)
+    sa = _speaker(a.record.text)
+    return sa is not None and sa == _speaker(b.record.text)
+
+
+def another_value(older: str, newer: str, asked: set[str]) -> bool:
+    """The same words but one short span each, and the shared words hold a word of the
+    question besides its subject's name (`asked`)."""
+    a, b = _words(older), _words(newer)
+    if not a or not b or max(len(a), len(b)) > MAX_TOKENS:
+        return False
+    ops = SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    changed = [op for op in ops if op[0] != "equal"]
+    if len(changed) != 1 or changed[0][0] != "replace":
+        return False
+    _, i1, i2, j1, j2 = changed[0]
+    if max(i2 - i1, j2 - j1) > MAX_VALUE:
+        return False
+    if not [w for w in a[i1:i2] if w not in STOPWORDS] or not [
+        w for w in b[j1:j2] if w not in STOPWORDS
+    ]:
+        return False
+    shared = {stem(w.removesuffix("'s")) for w in a[:i1] + a[i2:] if w not in STOPWORDS}
+    return bool(shared & asked)
+
+
+def _names(a: Candidate, b: Candidate) -> set[str]:
+    named = {*a.record.entities, *b.record.entities}
+    found = {_speaker(a.record.text), _speaker(b.record.text)} - {None}
+    return {stem(w) for e in named for w in _words(e)} | {stem(w) for w in found if w}
+
+
+def _joined(a: Candidate, b: Candidate) -> bool:
+    return a.record.superseded_by == b.id or b.record.superseded_by == a.id
+
+
+def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> list[Candidate]:
+    """`ordered`: candidates best first. Among the first `top`, each memory that a newer
+    one answers with another value takes `outdated_by` (the newest such), and the newest
+    takes the best score of those it outdates, so it ranks first among them."""
+    if not present_question(query):
+        return list(ordered)
+    asked = {stem(w.removesuffix("'s")) for w in _words(query) if w not in STOPWORDS}
+    head = list(ordered[:top])
+    newest: dict[uuid.UUID, Candidate] = {}
+    for old in head:
+        for new in head:
+            if (
+                new.record.occurred_at > old.record.occurred_at
+                and not _joined(old, new)
+                and same_subject(old, new)
+                and another_value(old.record.text, new.record.text, asked - _names(old, new))
+            ):
+                prior = newest.get(old.id)
+                if prior is None or new.record.occurred_at > prior.record.occurred_at:
+                    newest[old.id] = new
+    if not newest:
+        return list(ordered)
+    best = {c.id: c.score for c in head}
+    for old_id, new in newest.items():
+        best[new.id] = max(best[new.id], best[old_id])
+    out = [
+        replace(c, score=best[c.id], outdated_by=newest[c.id].id if c.id in newest else None)
+        for c in head
+    ]
+    return out + list(ordered[top:])

@@ -1,0 +1,233 @@
+"""Statements read without a list of attributes: clauses, their subject, frame and markers.
+
+The attribute rules (frames.py, rules.py) know how people state a residence or an
+employer; they cannot know every attribute. This reading knows none: a clause is its
+subject (resolved as `subjects.py` does) and its words with the subject masked (`<s>`),
+so that two clauses of one subject can be compared word by word (`openupdates.py`):
+the words they share are the frame, the words that differ are the values. Besides its
+clauses, a reading keeps the values the statement names as over and what it says of a
+definite thing (`openvalues.py`).
+
+Pure and deterministic, from the text and the producer's entities alone, so it is
+computed once at ingest and stored with the memory's features (`features.py`); a
+statement longer than `MAX_TOKENS` is not read (long turns are conversation, not a
+stated fact).
+"""
+
+import re
+from dataclasses import dataclass
+
+from readmodel.text import STOPWORDS
+from worker.consolidation.openvalues import Ending, ThingSaid, endings, thing_said
+from worker.consolidation.openwords import (
+    MAX_TOKENS,
+    NOISE,
+    PRESUPPOSED,
+    SUBJECT,
+    content,
+    cue_of,
+    markers,
+    tokens,
+)
+from worker.consolidation.statements import SENTENCE_END, split_speaker
+from worker.consolidation.subjects import FIRST_PERSON, Context, antecedent, clause_subject
+
+SPLIT = re.compile(
+    r"(?:[,;:]\s+|\s+(?:and|so|but)\s+)(?=(?:and\s+|so\s+)?(?:I|I'm|I've|my|My|he|she|He|She|"
+    r"his|her|His|Her|the|The|it's|we|We|they|They|[A-Z][a-z]+)\b)"
+)
+REWRITES = (
+    (re.compile(r"\b(?P<who>i|[a-z]+) (?:has|have) a (?:new )?(?P<noun>[a-z]+(?: [a-z]+)?), "
+                r"(?P<value>[^,;]+)$"), "{who}'s {noun} is {value}"),
+    (re.compile(r"\b(?P<who>i|[a-z]+) switched to (?P<value>.+?) as (?P<owner>my|his|her|their|"
+                r"[a-z]+'s) (?P<noun>[a-z]+(?: [a-z]+)?)$"), "{owner} {noun} is {value}"),
+)  # fmt: skip
+"""Two ways of naming a holder that say "<s>'s N is V": "Bram has a new housemate,
+Siobhan" and "I switched to Dr. Kim as my doctor"."""
+
+
+@dataclass(frozen=True)
+class Clause:
+    """`subject`: its key (`subjects.py`); `words`: lowercased, the subject as `<s>` and
+    qualifiers (`NOISE`) dropped; `markers`: which of `MARKERS` it has (sorted); `cue`: a
+    change word of its sentence; `named`: its words written as names or numbers."""
+
+    subject: str
+    words: tuple[str, ...]
+    markers: tuple[str, ...]
+    cue: str | None
+    named: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class OpenReading:
+    """`subjects`: who the statement may be about (clause subjects, the producer's
+    people, the speaker when it says "I"); `words`: its content words; `endings`: values
+    it names as over; `things`: what it says of definite things; `one_off`: every
+    sentence is said of a short while."""
+
+    clauses: tuple[Clause, ...]
+    subjects: tuple[str, ...]
+    words: tuple[str, ...]
+    endings: tuple[Ending, ...]
+    things: tuple[ThingSaid, ...]
+    one_off: bool
+
+
+def _masked(raw: list[str], subject: str, ctx: Context) -> tuple[str, ...]:
+    """The words with every mention of the subject as `<s>` (a possessive keeps `'s`)."""
+    pronouns = {"i", "me", "my", "myself"} if subject == ctx.me else set()
+    if subject == ctx.antecedent:
+        pronouns |= {"he", "she", "him", "his", "her"}
+    out: list[str] = []
+    kept = [w for w in raw if w not in NOISE]
+    for i, w in enumerate(kept):
+        if w in pronouns or w == subject:
+            out.append(SUBJECT)
+            after = kept[i + 1] if i + 1 < len(kept) else ""
+            if w in ("my", "his") or (w == "her" and after and after not in STOPWORDS):
+                out.append("'s")
+        else:
+            out.append(w)
+    while len(out) > 1 and out[0] != SUBJECT and SUBJECT in out:
+        out.pop(0)
+    return tuple(out)
+
+
+def split_sentences(body: str) -> list[str]:
+    """Sentences with their end marks kept (a question is told by its `?`)."""
+    out, start = [], 0
+    for m in SENTENCE_END.finditer(body):
+        out.append(body[start : m.end()].strip())
+        start = m.end()
+    out.append(body[start:].strip())
+    return [s for s in out if s]
+
+
+def _rewritten(sentence: str) -> str:
+    body = sentence.rstrip(".!")
+    for pattern, template in REWRITES:
+        found = pattern.search(body.lower())
+        if found:
+            start = found.start()
+            said = template.format(**{k: v for k, v in found.groupdict().items()})
+            said = said.replace("i's", "my")
+            return body[:start] + _recase(said, body[start:]) + "."
+    return sentence
+
+
+def _recase(said: str, original: str) -> str:
+    """The rewritten words with the capitals they had (names stay names)."""
+    cased = {w.lower(): w for w in re.findall(r"[\w'.-]+", original)}
+    return " ".join(cased.get(w, w) for w in said.split(" "))
+
+
+def _subject(part: str, ctx: Context) -> str | None:
+    """The clause's subject when it is the speaker or one of the producer's people (not a
+    word that opens a sentence: "Let's ...", "Long time no see"); a relative named by role
+    ("Bram's landlord") is its owner's attribute here, so that "Bram's landlord is X" and
+    "Bram no longer has a landlord" share a subject."""
+    plain = " ".join(w for w in part.split() if w.lower() not in NOISE)
+    subject = clause_subject(plain, ctx)
+    owner = subject.split(">")[0] if subject else None
+    return owner if owner == ctx.me or owner in ctx.entities else None
+
+
+def _named(part: str) -> tuple[str, ...]:
+    """Words written as names or numbers inside the clause ("Dr. Ortiz", "May 14"): what
+    a value looks like when no change word says a value changed."""
+    found = re.findall(r"[\w'.-]+", part)
+    return tuple(
+        sorted({w.lower().strip(".") for w in found[1:] if w[0].isupper() and w != "I"}
+               | {w.lower() for w in found if any(ch.isdigit() for ch in w)})
+    )  # fmt: skip
+
+
+def _clauses(sentence: str, ctx: Context) -> list[Clause]:
+    asked = "?" in sentence
+    sentence = _rewritten(sentence)
+    cue = cue_of(sentence)
+    out = []
+    for part in SPLIT.split(sentence):
+        if asked and not PRESUPPOSED.match(part.strip()):
+            continue
+        subject = _subject(part, ctx)
+        raw = tokens(part)
+        if subject is None or not raw:
+            continue
+        words = _masked(raw, subject, ctx)
+        out.append(Clause(subject, words, tuple(sorted(markers(part))), cue, _named(part)))
+    return out
+
+
+def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading | None:
+    """The statement's open reading, or None when it is too long to be a stated fact."""
+    speaker, body = split_speaker(text.replace("’", "'"))
+    if not body or len(tokens(body)) > MAX_TOKENS:
+        return None
+    people = frozenset(e.split()[0].lower() for e in set(entities) if e.strip())
+    me = speaker.lower() if speaker else "user"
+    ctx = Context(me, antecedent(body, people, me), people)
+    sentences = split_sentences(body)
+    clauses = [c for s in sentences for c in _clauses(s, ctx)]
+    subjects = {c.subject for c in clauses} | set(people)
+    if FIRST_PERSON & set(tokens(body)) or re.search(r"\bmy\b", body, re.I):
+        subjects.add(me)
+    low = [s.lower() for s in sentences]
+    things = [t for s in low if (t := thing_said(s)) is not None]
+    return OpenReading(
+        tuple(clauses),
+        tuple(sorted(subjects)),
+        tuple(sorted(set(content(tokens(body))))),
+        tuple(e for s in low for e in endings(s)),
+        tuple(things),
+        bool(low) and all("temporary" in markers(s) for s in low),
+    )
+
+
+def to_json(r: OpenReading) -> list[object]:
+    """Plain lists, in the order `from_json` reads them."""
+    return [
+        [[c.subject, list(c.words), list(c.markers), c.cue, list(c.named)] for c in r.clauses],
+        list(r.subjects),
+        list(r.words),
+        [[list(e.span), e.how, e.after, e.asserted] for e in r.endings],
+        [[list(t.thing), list(t.dates), list(t.status), list(t.said), t.length, t.cue]
+         for t in r.things],
+        r.one_off,
+    ]  # fmt: skip
+
+
+def from_json(data: list[object]) -> OpenReading:
+    """The reading `to_json` wrote; raises TypeError or ValueError on another shape."""
+    clauses, subjects, words, ends, things, one_off = data
+    return OpenReading(
+        tuple(
+            Clause(str(s), _strs(w), _strs(m), _opt(c), _strs(n))
+            for s, w, m, c, n in _rows(clauses)
+        ),
+        _strs(subjects),
+        _strs(words),
+        tuple(Ending(_strs(x), str(h), str(a), bool(ok)) for x, h, a, ok in _rows(ends)),
+        tuple(
+            ThingSaid(_strs(t), _strs(d), _strs(s), _strs(w), int(str(n)), _opt(c))
+            for t, d, s, w, n, c in _rows(things)
+        ),
+        bool(one_off),
+    )
+
+
+def _rows(value: object) -> list[list[object]]:
+    if not isinstance(value, list) or not all(isinstance(v, list) for v in value):
+        raise TypeError("expected a list of lists")
+    return value
+
+
+def _strs(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise TypeError("expected a list of strings")
+    return tuple(str(v) for v in value)
+
+
+def _opt(value: object) -> str | None:
+    return None if value is None else str(value)

@@ -1,0 +1,201 @@
+"""Values a sentence names as over, and what it says of a definite thing.
+
+Endings are constructions, not attributes: "from X to", "instead of X", "used to ... X",
+"stopped ... X", "X left", "with X gone", "no longer has a X". The thing a sentence is
+about is its first definite noun phrase when named within its first words ("the vendor
+audit has been pushed back to May 14", "they scrapped the pilot"), with the dates it
+gives and, for a short "the T is X", the status X. Pure functions of one sentence.
+"""
+
+import re
+from dataclasses import dataclass
+
+from worker.consolidation.openwords import (
+    PRESUPPOSED,
+    content,
+    cue_of,
+    markers,
+    tokens,
+)
+
+ENDED_BEFORE = re.compile(
+    r"\b(?P<how>instead of|rather than|[,;] not|used to (?:be|have|[a-z]+)|"
+    r"stopped(?: being| seeing| [a-z]+ing)?|gave up(?: on)?|no more|"
+    r"quit(?: (?:my|his|her|their) job at)?|got rid of|sold|fired|"
+    r"cancell?ed (?:my|his|her|their) membership at|(?:haven't|hasn't) [a-z]+|"
+    r"no longer (?:has|have)|(?:doesn't|don't) have|(?:split|broke) up with)\s+"
+    r"(?P<x>[^,;.!?:]+)"
+)
+FROM_TO = re.compile(
+    r"\b(?:switched|switching|moved|moving|changed|changing|went|upgraded|downgraded|"
+    r"transferred|shifted)\b[^,;.!?:]{0,30}?\b(?P<how>from(?: being)?) (?P<x>[^,;.!?:]+?) to\b"
+)
+"""A change from one value to another: "switched from X to", not a range ("everything from
+the food to the history")."""
+ENDED_AFTER = re.compile(
+    r"(?P<x>[^,;.!?:]+?)\s+(?P<how>got married and moved away|moved out|moved away|retired|"
+    r"is long gone|is gone|gone|is a thing of the past|is history|is over|"
+    r"(?:left|quit)(?=\s*(?:$|[,;.]|\s(?:so|and)\b)))"
+)
+PAIR_ENDED = re.compile(r"\b(?P<a>[a-z]+) and (?P<b>[a-z]+) (?:split|broke) up\b")
+LEAD = frozenset("in at on to with the a an my his her their our being for of".split())
+STOP = frozenset(
+    """to for and but so in on at now from since after instead last this anymore any these
+    it 's is are was were has have""".split()
+)
+BOUNDARY = frozenset("with after since so and now that because while when".split())
+ENDING_ONLY = re.compile(
+    r"^(?:quit|got rid|sold|fired|cancel|no longer|doesn't|don't|got married|moved out|"
+    r"moved away|retired|is long gone|is gone|gone|is a thing|is history|is over|left|"
+    r"broke up|split up)"
+)
+"""Endings that give no new value: the older one is invalidated, not evolved."""
+MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+DATE = re.compile(
+    rf"\b(?:(?:{MONTHS}) \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?(?:{MONTHS})|"
+    r"\d{4}-\d{2}-\d{2}|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b"
+)
+THING = re.compile(r"\bthe ((?:[a-z0-9][a-z0-9'-]*\s?){1,4})")
+THING_STOP = frozenset(
+    """went got gets falls fell runs ran is are was were has have had will seems looks
+    needs starts begins ends slipped now up until could might""".split()
+)
+SHORT = 12
+
+
+@dataclass(frozen=True)
+class Ending:
+    """`span`: the value named as over; `how`: the words that say so; `after`: the new
+    value named after it, or "(ended)"; `asserted`: its sentence is neither a plan nor a
+    negation (beyond the ending's own "doesn't have")."""
+
+    span: tuple[str, ...]
+    how: str
+    after: str
+    asserted: bool
+
+    @property
+    def ends_only(self) -> bool:
+        return bool(ENDING_ONLY.match(self.how))
+
+
+@dataclass(frozen=True)
+class ThingSaid:
+    """One sentence about a definite thing: its dates, the status a short "the T is X"
+    gives (else empty), its other content words, its length and change word."""
+
+    thing: tuple[str, ...]
+    dates: tuple[str, ...]
+    status: tuple[str, ...]
+    said: tuple[str, ...]
+    length: int
+    cue: str | None
+
+
+def _span(words: list[str], from_end: bool = False) -> tuple[str, ...]:
+    """The value words of a span that follows (or precedes) an ending construction."""
+    if from_end:
+        cut = max((i for i, w in enumerate(words) if w in BOUNDARY), default=-1)
+        words = words[cut + 1 :]
+    while words and words[0] in LEAD:
+        words = words[1:]
+    out: list[str] = []
+    for w in words:
+        if w in STOP or len(out) == 4:
+            break
+        out.append(w)
+    return tuple(out)
+
+
+def _after(sentence: str, how: str) -> str:
+    """The words naming the new value, where the sentence gives one after its ending."""
+    rest = sentence[sentence.find(how) :]
+    found = re.search(r"\b(?:to|for|now|it's|is)\s+([^,;.!?]+)", rest)
+    return found.group(1).strip() if found else "(ended)"
+
+
+def _asserted(sentence: str) -> bool:
+    found = markers(sentence) & {"hypothetical", "negated"}
+    own = re.search(
+        r"(?:doesn't|don't) have|(?:haven't|hasn't) [a-z]+|[,;] not |no longer|no more", sentence
+    )
+    return not (found - ({"negated"} if own else set()))
+
+
+def endings(sentence: str) -> list[Ending]:
+    """The values a (lowercased) sentence names as over."""
+    before = [*ENDED_BEFORE.finditer(sentence), *FROM_TO.finditer(sentence)]
+    found = [(_span(tokens(m.group("x"))), m.group("how")) for m in before]
+    found += [
+        (_span(tokens(m.group("x")), from_end=True), m.group("how"))
+        for m in ENDED_AFTER.finditer(sentence)
+    ]
+    for m in PAIR_ENDED.finditer(sentence):
+        found += [((m.group("a"),), "broke up"), ((m.group("b"),), "broke up")]
+    asserted = _asserted(sentence)
+    return [
+        Ending(x, how, _after(sentence, how), asserted)
+        for x, how in found
+        if [w for w in content(list(x)) if w not in VAGUE] and not _idiom(x, how, sentence)
+    ]
+
+
+VAGUE = frozenset(
+    """time times lot bit way day days thing things stuff one around here there back away
+    out much more while long little yet ago""".split()
+)
+"""Words that name no value ("used to hike a lot", "haven't been around")."""
+
+
+def _idiom(span: tuple[str, ...], how: str, sentence: str) -> bool:
+    """ "from time to time", "from day to day": the same word on both sides of "to"."""
+    said = re.escape(" ".join(span))
+    pattern = rf"\bfrom (?:being )?{said} to {re.escape(span[0])}\b"
+    return how.startswith("from") and re.search(pattern, sentence) is not None
+
+
+def thing_of(sentence: str) -> tuple[str, ...] | None:
+    """The definite thing a sentence is about ("the vendor audit"): the first one, named
+    within its first few words ("they delayed the launch", "status of the launch")."""
+    found = THING.search(sentence)
+    if found is None or len(tokens(sentence[: found.start()])) > 3:
+        return None
+    out: list[str] = []
+    for w in tokens(found.group(1)):
+        if w in STOP or w in THING_STOP or w.endswith("ed"):
+            break
+        out.append(w)
+    return tuple(out) if content(out) else None
+
+
+def thing_said(sentence: str) -> ThingSaid | None:
+    """What a (lowercased) sentence says of its definite thing; None for a question (but
+    for its presupposed clause: "since the launch is on May 3 now, ..."), a plan, a past."""
+    if "?" in sentence:
+        if not PRESUPPOSED.match(sentence):
+            return None
+        sentence = sentence.split(",")[0]
+    thing = thing_of(sentence)
+    if thing is None or markers(sentence):
+        return None
+    words = tokens(sentence)
+    said = tuple(w for w in content(words) if w not in thing)
+    return ThingSaid(
+        thing, tuple(DATE.findall(sentence)), _status(thing, sentence), said, len(words),
+        cue_of(sentence),
+    )  # fmt: skip
+
+
+def _status(thing: tuple[str, ...], sentence: str) -> tuple[str, ...]:
+    """What a short "the T is X" or "status of the T: X" says the thing is."""
+    words = tokens(sentence)
+    k = len(thing)
+    starts = [i for i in range(len(words) - k + 1) if tuple(words[i : i + k]) == thing]
+    if not starts or len(words) > SHORT:
+        return ()
+    rest = words[starts[0] + k :]
+    if rest and rest[0] in ("is", "are"):
+        rest = rest[1:]
+    elif not sentence.startswith("status of"):
+        return ()
+    return tuple(content(rest))
