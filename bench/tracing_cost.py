@@ -1,0 +1,153 @@
+"""What tracing costs a recall: the same run, tracing off and on (every trace sampled).
+
+    sediment-bench tracing                      # 3 runs, medians; writes bench/results/tracing.json
+    python bench/tracing_cost.py --sides off    # tracing off only (runs on code without tracing)
+
+Each run opens two embedded runtimes side by side in this process (static embedder,
+a qdrant-edge store each, in a temporary directory), retains the same memories into
+both, then recalls the same queries on both through the recall service
+(`Recaller.recall`, as the API and MCP call it), alternating which side goes first,
+so machine noise hits both alike. The traced side records what a served recall
+records: the `search_memory` span, one span per stage and the store calls, exported
+in batches by the SDK's batch processor to JSON lines written to /dev/null (the
+serialisation a real exporter does, on its background thread). A run keeps each
+side's p50; the report gives the medians over the runs and on/off.
+
+`--sides off` times the untraced side alone, so the same file, run against a
+checkout without tracing (`PYTHONPATH=that-checkout`), measures what the tracing
+port costs when off.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from contracts.events import RetainEvent
+from contracts.recall import RecallRequest
+from sediment.bootstrap import Runtime, bootstrap
+from sediment.logs import configure
+from sediment.settings import Settings
+
+PEOPLE = [f"Person{i}" for i in range(40)]
+CITIES = ["Lisbon", "Oslo", "Kyoto", "Lima", "Accra", "Perth", "Quito", "Riga", "Hanoi"]
+HOBBIES = ["violin", "sourdough", "chess", "running", "pottery", "sailing", "climbing"]
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
+BANK = "bench"
+
+
+def events(n: int) -> list[RetainEvent]:
+    out = []
+    for i in range(n):
+        who = PEOPLE[i % len(PEOPLE)]
+        if i % 2:
+            text, key = f"{who} now lives in {CITIES[i % len(CITIES)]}.", f"{who}.city"
+        else:
+            text, key = f"{who} enjoys {HOBBIES[i % len(HOBBIES)]} on weekends.", None
+        out.append(
+            RetainEvent(
+                event_id=uuid.uuid5(uuid.NAMESPACE_OID, f"{BANK}/{i}"),
+                bank_id=BANK,
+                text=text,
+                occurred_at=T0 + timedelta(hours=i),
+                entities=[who],
+                key=key,
+            )
+        )
+    return out
+
+
+def queries(n: int) -> list[str]:
+    forms = ["Where does {} live?", "What does {} enjoy?", "{} weekends", "city of {}"]
+    return [forms[i % len(forms)].format(PEOPLE[i % len(PEOPLE)]) for i in range(n)]
+
+
+def runtime(side: str, data_dir: Path) -> Runtime:
+    settings = Settings(mode="embedded", data_dir=data_dir, embedder="static")
+    if side == "off":
+        return bootstrap(settings)
+    from sediment.tracing import start_tracing
+
+    environ = {"OTEL_TRACES_EXPORTER": "none"}
+    traced = start_tracing("bench", environ, file=Path(os.devnull), set_global=False)
+    return bootstrap(settings, traced=traced)
+
+
+def timed_ms(op: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    op()
+    return (time.perf_counter() - start) * 1000
+
+
+def one_run(sides: list[str], memories: int, recalls: int) -> dict[str, float]:
+    """Each side's recall p50 in ms, over the same queries, alternating the order."""
+    with tempfile.TemporaryDirectory(prefix="sediment-tracing-cost-") as tmp:
+        rts = {side: runtime(side, Path(tmp) / side) for side in sides}
+        try:
+            stored = events(memories)
+            for rt in rts.values():
+                for at in range(0, len(stored), 64):
+                    rt.publisher.publish_retain(stored[at : at + 64])
+                for q in queries(20):
+                    rt.recaller.recall(BANK, RecallRequest(query=q))
+            samples: dict[str, list[float]] = {side: [] for side in sides}
+            for i, q in enumerate(queries(recalls)):
+                request = RecallRequest(query=q)
+                for side in sides if i % 2 == 0 else sides[::-1]:
+                    samples[side].append(
+                        timed_ms(partial(rts[side].recaller.recall, BANK, request))
+                    )
+        finally:
+            for rt in rts.values():
+                rt.close()
+                if rt.traced is not None:
+                    rt.traced.shutdown()
+    return {f"{side}_p50_ms": round(statistics.median(s), 3) for side, s in samples.items()}
+
+
+def run_tracing_cost(
+    sides: list[str], memories: int, recalls: int, runs: int, say: Callable[[str], None]
+) -> dict[str, Any]:
+    results = []
+    for r in range(runs):
+        results.append(one_run(sides, memories, recalls))
+        say(f"run {r + 1}/{runs}: " + ", ".join(f"{k} {v}" for k, v in results[-1].items()))
+    medians = {k: round(statistics.median(run[k] for run in results), 3) for k in results[0]}
+    report: dict[str, Any] = {
+        "benchmark": "tracing_cost",
+        "settings": {"memories": memories, "recalls": recalls, "runs": runs, "sides": sides},
+        "runs": results,
+        "median": medians,
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+    if "off_p50_ms" in medians and "on_p50_ms" in medians:
+        report["on_over_off"] = round(medians["on_p50_ms"] / medians["off_p50_ms"], 3)
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sides", default="off,on")
+    parser.add_argument("--memories", type=int, default=2000)
+    parser.add_argument("--recalls", type=int, default=400)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args(argv)
+    configure("console", "WARNING")
+    sides = [s for s in args.sides.split(",") if s]
+    report = run_tracing_cost(sides, args.memories, args.recalls, args.runs, print)
+    json.dump(report, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
