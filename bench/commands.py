@@ -369,19 +369,19 @@ def tracing(
         "bench/results/tracing.json"
     ),
     no_json: NoJson = False,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(help="a checkout without tracing: also time 'off' there against here"),
+    ] = None,
 ) -> None:
     """Recall p50 with tracing off and on (every trace sampled), the same run, medians
     of runs (needs the otel extra)."""
     _require_extra("opentelemetry.sdk.trace")
-    from bench.tracing_cost import run_tracing_cost
+    from bench.tracing_cost import run_tracing_cost, tracing_section
 
     configure("console", "WARNING")
-    report = run_tracing_cost(["off", "on"], memories, recalls, runs, err.print)
-    median = report["median"]
-    console.print(
-        f"recall p50: off {median['off_p50_ms']} ms, on {median['on_p50_ms']} ms, "
-        f"on/off {report['on_over_off']} ({runs} runs, {recalls} recalls each)"
-    )
+    report = run_tracing_cost(["off", "on"], memories, recalls, runs, err.print, baseline)
+    console.print("\n".join(tracing_section(report, str(json_out))))
     if not no_json:
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

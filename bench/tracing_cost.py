@@ -1,7 +1,7 @@
 """What tracing costs a recall: the same run, tracing off and on (every trace sampled).
 
     sediment-bench tracing                      # 3 runs, medians; writes bench/results/tracing.json
-    python bench/tracing_cost.py --sides off    # tracing off only (runs on code without tracing)
+    sediment-bench tracing --baseline ../old    # also: off here against off in an older checkout
 
 Each run opens two embedded runtimes side by side in this process (static embedder,
 a qdrant-edge store each, in a temporary directory), retains the same memories into
@@ -13,15 +13,19 @@ in batches by the SDK's batch processor to JSON lines written to /dev/null (the
 serialisation a real exporter does, on its background thread). A run keeps each
 side's p50; the report gives the medians over the runs and on/off.
 
-`--sides off` times the untraced side alone, so the same file, run against a
-checkout without tracing (`PYTHONPATH=that-checkout`), measures what the tracing
-port costs when off.
+With `--baseline CHECKOUT` (a checkout of code without tracing, such as a
+`git worktree` of an older commit), each run also times the untraced side alone in
+two child processes, one on this code and one on that checkout (this file run with
+`--sides off`, `PYTHONPATH` set to the checkout), in alternating order: what the
+tracing port costs when off.
 """
 
 import argparse
 import json
 import os
+import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -109,29 +113,101 @@ def one_run(sides: list[str], memories: int, recalls: int) -> dict[str, float]:
         finally:
             for rt in rts.values():
                 rt.close()
-                if rt.traced is not None:
-                    rt.traced.shutdown()
+                traced = getattr(rt, "traced", None)  # absent in code without tracing
+                if traced is not None:
+                    traced.shutdown()
     return {f"{side}_p50_ms": round(statistics.median(s), 3) for side, s in samples.items()}
 
 
+def off_in_child(checkout: Path | None, memories: int, recalls: int) -> float:
+    """The untraced side's p50 in a child process, on this code or on `checkout`."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)} if checkout else dict(os.environ)
+    argv = [sys.executable, __file__, "--sides", "off", "--runs", "1"]
+    argv += ["--memories", str(memories), "--recalls", str(recalls)]
+    out = subprocess.run(
+        argv, cwd=checkout, env=env, capture_output=True, text=True, timeout=3600, check=True
+    )
+    return float(json.loads(out.stdout)["median"]["off_p50_ms"])
+
+
+def children(baseline: Path, memories: int, recalls: int, r: int) -> dict[str, float]:
+    """Both child processes, the order alternating with the run."""
+    sides = [("off_child_p50_ms", None), ("off_baseline_child_p50_ms", baseline)]
+    return {
+        key: off_in_child(checkout, memories, recalls)
+        for key, checkout in (sides if r % 2 == 0 else sides[::-1])
+    }
+
+
 def run_tracing_cost(
-    sides: list[str], memories: int, recalls: int, runs: int, say: Callable[[str], None]
+    sides: list[str],
+    memories: int,
+    recalls: int,
+    runs: int,
+    say: Callable[[str], None],
+    baseline: Path | None = None,
 ) -> dict[str, Any]:
+    started, load_start = time.time(), [round(x, 2) for x in os.getloadavg()]
     results = []
     for r in range(runs):
         results.append(one_run(sides, memories, recalls))
+        if baseline is not None:
+            results[-1].update(children(baseline, memories, recalls, r))
         say(f"run {r + 1}/{runs}: " + ", ".join(f"{k} {v}" for k, v in results[-1].items()))
     medians = {k: round(statistics.median(run[k] for run in results), 3) for k in results[0]}
     report: dict[str, Any] = {
         "benchmark": "tracing_cost",
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {
+            "cpu_count": os.cpu_count(),
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+        },
         "settings": {"memories": memories, "recalls": recalls, "runs": runs, "sides": sides},
         "runs": results,
         "median": medians,
-        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "load_average": {"start": load_start, "end": [round(x, 2) for x in os.getloadavg()]},
+        "wall_time_s": round(time.time() - started, 1),
     }
     if "off_p50_ms" in medians and "on_p50_ms" in medians:
         report["on_over_off"] = round(medians["on_p50_ms"] / medians["off_p50_ms"], 3)
+    if "off_baseline_child_p50_ms" in medians:
+        ratio = medians["off_child_p50_ms"] / medians["off_baseline_child_p50_ms"]
+        report["off_over_baseline"] = round(ratio, 3)
     return report
+
+
+def tracing_section(report: dict[str, Any], source: str) -> list[str]:
+    """The `tracing` section of docs/benchmarks.md."""
+    m, la, st = report["machine"], report["load_average"], report["settings"]
+    med = report["median"]
+    rows = [
+        ("tracing off", med.get("off_p50_ms")),
+        ("tracing on, every trace sampled", med.get("on_p50_ms")),
+        ("off, this code (child process)", med.get("off_child_p50_ms")),
+        ("off, code without tracing (child process)", med.get("off_baseline_child_p50_ms")),
+    ]
+    lines = [
+        "## Tracing cost (`tracing`)",
+        "",
+        f"Source `{source}`, run {report['date']}, {m['cpu_count']} CPUs, {m['platform']}, "
+        f"Python {m['python']}. Load average at start {la['start']}, at end {la['end']}; "
+        f"wall time {report['wall_time_s']} s.",
+        "",
+        f"Recall p50 through the recall service, {st['memories']} memories, {st['recalls']} "
+        f"recalls per side and run, median of {st['runs']} runs; the traced side exports "
+        "every span (batch processor, JSON lines to /dev/null).",
+        "",
+        "| recall p50 (ms) | median |",
+        "| --- | ---: |",
+        *(f"| {name} | {value} |" for name, value in rows if value is not None),
+        "",
+    ]
+    if "on_over_off" in report:
+        lines.append(f"- on / off, same process: {report['on_over_off']}")
+    if "off_over_baseline" in report:
+        lines.append(f"- off / code without tracing: {report['off_over_baseline']}")
+    return [*lines, ""]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,7 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     configure("console", "WARNING")
     sides = [s for s in args.sides.split(",") if s]
-    report = run_tracing_cost(sides, args.memories, args.recalls, args.runs, print)
+    report = run_tracing_cost(
+        sides, args.memories, args.recalls, args.runs, lambda line: print(line, file=sys.stderr)
+    )
     json.dump(report, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0
