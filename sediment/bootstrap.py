@@ -147,10 +147,10 @@ class Runtime:
         store = make_store(self.settings)
         store.ensure_schema(self.embedder.dimension)
         adopt_layout(store)
-        target = self.settings.collection if self.settings.qdrant_url else "edge"
-        return MeteredStore(
-            store, self.metrics, slow=self.slow_calls, tracer=self.tracer, target=target
-        )
+        s = self.settings
+        edge = self.topology.local_store and s.store != "qdrant-local"
+        target = "edge" if edge else s.collection
+        return MeteredStore(store, self.metrics, self.slow_calls, self.tracer, target)
 
     @cached_property
     def metrics(self) -> Metrics:
