@@ -104,6 +104,8 @@ class OtelTracer:
         return context if context.is_valid else None
 
     def finished(self, name: str, start_s: float, end_s: float, attributes: Attributes) -> None:
+        if not trace.get_current_span().get_span_context().is_valid:
+            return
         start = self._epoch_offset_ns + int(start_s * 1e9)
         span = self._tracer.start_span(name, attributes=attributes, start_time=start)
         span.end(end_time=self._epoch_offset_ns + int(end_s * 1e9))

@@ -85,7 +85,8 @@ class Tracer(Protocol):
 
     def finished(self, name: str, start_s: float, end_s: float, attributes: Attributes) -> None:
         """A child of the current span that already happened, between two
-        `time.perf_counter()` readings (the recall stages, timed as they ran)."""
+        `time.perf_counter()` readings (the recall stages, timed as they ran); nothing
+        outside a span (a pipeline called directly would make a trace per stage)."""
 
 
 class _NoopSpan:

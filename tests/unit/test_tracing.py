@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from contracts.recall import RecallRequest
 from sediment.api.app import create_app
 from sediment.bootstrap import Runtime, bootstrap
 from sediment.settings import Settings
@@ -142,8 +143,9 @@ def test_no_content_reaches_any_span(traced: Traced) -> None:
         assert MARKER not in span.to_json(), span.to_json()
 
 
-def test_store_calls_outside_an_operation_make_no_trace(traced: Traced) -> None:
+def test_store_calls_and_stages_outside_an_operation_make_no_trace(traced: Traced) -> None:
     traced.rt.store.banks()
+    traced.rt.recall_pipeline.recall("b1", RecallRequest(query="anything"))
     assert traced.spans() == []
 
 
@@ -205,6 +207,7 @@ LOG_SCRIPT = r"""
 import json, sys
 from fastapi.testclient import TestClient
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from contracts.recall import RecallRequest
 from sediment.api.app import create_app
 from sediment.bootstrap import bootstrap
 from sediment.logs import configure
