@@ -118,6 +118,8 @@ class Recaller:
     def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse:
         """One `search_memory {bank}` span (the GenAI memory operation), the pipeline's
         stages and store calls its children."""
+        if not self._tracer.enabled:
+            return self._recall(bank_id, request)
         attributes: Attributes = {
             OPERATION: SEARCH_MEMORY,
             PROVIDER: PROVIDER_NAME,
