@@ -11,7 +11,9 @@ so machine noise hits both alike. The traced side records what a served recall
 records: the `search_memory` span, one span per stage and the store calls, exported
 in batches by the SDK's batch processor to JSON lines written to /dev/null (the
 serialisation a real exporter does, on its background thread). A run keeps each
-side's p50; the report gives the medians over the runs and on/off.
+side's p50 of wall time and of the recall thread's CPU time (`time.thread_time`, which
+the machine's other load does not inflate); the report gives the medians over the
+runs and on/off.
 
 With `--baseline CHECKOUT` (a checkout of code without tracing, such as a
 `git worktree` of an older commit), each run also times the untraced side alone in
@@ -86,10 +88,12 @@ def runtime(side: str, data_dir: Path) -> Runtime:
     return bootstrap(settings, traced=traced)
 
 
-def timed_ms(op: Callable[[], object]) -> float:
-    start = time.perf_counter()
+def timed_ms(op: Callable[[], object]) -> tuple[float, float]:
+    """Wall time, and the calling thread's CPU time (what the recall itself computed,
+    whatever else the machine ran meanwhile), in ms."""
+    start, cpu = time.perf_counter(), time.thread_time()
     op()
-    return (time.perf_counter() - start) * 1000
+    return (time.perf_counter() - start) * 1000, (time.thread_time() - cpu) * 1000
 
 
 def one_run(sides: list[str], memories: int, recalls: int) -> dict[str, float]:
@@ -103,7 +107,7 @@ def one_run(sides: list[str], memories: int, recalls: int) -> dict[str, float]:
                     rt.publisher.publish_retain(stored[at : at + 64])
                 for q in queries(20):
                     rt.recaller.recall(BANK, RecallRequest(query=q))
-            samples: dict[str, list[float]] = {side: [] for side in sides}
+            samples: dict[str, list[tuple[float, float]]] = {side: [] for side in sides}
             for i, q in enumerate(queries(recalls)):
                 request = RecallRequest(query=q)
                 for side in sides if i % 2 == 0 else sides[::-1]:
@@ -116,27 +120,33 @@ def one_run(sides: list[str], memories: int, recalls: int) -> dict[str, float]:
                 traced = getattr(rt, "traced", None)  # absent in code without tracing
                 if traced is not None:
                     traced.shutdown()
-    return {f"{side}_p50_ms": round(statistics.median(s), 3) for side, s in samples.items()}
+    out: dict[str, float] = {}
+    for side, timings in samples.items():
+        out[f"{side}_p50_ms"] = round(statistics.median(w for w, _ in timings), 3)
+        out[f"{side}_cpu_p50_ms"] = round(statistics.median(c for _, c in timings), 3)
+    return out
 
 
-def off_in_child(checkout: Path | None, memories: int, recalls: int) -> float:
-    """The untraced side's p50 in a child process, on this code or on `checkout`."""
+def off_in_child(checkout: Path | None, memories: int, recalls: int) -> tuple[float, float]:
+    """The untraced side's p50, wall and CPU, in a child process, on this code or on
+    `checkout`."""
     env = {**os.environ, "PYTHONPATH": str(checkout)} if checkout else dict(os.environ)
     argv = [sys.executable, __file__, "--sides", "off", "--runs", "1"]
     argv += ["--memories", str(memories), "--recalls", str(recalls)]
     out = subprocess.run(
         argv, cwd=checkout, env=env, capture_output=True, text=True, timeout=3600, check=True
     )
-    return float(json.loads(out.stdout)["median"]["off_p50_ms"])
+    median = json.loads(out.stdout)["median"]
+    return float(median["off_p50_ms"]), float(median["off_cpu_p50_ms"])
 
 
 def children(baseline: Path, memories: int, recalls: int, r: int) -> dict[str, float]:
     """Both child processes, the order alternating with the run."""
-    sides = [("off_child_p50_ms", None), ("off_baseline_child_p50_ms", baseline)]
-    return {
-        key: off_in_child(checkout, memories, recalls)
-        for key, checkout in (sides if r % 2 == 0 else sides[::-1])
-    }
+    sides = [("off_child", None), ("off_baseline_child", baseline)]
+    out: dict[str, float] = {}
+    for key, checkout in sides if r % 2 == 0 else sides[::-1]:
+        out[f"{key}_p50_ms"], out[f"{key}_cpu_p50_ms"] = off_in_child(checkout, memories, recalls)
+    return out
 
 
 def run_tracing_cost(
@@ -171,9 +181,13 @@ def run_tracing_cost(
     }
     if "off_p50_ms" in medians and "on_p50_ms" in medians:
         report["on_over_off"] = round(medians["on_p50_ms"] / medians["off_p50_ms"], 3)
+    if "off_cpu_p50_ms" in medians and "on_cpu_p50_ms" in medians:
+        report["on_over_off_cpu"] = round(medians["on_cpu_p50_ms"] / medians["off_cpu_p50_ms"], 3)
     if "off_baseline_child_p50_ms" in medians:
         ratio = medians["off_child_p50_ms"] / medians["off_baseline_child_p50_ms"]
         report["off_over_baseline"] = round(ratio, 3)
+        cpu = medians["off_child_cpu_p50_ms"] / medians["off_baseline_child_cpu_p50_ms"]
+        report["off_over_baseline_cpu"] = round(cpu, 3)
     return report
 
 
@@ -182,10 +196,15 @@ def tracing_section(report: dict[str, Any], source: str) -> list[str]:
     m, la, st = report["machine"], report["load_average"], report["settings"]
     med = report["median"]
     rows = [
-        ("tracing off", med.get("off_p50_ms")),
-        ("tracing on, every trace sampled", med.get("on_p50_ms")),
-        ("off, this code (child process)", med.get("off_child_p50_ms")),
-        ("off, code without tracing (child process)", med.get("off_baseline_child_p50_ms")),
+        ("tracing off", "off"),
+        ("tracing on, every trace sampled", "on"),
+        ("off, this code (child process)", "off_child"),
+        ("off, code without tracing (child process)", "off_baseline_child"),
+    ]
+    table = [
+        f"| {name} | {med[key + '_p50_ms']} | {med[key + '_cpu_p50_ms']} |"
+        for name, key in rows
+        if key + "_p50_ms" in med
     ]
     lines = [
         "## Tracing cost (`tracing`)",
@@ -198,15 +217,22 @@ def tracing_section(report: dict[str, Any], source: str) -> list[str]:
         f"recalls per side and run, median of {st['runs']} runs; the traced side exports "
         "every span (batch processor, JSON lines to /dev/null).",
         "",
-        "| recall p50 (ms) | median |",
-        "| --- | ---: |",
-        *(f"| {name} | {value} |" for name, value in rows if value is not None),
+        "| recall p50 (ms, median of runs) | wall | CPU of the recall's thread |",
+        "| --- | ---: | ---: |",
+        *table,
         "",
     ]
     if "on_over_off" in report:
-        lines.append(f"- on / off, same process: {report['on_over_off']}")
+        lines.append(
+            f"- on / off, same process: {report['on_over_off']} wall, "
+            f"{report.get('on_over_off_cpu')} CPU"
+        )
     if "off_over_baseline" in report:
-        lines.append(f"- off / code without tracing: {report['off_over_baseline']}")
+        lines.append(
+            f"- off / code without tracing: {report['off_over_baseline']} wall, "
+            f"{report['off_over_baseline_cpu']} CPU (separate processes, one after the "
+            "other: wall time there carries the machine's load of the moment)"
+        )
     return [*lines, ""]
 
 
