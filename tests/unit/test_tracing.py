@@ -143,7 +143,8 @@ def test_no_content_reaches_any_span(traced: Traced) -> None:
         assert MARKER not in span.to_json(), span.to_json()
 
 
-def test_store_calls_and_stages_outside_an_operation_make_no_trace(traced: Traced) -> None:
+def test_health_store_calls_and_stages_outside_an_operation_make_no_trace(traced: Traced) -> None:
+    assert traced.client.get("/healthz").status_code == 200
     traced.rt.store.banks()
     traced.rt.recall_pipeline.recall("b1", RecallRequest(query="anything"))
     assert traced.spans() == []
