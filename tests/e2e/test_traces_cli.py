@@ -1,9 +1,11 @@
-"""Tracing as a user turns it on, in the processes they run: `sediment mcp` over stdio
-(the MCP SDK's `tools/call` span, Sediment's memory operation and store calls under
-it), the CLI with the console exporter (spans on stderr, stdout left to the answer),
+"""Tracing as a user turns it on, in the processes they run: `sediment serve` (a retain
+through its own worker, one trace), `sediment mcp` over stdio (the MCP SDK's
+`tools/call` span, Sediment's memory operation and store calls under it), the CLI with
+the console exporter (spans on stderr, stdout left to the answer),
 and the same commands with tracing off: no span file, no exporter, no SDK imported."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +13,7 @@ from typing import Any
 
 from tests.e2e.cli import sediment
 from tests.e2e.mcp_session import McpSession, stdio
+from tests.e2e.test_http import eventually, running
 from tests.trace_render import chain, from_file
 
 MARKER = "mcpmarkerq"
@@ -96,3 +99,43 @@ def console_spans(stderr: str) -> list[dict[str, Any]]:
         span, at = decoder.raw_decode(stderr, start)
         spans.append(span)
     return spans
+
+
+def test_an_embedded_serve_traces_a_retain_through_its_own_worker(tmp_path: Path) -> None:
+    """`sediment serve` as a user runs it: its HTTP span, the publish to its in-memory
+    queue, its worker thread's consolidation and the store write, one trace; and the
+    request's log line carries that trace's id."""
+    spans_file = tmp_path / "spans.jsonl"
+    env = {
+        **os.environ,
+        **TRACED,
+        "SEDIMENT_MODE": "embedded",
+        "SEDIMENT_OTEL_FILE": str(spans_file),
+        "OTEL_BSP_SCHEDULE_DELAY": "100",
+    }
+    with running(env, tmp_path) as srv:
+        r = srv.post("/v1/banks/notes/memories", {"items": [ITEM]})
+        assert r.status_code == 202, r.text
+
+        def written() -> bool:
+            return any(s.name == "upsert edge" for s in from_file(spans_file))
+
+        eventually(written, "the store write span", timeout=120)
+        log = srv.log.read_text(encoding="utf-8")
+    spans = from_file(spans_file)
+    [write] = [s for s in spans if s.name == "upsert edge"]
+    path = chain(write, spans)
+    assert [s.name for s in path] == [
+        "upsert edge",
+        "consolidate",
+        "process sediment",
+        "apply_async/sediment.retain.v1",
+        "update_memory notes",
+        "POST /v1/banks/{bank_id}/memories",
+    ]
+    assert {s.service for s in path} == {"sediment-serve"}
+    trace_id = path[-1].trace_id.removeprefix("0x")
+    lines = [json.loads(line) for line in log.splitlines() if line.startswith("{")]
+    requests = [line for line in lines if line.get("event") == "request"]
+    assert any(line.get("trace_id") == trace_id for line in requests), requests
+    assert all(MARKER not in s.raw for s in spans)
