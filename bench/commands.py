@@ -5,6 +5,7 @@ The bench modules are imported inside each command: they need the `bench` extra
 """
 
 import importlib
+import json
 import sys
 import time
 from pathlib import Path
@@ -157,7 +158,8 @@ def updates(
     if report["failures"]:
         console.print(failures_table(report))
     if not no_json:
-        write_json(json_out, report)
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         console.print(f"wrote {json_out}")
 
 
@@ -199,7 +201,8 @@ def supersession(
         console.print(split_table(name, split, rule))
     console.print(roles_table(report))
     if not no_json:
-        write_json(json_out, report)
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         console.print(f"wrote {json_out}")
 
 
@@ -392,3 +395,31 @@ def memory(
     report = run_memory(points, clients, memories, bench_settings(embedder), err)
     report["settings"]["code"] = label
     _write_scale(report, None if no_json else json_out)
+
+
+@app.command()
+def tracing(
+    memories: Annotated[int, typer.Option(min=10, help="memories in the bank")] = 2000,
+    recalls: Annotated[int, typer.Option(min=10, help="recalls per side and run")] = 400,
+    runs: Annotated[int, typer.Option(min=1, max=20)] = 3,
+    json_out: Annotated[Path, typer.Option("--json", help="where to write the JSON")] = Path(
+        "bench/results/tracing.json"
+    ),
+    no_json: NoJson = False,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(help="a checkout without tracing: also time 'off' there against here"),
+    ] = None,
+) -> None:
+    """Recall p50 with tracing off and on (every trace sampled), the same run, medians
+    of runs (needs the otel extra)."""
+    _require_extra("opentelemetry.sdk.trace")
+    from bench.tracing_cost import run_tracing_cost, tracing_section
+
+    configure("console", "WARNING")
+    report = run_tracing_cost(["off", "on"], memories, recalls, runs, err.print, baseline)
+    console.print("\n".join(tracing_section(report, str(json_out))))
+    if not no_json:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        console.print(f"wrote {json_out}")

@@ -274,6 +274,10 @@ def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
             lines += corpus_section(cast(SupersessionReport, data), source)
         elif kind in SCALE_KINDS:
             lines += scale_section(cast(ScaleReport, data), source, growth)
+        elif kind == "tracing_cost":
+            from bench.tracing_cost import tracing_section
+
+            lines += tracing_section(data, source)
         elif kind is None and path.name == RELIABILITY:
             continue  # the fault suite writes its own page, docs/reliability.md
         else:

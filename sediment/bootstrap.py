@@ -1,5 +1,6 @@
 """Wires every dependency of a process from its `Settings`, once, at start."""
 
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,16 +20,18 @@ from readmodel.stores.metered import MeteredStore
 from sediment.api.deps import ApiDeps
 from sediment.api.keys import load_keys
 from sediment.auditing import AuditedPublisher, Auditor
-from sediment.retain import InlinePublisher, Publisher, QueuePublisher
+from sediment.retain import InlinePublisher, Publisher, QueuePublisher, TracedPublisher
 from sediment.settings import Settings
 from sediment.slow_tasks import watch_slow_tasks
 from sediment.stats import Gauges
 from sediment.topology import MEMORY_BROKER, Topology
+from sediment.tracing import Tracing, start_tracing, wanted
 from telemetry.audit_log import AuditLog, FileAuditLog, RedisAuditLog
 from telemetry.metrics import Metrics, NoopMetrics
 from telemetry.recall_logs import RecallLog, RedisRecallLog
 from telemetry.redis_series import ProcessMetrics, RedisMetrics
 from telemetry.slow_calls import SlowCalls
+from telemetry.tracing import NOOP_TRACER, Tracer
 from worker.aof_rewrite import AofRewrites
 from worker.batching import Batching
 from worker.busy import Busy
@@ -105,12 +108,29 @@ class Runtime:
     `hosts_worker`: this process consumes the queue itself (`sediment serve` where the
     store is local), so its retains go through the queue even in embedded mode.
     `actor`: who the audit names for changes made here outside an API request (whose
-    caller is named instead)."""
+    caller is named instead). `traced`: tracing already started (tests); by default
+    the settings decide (sediment/tracing.py)."""
 
     settings: Settings
     hosts_worker: bool = False
     actor: str = "cli"
+    traced: Tracing | None = None
     _closed: bool = field(default=False, init=False)
+
+    @cached_property
+    def tracing(self) -> Tracing | None:
+        """Started once, before the process publishes or consumes anything (the entry
+        points ask for it at start): `SEDIMENT_OTEL`, else an OTLP endpoint set."""
+        if self.traced is not None:
+            return self.traced
+        if not wanted(self.settings.otel, os.environ):
+            return None
+        service = "serve" if self.hosts_worker else self.actor
+        return start_tracing(service, os.environ, self.settings.otel_file)
+
+    @cached_property
+    def tracer(self) -> Tracer:
+        return self.tracing.tracer if self.tracing is not None else NOOP_TRACER
 
     @cached_property
     def topology(self) -> Topology:
@@ -127,7 +147,10 @@ class Runtime:
         store = make_store(self.settings)
         store.ensure_schema(self.embedder.dimension)
         adopt_layout(store)
-        return MeteredStore(store, self.metrics, slow=self.slow_calls)
+        s = self.settings
+        edge = self.topology.local_store and s.store != "qdrant-local"
+        target = "edge" if edge else s.collection
+        return MeteredStore(store, self.metrics, self.slow_calls, self.tracer, target)
 
     @cached_property
     def metrics(self) -> Metrics:
@@ -187,7 +210,11 @@ class Runtime:
     @cached_property
     def recall_pipeline(self) -> RecallPipeline:
         return RecallPipeline(
-            self.store, self.embedder, self.settings.recall_config(), self.reranker
+            self.store,
+            self.embedder,
+            self.settings.recall_config(),
+            self.reranker,
+            tracer=self.tracer,
         )
 
     @cached_property
@@ -227,6 +254,7 @@ class Runtime:
             metrics=self.metrics,
             ledger=self.ledger,
             aof_rewrites=self.aof_rewrites,
+            tracer=self.tracer,
         )
 
     @cached_property
@@ -332,6 +360,7 @@ class Runtime:
             self.recall_log,
             self.settings.recall_slow_ms,
             metrics=self.metrics,
+            tracer=self.tracer,
         )
 
     @cached_property
@@ -339,9 +368,14 @@ class Runtime:
         """The one retain path's destination: the queue where one is consumed (a shared
         broker, or this process's own worker), else consolidation right here."""
         if self.topology.shared_redis or self.hosts_worker:
-            return QueuePublisher(self.celery, self.settings.queue, self.ledger)
+            return self._traced(QueuePublisher(self.celery, self.settings.queue, self.ledger))
         self.check_layout()
-        return InlinePublisher(self.consolidator, self.feedback, dead_letters=self.dead_letters)
+        return self._traced(
+            InlinePublisher(self.consolidator, self.feedback, dead_letters=self.dead_letters)
+        )
+
+    def _traced(self, publisher: Publisher) -> Publisher:
+        return TracedPublisher(publisher, self.tracer) if self.tracer.enabled else publisher
 
     @cached_property
     def publisher(self) -> AuditedPublisher:
@@ -424,10 +458,16 @@ class Runtime:
             self.slow_calls.close()
         if not self._closed and "store" in self.__dict__:
             self.store.close()
+        if not self._closed and self.traced is None and self.__dict__.get("tracing"):
+            self.__dict__["tracing"].shutdown()
         self._closed = True
 
 
 def bootstrap(
-    settings: Settings | None = None, *, hosts_worker: bool = False, actor: str = "cli"
+    settings: Settings | None = None,
+    *,
+    hosts_worker: bool = False,
+    actor: str = "cli",
+    traced: Tracing | None = None,
 ) -> Runtime:
-    return Runtime(settings or Settings(), hosts_worker, actor)
+    return Runtime(settings or Settings(), hosts_worker, actor, traced)

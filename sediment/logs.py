@@ -9,6 +9,10 @@ what is bound in the context (`request_id` in the API, `task_id`, `bank_id` and
 `setup_logging` receiver), so it neither replaces these handlers nor redirects
 stdout and stderr into a logger.
 
+When the process traces (sediment/tracing.py), each line written inside a span also
+carries its `trace_id` and `span_id`, so a request's log lines and its trace find
+each other.
+
 Memory and query text are never logged at INFO or above: our log calls pass ids,
 counts, classes and timings only; a Celery error that would dump a whole task
 message (unknown task, undecodable body) has that body withheld.
@@ -16,7 +20,7 @@ message (unknown task, undecodable body) has that body withheld.
 
 import logging
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any, Final
 
 import structlog
@@ -26,10 +30,28 @@ TASK_TOKENS: dict[str, Mapping[str, Any]] = {}
 BODY_WITHHELD: Final = "task message rejected; its body is withheld: it may hold memory text"
 QUIET_LOGGERS: Final = ("kombu", "amqp", "celery.bootsteps", "multipart")
 
+TraceIds = Callable[[], tuple[str, str] | None]
+_trace_ids: list[TraceIds] = []
+
+
+def use_trace_ids(ids: TraceIds | None) -> None:
+    """Where log lines find the current span's ids (None: they carry none)."""
+    _trace_ids[:] = [ids] if ids is not None else []
+
+
+def add_trace_ids(_: object, __: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    if _trace_ids:
+        ids = _trace_ids[0]()
+        if ids is not None:
+            event.setdefault("trace_id", ids[0])
+            event.setdefault("span_id", ids[1])
+    return event
+
 
 def _shared() -> list[structlog.typing.Processor]:
     return [
         structlog.contextvars.merge_contextvars,
+        add_trace_ids,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]

@@ -18,6 +18,13 @@ from celery import Celery
 from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
 from contracts.forget import ForgetEvent
+from telemetry.tracing import (
+    DELETE_MEMORY,
+    UPDATE_MEMORY,
+    Tracer,
+    memory_operation,
+    memory_span_name,
+)
 from worker.consolidation.consolidator import Consolidator, Status, consolidate
 from worker.deadletters import DeadLetters
 from worker.feedback_handler import FeedbackDeps, apply_feedback
@@ -144,3 +151,46 @@ class QueuePublisher:
         with self.app.connection_for_write() as conn:
             conn.connect()
         return True
+
+
+@dataclass(frozen=True)
+class TracedPublisher:
+    """A span around each publish, named for the GenAI memory operation it is
+    (`update_memory`, `delete_memory`; a vote is `sediment.feedback`): the queue's
+    producer spans and an inline consolidation are its children."""
+
+    inner: Publisher
+    tracer: Tracer
+
+    @property
+    def queued(self) -> bool:
+        return self.inner.queued
+
+    def publish_retain(self, events: Sequence[RetainEvent]) -> int:
+        banks = [e.bank_id for e in events]
+        attributes = {
+            **memory_operation(UPDATE_MEMORY, banks, len(events)),
+            "sediment.queued": self.queued,
+        }
+        with self.tracer.span(memory_span_name(UPDATE_MEMORY, banks), attributes) as span:
+            taken = self.inner.publish_retain(events)
+            span.set_attributes({"sediment.taken": taken})
+            return taken
+
+    def publish_feedback(self, events: Sequence[FeedbackEvent]) -> None:
+        banks = sorted({e.bank_id for e in events})
+        with self.tracer.span(
+            "sediment.feedback", {"sediment.banks": banks, "sediment.votes": len(events)}
+        ):
+            self.inner.publish_feedback(events)
+
+    def publish_forget(self, events: Sequence[ForgetEvent]) -> int:
+        banks = [e.bank_id for e in events]
+        attributes = memory_operation(DELETE_MEMORY, banks, len(events))
+        with self.tracer.span(memory_span_name(DELETE_MEMORY, banks), attributes) as span:
+            done = self.inner.publish_forget(events)
+            span.set_attributes({"sediment.taken": done})
+            return done
+
+    def broker_ok(self) -> bool:
+        return self.inner.broker_ok()

@@ -239,6 +239,8 @@ def serve(rt: Runtime, host: str, port: int) -> None:
         sys.setswitchinterval(HOSTED_SWITCH_INTERVAL_S)
     if gate is not None:
         app.add_middleware(RecallSlots, gate=gate)
+    if rt.tracing is not None:
+        rt.tracing.instrument_app(app)
     try:
         config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False)
         uvicorn.Server(config).run()

@@ -131,6 +131,9 @@ class Settings(BaseSettings):
     metrics_public: bool | None = None
     mcp_bank: str | None = Field(default=None, pattern=BANK_ID_PATTERN)
 
+    otel: bool | None = None
+    otel_file: Path | None = None
+
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 

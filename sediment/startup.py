@@ -11,6 +11,7 @@ from sediment.logs import configure
 from sediment.persistence import refusal
 from sediment.settings import Settings
 from sediment.settings_errors import problems
+from sediment.tracing import TracingUnavailable
 
 err = Console(stderr=True)
 
@@ -28,8 +29,16 @@ def settings_or_exit() -> Settings:
 
 
 def runtime(*, hosts_worker: bool = False, actor: str = "cli") -> Runtime:
-    """`actor`: who the audit names for the changes this process makes on its own."""
-    return bootstrap(settings_or_exit(), hosts_worker=hosts_worker, actor=actor)
+    """`actor`: who the audit names for the changes this process makes on its own.
+    Tracing starts here when asked for (sediment/tracing.py), before the command
+    publishes or consumes anything; asked for and impossible, the process stops."""
+    rt = bootstrap(settings_or_exit(), hosts_worker=hosts_worker, actor=actor)
+    try:
+        _ = rt.tracing
+    except TracingUnavailable as exc:
+        err.print(f"[red]cannot trace[/red]: {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from None
+    return rt
 
 
 def require_durable_redis(rt: Runtime) -> None:

@@ -19,8 +19,8 @@ batch can fill. A forget or a vote taken by the same worker first runs what is b
 """
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from celery import Celery, Task, signals
@@ -112,6 +112,8 @@ class Delivery:
     published: object = None
     task_id: str = ""
     requeue: Requeue | None = None
+    carrier: Mapping[str, str] = field(default_factory=dict)
+    queue: str = ""
 
     @property
     def attempt(self) -> int:

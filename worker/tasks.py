@@ -19,6 +19,7 @@ from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
 from contracts.forget import ForgetEvent
 from telemetry.metrics import Metrics, NoopMetrics, count_events
+from telemetry.tracing import NOOP_TRACER, TRACE_HEADERS, Tracer
 from worker.aof_rewrite import AofRewrites
 from worker.batching import (
     BATCHED_TASKS,
@@ -50,6 +51,7 @@ from worker.heap import TrimPace, release_free_memory
 from worker.ledger import Kind, Ledger, event_key, payload_key
 from worker.rejects import route_rejects
 from worker.scrub import scrub
+from worker.traces import Refs, consolidating, outcome_counts, processing
 
 log = structlog.get_logger("sediment.worker")
 
@@ -65,6 +67,7 @@ class WorkerDeps:
     metrics: Metrics = field(default_factory=NoopMetrics)
     ledger: Ledger | None = None
     aof_rewrites: AofRewrites | None = None
+    tracer: Tracer = NOOP_TRACER
 
 
 def _now() -> datetime:
@@ -151,8 +154,8 @@ def handle(deliveries: Sequence[Delivery], name: str, deps: WorkerDeps) -> None:
     alone, so one message's events cannot cost the others theirs, and what fails alone
     is dead-lettered so the worker keeps going. The metrics are one batch."""
     try:
-        with deps.metrics.batch():
-            _handle(deliveries, name, deps)
+        with deps.metrics.batch(), processing(deliveries, name, deps.tracer) as refs:
+            _handle(deliveries, name, deps, refs)
     finally:
         if TRIM_PACE.due():
             release_free_memory()
@@ -161,7 +164,7 @@ def handle(deliveries: Sequence[Delivery], name: str, deps: WorkerDeps) -> None:
 Taken = list[tuple[Delivery, list[RetainEvent]]]
 
 
-def _handle(deliveries: Sequence[Delivery], name: str, deps: WorkerDeps) -> None:
+def _handle(deliveries: Sequence[Delivery], name: str, deps: WorkerDeps, refs: Refs) -> None:
     taken: Taken = []
     for d in deliveries:
         if d.attempt == 1:
@@ -169,11 +172,11 @@ def _handle(deliveries: Sequence[Delivery], name: str, deps: WorkerDeps) -> None
         taken.append((d, _valid(name, d.payloads, deps, first_attempt=d.attempt == 1)))
     for chunk in chunks(taken, BATCH_EVENTS):
         try:
-            _consolidated(chunk, deps)
+            _consolidated(chunk, deps, refs)
         except Exception as exc:
             if len(chunk) > 1 and not is_transient(exc):
                 for one in chunk:
-                    _alone(one, name, deps)
+                    _alone(one, name, deps, refs)
                 continue
             for d, events in chunk:
                 _failed(d, events, name, exc, deps)
@@ -203,14 +206,16 @@ def chunks(taken: Taken, size: int) -> list[Taken]:
     return out
 
 
-def _alone(one: tuple[Delivery, list[RetainEvent]], name: str, deps: WorkerDeps) -> None:
+def _alone(
+    one: tuple[Delivery, list[RetainEvent]], name: str, deps: WorkerDeps, refs: Refs
+) -> None:
     try:
-        _consolidated([one], deps)
+        _consolidated([one], deps, refs)
     except Exception as exc:
         _failed(*one, name, exc, deps)
 
 
-def _consolidated(taken: Taken, deps: WorkerDeps) -> None:
+def _consolidated(taken: Taken, deps: WorkerDeps, refs: Refs) -> None:
     events = [e for _, evs in taken for e in evs]
     published = {
         event_memory_id(e): at
@@ -220,8 +225,12 @@ def _consolidated(taken: Taken, deps: WorkerDeps) -> None:
     }
     task_of = {e.event_id: d.task_id for d, evs in taken for e in evs}
     banks = ",".join(sorted({e.bank_id for e in events}))
-    with structlog.contextvars.bound_contextvars(bank_id=banks, messages=len(taken)):
+    with (
+        consolidating(taken, deps.tracer, refs) as span,
+        structlog.contextvars.bound_contextvars(bank_id=banks, messages=len(taken)),
+    ):
         outcomes = consolidate(events, deps.consolidator, published)
+        span.set_attributes(outcome_counts(outcomes))
     settle(deps, Kind.RETAIN, _keys(events))
     if deps.aof_rewrites is not None and any(o.status is Status.FORGOTTEN for o in outcomes):
         deps.aof_rewrites.owe(start=False)
@@ -416,6 +425,8 @@ def delivery(task: Task, req: SimpleRequest, deps: WorkerDeps) -> Delivery | Non
         published=info.get(PUBLISHED_AT_HEADER),
         task_id=str(req.id or ""),
         requeue=requeue_of(task, req),
+        carrier={k: v for k in TRACE_HEADERS if isinstance(v := info.get(k), str)},
+        queue=str((req.delivery_info or {}).get("routing_key") or ""),
     )
 
 

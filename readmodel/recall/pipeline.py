@@ -38,13 +38,16 @@ from readmodel.recall.speaker import speaker_match
 from readmodel.recall.state import Resolution, resolve_current
 from readmodel.store import Filter, MemoryStore, Record, expired
 from readmodel.text import query_vector
+from telemetry.tracing import NOOP_TRACER, Attributes, Tracer
 
 
 class Trace:
-    """Stage timings always; per-stage notes when the caller asked for `explain`."""
+    """Stage timings always; per-stage notes when the caller asked for `explain`; each
+    stage's start and end (`perf_counter`) for its span when the process traces."""
 
     def __init__(self) -> None:
         self.stages: list[StageTrace] = []
+        self.bounds: list[tuple[float, float]] = []
         self._clock = time.perf_counter()
 
     def lap(self, stage: str, candidates: Sequence[Candidate], note: str = "") -> None:
@@ -57,7 +60,18 @@ class Trace:
                 note=note,
             )
         )
+        self.bounds.append((self._clock, now))
         self._clock = now
+
+    def emit(self, tracer: Tracer) -> None:
+        """One span per stage, `recall.{stage}`, with the candidates it left (never its
+        note: notes quote the query's expansions and dates)."""
+        for stage, (start, end) in zip(self.stages, self.bounds, strict=True):
+            attributes: Attributes = {
+                "sediment.stage": stage.stage,
+                "sediment.candidates": stage.candidates,
+            }
+            tracer.finished(f"recall.{stage.stage}", start, end, attributes)
 
     def timings(self) -> dict[str, float]:
         return {s.stage: s.ms for s in self.stages}
@@ -72,6 +86,7 @@ class RecallPipeline:
     config: RecallConfig = field(default_factory=RecallConfig)
     reranker: RerankStage | None = None
     clock: Callable[[], datetime] = field(default=partial(datetime.now, UTC))
+    tracer: Tracer = NOOP_TRACER
 
     def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse:
         trace, cfg = Trace(), self.config
@@ -126,7 +141,10 @@ class RecallPipeline:
                 "outdated", ordered, f"older values of one subject, after the newest: {outdated}"
             )
         window = self._window(ordered, request, trace)
-        return self._response(bank_id, request, analysis, window, resolved, bias_on, trace)
+        response = self._response(bank_id, request, analysis, window, resolved, bias_on, trace)
+        if self.tracer.enabled:
+            trace.emit(self.tracer)
+        return response
 
     def _fetch_candidates(
         self,

@@ -40,6 +40,17 @@ from telemetry.recall_logs import (
     last_recall_of,
 )
 from telemetry.slow_calls import SlowCalls
+from telemetry.tracing import (
+    NOOP_TRACER,
+    OPERATION,
+    PROVIDER,
+    PROVIDER_NAME,
+    RECORD_COUNT,
+    SEARCH_MEMORY,
+    STORE_ID,
+    Attributes,
+    Tracer,
+)
 
 FEEDBACK_NAMESPACE: Final = uuid.UUID("2b0e6f55-7d1c-5f3a-8f0e-4d5c1e9a7b21")
 MAX_PENDING: Final = 10_000
@@ -87,8 +98,10 @@ class Recaller:
         slow_ms: float,
         clock: Callable[[], datetime] | None = None,
         metrics: Metrics | None = None,
+        tracer: Tracer = NOOP_TRACER,
     ) -> None:
         self._recaller = recaller
+        self._tracer = tracer
         self._metrics = metrics or NoopMetrics()
         self._store = store
         self._log = recall_log
@@ -103,6 +116,23 @@ class Recaller:
         self._deployment = dict(recaller.ranking_settings())
 
     def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse:
+        """One `search_memory {bank}` span (the GenAI memory operation), the pipeline's
+        stages and store calls its children."""
+        if not self._tracer.enabled:
+            return self._recall(bank_id, request)
+        attributes: Attributes = {
+            OPERATION: SEARCH_MEMORY,
+            PROVIDER: PROVIDER_NAME,
+            STORE_ID: bank_id,
+            "sediment.limit": request.limit,
+            "sediment.state_mode": request.state_mode,
+        }
+        with self._tracer.span(f"{SEARCH_MEMORY} {bank_id}", attributes) as span:
+            response = self._recall(bank_id, request)
+            span.set_attributes({RECORD_COUNT: len(response.results)})
+        return response
+
+    def _recall(self, bank_id: str, request: RecallRequest) -> RecallResponse:
         """A failed recall is counted (and re-raised); its metrics, like a good one's,
         are sent by the background thread, never on the caller's time, and after the
         recall's other effects: a reader who sees the recall counted sees its logs."""

@@ -7,12 +7,18 @@ with its bank and sizes (ids, limit, points), never a payload. Inside a
 metrics batch (a worker task, a recall) the timings travel with the batch's single
 pipeline. `scroll` is timed over the whole iteration, counting only the time spent
 inside the wrapped store, not the caller's work between items.
+
+With tracing on, each call but `scroll` made within a traced operation is also a
+database client span,
+`{method} {target}` (`db.system.name` qdrant, `db.operation.name` the method,
+`db.collection.name` the collection, or `edge` for the embedded store), carrying the
+bank and the same sizes.
 """
 
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import datetime
 from typing import TypeVar
 
@@ -29,17 +35,25 @@ from readmodel.store import (
 )
 from telemetry.metrics import STORE_CALL_MS, STORE_ERRORS, Metrics
 from telemetry.slow_calls import SlowObserver
+from telemetry.tracing import NOOP_TRACER, AttributeValue, SpanKind, Tracer
 
 T = TypeVar("T")
 
 
 class MeteredStore:
     def __init__(
-        self, inner: MemoryStore, metrics: Metrics, slow: SlowObserver | None = None
+        self,
+        inner: MemoryStore,
+        metrics: Metrics,
+        slow: SlowObserver | None = None,
+        tracer: Tracer = NOOP_TRACER,
+        target: str = "store",
     ) -> None:
         self._inner = inner
         self._metrics = metrics
         self._slow = slow
+        self._tracer = tracer
+        self._target = target
 
     @property
     def inner(self) -> MemoryStore:
@@ -51,6 +65,22 @@ class MeteredStore:
         self._metrics.observe(STORE_CALL_MS, elapsed_ms, {"method": method})
         if self._slow is not None:
             self._slow.observe(f"store.{method}", elapsed_ms, bank, sizes)
+
+    def _span(
+        self, method: str, bank: str | None, sizes: Mapping[str, int] | None
+    ) -> AbstractContextManager[object]:
+        if not (self._tracer.enabled and self._tracer.current() is not None):
+            return nullcontext()
+        attributes: dict[str, AttributeValue] = {
+            "db.system.name": "qdrant",
+            "db.operation.name": method,
+            "db.collection.name": self._target,
+            **{f"sediment.{k}": v for k, v in (sizes or {}).items()},
+        }
+        if bank is not None:
+            attributes["sediment.bank_id"] = bank
+        name = f"{method} {self._target}"
+        return self._tracer.span(name, attributes, kind=SpanKind.CLIENT)
 
     @contextmanager
     def _timed(
@@ -73,7 +103,7 @@ class MeteredStore:
         bank: str | None = None,
         sizes: Mapping[str, int] | None = None,
     ) -> T:
-        with self._timed(method, bank, sizes):
+        with self._span(method, bank, sizes), self._timed(method, bank, sizes):
             return call()
 
     def ensure_schema(self, dense_size: int) -> None:

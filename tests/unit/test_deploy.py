@@ -230,3 +230,18 @@ def test_ci_runs_the_readme_test_command_with_nothing_set() -> None:
     assert "make test" in script
     assert "SEDIMENT_" not in script
     assert "make test" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_jaeger_is_optional_and_the_processes_can_reach_it() -> None:
+    """Tracing in compose is opt-in: Jaeger only under the `tracing` profile, and the
+    endpoint the Sediment processes get is empty unless the caller sets it (an empty
+    endpoint leaves tracing off, sediment/tracing.py); the image has the otel extra."""
+    services = compose()["services"]
+    jaeger = services["jaeger"]
+    assert jaeger["profiles"] == ["tracing"]
+    assert "16686:16686" in jaeger["ports"]
+    for name in ("worker", "api"):
+        endpoint = services[name]["environment"]["OTEL_EXPORTER_OTLP_ENDPOINT"]
+        assert endpoint == "${OTEL_EXPORTER_OTLP_ENDPOINT:-}", name
+    assert "http://jaeger:4318" in COMPOSE.read_text(encoding="utf-8")
+    assert '"/app[otel]"' in (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
