@@ -4,6 +4,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
+from pathlib import Path
 
 import fakeredis
 import redis
@@ -17,12 +18,14 @@ from readmodel.recall.rerank import EmbeddingReranker, RerankStage
 from readmodel.store import MemoryStore
 from readmodel.stores.metered import MeteredStore
 from sediment.api.deps import ApiDeps
+from sediment import store_owner
 from sediment.api.keys import load_keys
 from sediment.auditing import AuditedPublisher, Auditor
 from sediment.retain import InlinePublisher, Publisher, QueuePublisher
 from sediment.settings import Settings
 from sediment.slow_tasks import watch_slow_tasks
 from sediment.stats import Gauges
+from sediment.store_owner import StoreOwnedError
 from sediment.topology import MEMORY_BROKER, Topology
 from telemetry.audit_log import AuditLog, FileAuditLog, RedisAuditLog
 from telemetry.metrics import Metrics, NoopMetrics
@@ -56,7 +59,23 @@ MEMORY_POLL_S = 0.05
 a second (the default) for each event it published itself."""
 
 
-def make_store(settings: Settings) -> MemoryStore:
+class NoDataDirError(RuntimeError):
+    """A command that reads a local store was pointed at a directory that does not
+    exist: it says where it looked instead of creating an empty store there."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        super().__init__(
+            f"no data directory at {data_dir.absolute()}: set SEDIMENT_DATA_DIR to the "
+            "directory your memories were stored in (or run from where it is), or store "
+            "something first (sediment retain, sediment ingest, sediment serve)"
+        )
+
+
+def make_store(settings: Settings, *, create: bool = True) -> MemoryStore:
+    """A Qdrant server's client, or the local store, taken for this process
+    (sediment/store_owner.py; released by `Runtime.close`). Without `create`, a local
+    data directory that does not exist is `NoDataDirError`, not a new empty store."""
     if not Topology.of(settings).local_store:
         from readmodel.stores.qdrant import QdrantStore
 
@@ -64,14 +83,22 @@ def make_store(settings: Settings) -> MemoryStore:
             raise ValueError("SEDIMENT_QDRANT_URL is required when SEDIMENT_MODE=distributed")
         key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
         return QdrantStore(url=settings.qdrant_url, api_key=key, collection=settings.collection)
+    if not create and not settings.data_dir.is_dir():
+        raise NoDataDirError(settings.data_dir)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    store_owner.acquire(settings.data_dir)
     if settings.store == "qdrant-local":
         from readmodel.stores.qdrant import QdrantStore
 
         return QdrantStore(path=str(settings.data_dir / "qdrant"), collection=settings.collection)
     from readmodel.stores.edge import EdgeStore
 
-    return EdgeStore(settings.data_dir / "store")
+    try:
+        return EdgeStore(settings.data_dir / "store")
+    except Exception as exc:
+        if "WouldBlock" in str(exc):
+            raise StoreOwnedError(settings.data_dir, None) from None
+        raise
 
 
 class SerialEmbedder:
@@ -105,11 +132,13 @@ class Runtime:
     `hosts_worker`: this process consumes the queue itself (`sediment serve` where the
     store is local), so its retains go through the queue even in embedded mode.
     `actor`: who the audit names for changes made here outside an API request (whose
-    caller is named instead)."""
+    caller is named instead). `creates_store`: a local data directory that does not
+    exist yet is created (commands that store); otherwise it is `NoDataDirError`."""
 
     settings: Settings
     hosts_worker: bool = False
     actor: str = "cli"
+    creates_store: bool = True
     _closed: bool = field(default=False, init=False)
 
     @cached_property
@@ -124,7 +153,7 @@ class Runtime:
 
     @cached_property
     def store(self) -> MemoryStore:
-        store = make_store(self.settings)
+        store = make_store(self.settings, create=self.creates_store)
         store.ensure_schema(self.embedder.dimension)
         adopt_layout(store)
         return MeteredStore(store, self.metrics, slow=self.slow_calls)
@@ -424,10 +453,16 @@ class Runtime:
             self.slow_calls.close()
         if not self._closed and "store" in self.__dict__:
             self.store.close()
+            if self.topology.local_store:
+                store_owner.release(self.settings.data_dir)
         self._closed = True
 
 
 def bootstrap(
-    settings: Settings | None = None, *, hosts_worker: bool = False, actor: str = "cli"
+    settings: Settings | None = None,
+    *,
+    hosts_worker: bool = False,
+    actor: str = "cli",
+    creates_store: bool = True,
 ) -> Runtime:
-    return Runtime(settings or Settings(), hosts_worker, actor)
+    return Runtime(settings or Settings(), hosts_worker, actor, creates_store)

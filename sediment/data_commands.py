@@ -130,7 +130,10 @@ def import_(
     """Replay an export through the one retain path (tombstones as forgets, first). The
     file is checked whole first: one without its trailer (cut short), or whose records
     do not match the trailer's counts and checksum, is refused and nothing is written."""
-    rt = runtime()
+    if not path.is_file():
+        err.print(f"no file at {path.absolute()}: give the path of a `sediment export` file")
+        raise typer.Exit(2)
+    rt = runtime(creates_store=True)
     try:
         with path.open(encoding="utf-8") as f:
             send = rt.publisher.recording("import")

@@ -27,9 +27,17 @@ def settings_or_exit() -> Settings:
     return settings
 
 
-def runtime(*, hosts_worker: bool = False, actor: str = "cli") -> Runtime:
-    """`actor`: who the audit names for the changes this process makes on its own."""
-    return bootstrap(settings_or_exit(), hosts_worker=hosts_worker, actor=actor)
+def runtime(
+    *, hosts_worker: bool = False, actor: str = "cli", creates_store: bool = False
+) -> Runtime:
+    """`actor`: who the audit names for the changes this process makes on its own.
+    `creates_store`: the command stores (serve, worker, ingest, retain, import, mcp),
+    so a local data directory that does not exist yet is created; a command that only
+    reads refuses one, saying where it looked, rather than answering from an empty
+    store it made up."""
+    return bootstrap(
+        settings_or_exit(), hosts_worker=hosts_worker, actor=actor, creates_store=creates_store
+    )
 
 
 def require_durable_redis(rt: Runtime) -> None:

@@ -43,9 +43,32 @@ def ingested(tmp_path: Path) -> Path:
     path = tmp_path / "events.jsonl"
     rows = [json.dumps(x) for x in LINES] + ['{"bank_id": "u1", "text": "no time"}', "[1, 2]"]
     path.write_text("\n".join(rows) + "\n")
-    out = sediment(tmp_path, "ingest", str(path))
+    out = sediment(tmp_path, "ingest", "--allow-partial", str(path))
     assert "consolidated 5 events, dead-lettered 2" in out.stdout
     return tmp_path
+
+
+def test_ingest_names_each_rejected_line_and_fails_unless_partial_is_allowed(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "events.jsonl"
+    rows = [
+        json.dumps(LINES[0]),
+        json.dumps({"bank_id": "u1", "text": "no zone", "occurred_at": "2024-01-01T10:00:00"}),
+        "not json",
+    ]
+    path.write_text("\n".join(rows) + "\n")
+    out = sediment(tmp_path, "ingest", str(path), check=False)
+    assert out.returncode == 1
+    assert "consolidated 1 events, dead-lettered 2" in out.stdout
+    assert "line 2 rejected (dead-lettered): occurred_at: Input should have timezone info" in (
+        " ".join(out.stderr.split())
+    )
+    assert "line 3 rejected (dead-lettered): not valid JSON" in out.stderr
+    assert "no zone" not in out.stderr
+    assert "--allow-partial" in out.stderr
+    again = sediment(tmp_path, "ingest", "--allow-partial", str(path))
+    assert "skipped 1 duplicates" in again.stdout
 
 
 def recall_json(tmp: Path, query: str, *extra: str) -> dict:  # type: ignore[type-arg]
