@@ -61,7 +61,7 @@ def test_ingest_names_each_rejected_line_and_fails_unless_partial_is_allowed(
     out = sediment(tmp_path, "ingest", str(path), check=False)
     assert out.returncode == 1
     assert "consolidated 1 events, dead-lettered 2" in out.stdout
-    assert "line 2 rejected (dead-lettered): occurred_at: Input should have timezone info" in (
+    assert "line 2 rejected (dead-lettered): occurred_at: timestamp has no timezone" in (
         " ".join(out.stderr.split())
     )
     assert "line 3 rejected (dead-lettered): not valid JSON" in out.stderr
