@@ -17,8 +17,8 @@ from readmodel.recall.recaller import Recaller
 from readmodel.recall.rerank import EmbeddingReranker, RerankStage
 from readmodel.store import MemoryStore
 from readmodel.stores.metered import MeteredStore
-from sediment.api.deps import ApiDeps
 from sediment import store_owner
+from sediment.api.deps import ApiDeps
 from sediment.api.keys import load_keys
 from sediment.auditing import AuditedPublisher, Auditor
 from sediment.retain import InlinePublisher, Publisher, QueuePublisher

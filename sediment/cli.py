@@ -2,24 +2,19 @@
 
 import re
 import sys
-import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
-import pydantic
 import redis
 import typer
 from celery.signals import worker_process_shutdown, worker_shutdown
 from rich.console import Console
 
 from contracts.base import BANK_ID_PATTERN
-from contracts.recall import RecallRequest
-from readmodel.store import Filter, expired
-from sediment import data_commands, maintenance
+from sediment import data_commands, maintenance, memory_commands
 from sediment.bootstrap import NoDataDirError
 from sediment.ingest import IngestDeps, run_ingest
-from sediment.render import last_recall_table, print_record, recall_table
+from sediment.render import last_recall_table
 from sediment.sampler import attach_to_worker
 from sediment.startup import require_durable_redis, runtime, settings_or_exit
 from sediment.store_owner import StoreOwnedError
@@ -28,6 +23,9 @@ from worker.consolidation.layout import LAYOUT, StaleLayoutError
 app = typer.Typer(no_args_is_help=True, help="Sediment: agent memory as an event-driven system.")
 app.add_typer(maintenance.dlq_app, name="dlq")
 app.command()(maintenance.reconcile)
+app.command()(memory_commands.retain)
+app.command()(memory_commands.recall)
+app.command()(memory_commands.inspect)
 app.command()(data_commands.forget)
 app.add_typer(data_commands.keys_app, name="keys")
 app.command()(data_commands.export)
@@ -70,68 +68,6 @@ def ingest(
             "(retained lines are skipped as duplicates), or pass --allow-partial"
         )
         raise typer.Exit(1)
-
-
-@app.command()
-def recall(
-    query: str,
-    bank: Annotated[str, typer.Option(help="bank to read")],
-    limit: Annotated[int, typer.Option(min=1, max=100)] = 10,
-    history: Annotated[bool, typer.Option(help="every state, not only the current one")] = False,
-    prefer_observations: bool = True,
-    as_json: Annotated[bool, typer.Option("--json", help="print the response as JSON")] = False,
-) -> None:
-    """Recall memories of a bank for a query."""
-    try:
-        request = RecallRequest(
-            query=query,
-            limit=limit,
-            prefer_observations=prefer_observations,
-            state_mode="history" if history else "current",
-        )
-    except pydantic.ValidationError as exc:
-        for e in exc.errors():
-            field = ".".join(str(part) for part in e["loc"])
-            err.print(f"invalid recall: {field}: {e['msg'].removeprefix('Value error, ')}")
-        raise typer.Exit(2) from exc
-    rt = runtime()
-    response = rt.recaller.recall(bank, request)
-    if as_json:
-        sys.stdout.write(response.model_dump_json(indent=2) + "\n")
-    else:
-        console.print(recall_table(response))
-    rt.close()
-
-
-@app.command()
-def inspect(
-    memory_id: uuid.UUID,
-    bank: Annotated[str | None, typer.Option(help="the memory's bank (required)")] = None,
-) -> None:
-    """Show a memory of a bank: text, provenance, edges, state."""
-    if bank is None:
-        err.print(
-            "give the memory's bank: sediment inspect --bank B MEMORY_ID "
-            "(a memory is only visible within its own bank)"
-        )
-        raise typer.Exit(2)
-    rt = runtime()
-    found = rt.store.fetch(bank, [memory_id])
-    if found and expired(found[0].record, datetime.now(UTC)):
-        err.print(
-            f"[red]memory {memory_id} of bank {bank} has expired[/red] "
-            "(the next expiry sweep forgets it)"
-        )
-        raise typer.Exit(1)
-    if not found:
-        err.print(
-            f"[red]no memory {memory_id} in bank {bank}[/red]: check the id, and that it "
-            "belongs to this bank (a memory is only visible within its own bank)"
-        )
-        raise typer.Exit(1)
-    older = [p.record for p in rt.store.scroll(Filter(bank, superseded_by=memory_id))]
-    print_record(console, found[0].record, older)
-    rt.close()
 
 
 @app.command()

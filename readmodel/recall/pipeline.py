@@ -108,7 +108,7 @@ class RecallPipeline:
             cands = observations_as_of(cands, partial(self._fetch, bank_id, now=now), request.as_of)
             trace.lap("as_of", cands, f"observations as of {request.as_of.isoformat()}")
         resolved = Resolution(cands)
-        if request.state_mode == "current":
+        if not request.history:
             admit = partial(admits, flt)
             resolved = resolve_current(
                 cands, fetch, admit, request.as_of, live=lambda r: not expired(r, now)

@@ -6,7 +6,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Final
 
 import pydantic
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
@@ -30,6 +30,7 @@ from sediment.api.models import (
     SessionKey,
 )
 from sediment.api.views import memory_view
+from sediment.outcomes import outcomes
 from sediment.retain import repeat_problem, repeats
 from telemetry.recall_logs import LastRecall
 
@@ -97,7 +98,12 @@ def retain(
     with deps.service.slow_calls.timed("api.retain", bank_id, {"items": len(body.items)}):
         events = to_events(bank_id, body.items, deps.max_text_bytes, datetime.now(UTC))
         deps.publisher.publish_retain(events)
-    return RetainAccepted(event_ids=[e.event_id for e in events])
+    ids = [e.event_id for e in events]
+    if deps.publisher.queued:
+        return RetainAccepted(event_ids=ids)
+    return RetainAccepted(
+        event_ids=ids, status="consolidated", outcomes=outcomes(deps.store, bank_id, ids)
+    )
 
 
 @router.post("/recall", summary="Recall memories", response_model=RecallResponse)
@@ -114,11 +120,19 @@ def recall(
     start = time.perf_counter()
     response = deps.service.recall(bank_id, request)
     took_ms = (time.perf_counter() - start) * 1000
-    return Response(
-        response.model_dump_json(),
-        media_type="application/json",
-        headers={"Server-Timing": f"recall;dur={took_ms:.3f}"},
-    )
+    headers = {"Server-Timing": f"recall;dur={took_ms:.3f}"}
+    if "state_mode" in request.model_fields_set:
+        headers |= DEPRECATED_STATE_MODE
+    return Response(response.model_dump_json(), media_type="application/json", headers=headers)
+
+
+DEPRECATED_STATE_MODE: Final = {
+    "Deprecation": "true",
+    "Warning": '299 - "state_mode is deprecated: send history (true or false) instead"',
+}
+"""`state_mode` was the HTTP API's own name for what MCP, the client and the CLI call
+`history`; it is still read for one release, and the answer says so (RFC 9745's
+`Deprecation`, and a `Warning` a person reads)."""
 
 
 @router.post("/feedback", status_code=202, summary="Vote on a memory")

@@ -160,10 +160,9 @@ def recall_options(
     session_key: str | None,
 ) -> dict[str, Any]:
     """The options given, as `RecallRequest` fields; the others keep their defaults."""
-    state_mode = None if history is None else ("history" if history else "current")
     given = {
         "limit": limit,
-        "state_mode": state_mode,
+        "history": history,
         "as_of": as_of,
         "explain": explain,
         "session_key": session_key,

@@ -177,7 +177,7 @@ class SedimentTools:
                 start=start,
                 end=end,
                 as_of=as_of,
-                state_mode="history" if history else "current",
+                history=history,
                 explain=explain,
                 session_key=session_key,
                 max_tokens=max_tokens,

@@ -1,0 +1,59 @@
+"""A memory named by the short id the CLI prints (its first hex digits) or in full.
+
+Recall and inspect print the first eight hex digits of an id; every command that takes
+a memory id takes that prefix back. A prefix names one memory of the bank or is
+refused: none found, or several (listed, so the caller can give more digits).
+"""
+
+import re
+import uuid
+from typing import Final
+
+from readmodel.store import Filter, MemoryStore
+
+SHORT: Final = 8
+MIN_PREFIX: Final = 4
+MAX_LISTED: Final = 5
+_HEX = re.compile(r"^[0-9a-f]+$")
+
+
+class MemoryIdError(ValueError):
+    """A memory id the bank cannot resolve, said as the user typed it."""
+
+
+def short(memory_id: uuid.UUID) -> str:
+    return str(memory_id)[:SHORT]
+
+
+def parse_full(text: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        return None
+
+
+def resolve(store: MemoryStore, bank_id: str, text: str) -> uuid.UUID:
+    """The memory of `bank_id` that `text` names: a full id as given, or the one id
+    starting with the prefix; `MemoryIdError` otherwise."""
+    full = parse_full(text)
+    if full is not None:
+        return full
+    digits = text.strip().lower().replace("-", "")
+    if len(digits) < MIN_PREFIX or not _HEX.match(digits):
+        raise MemoryIdError(
+            f"{text!r} is not a memory id: give the id recall prints (at least "
+            f"{MIN_PREFIX} hex digits, e.g. 335057eb) or the full id"
+        )
+    found = [
+        p.record.id for p in store.scroll(Filter(bank_id)) if p.record.id.hex.startswith(digits)
+    ]
+    if not found:
+        raise MemoryIdError(f"no memory of bank {bank_id} has an id starting with {text!r}")
+    if len(found) > 1:
+        listed = ", ".join(str(i) for i in sorted(found, key=str)[:MAX_LISTED])
+        more = f" and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
+        raise MemoryIdError(
+            f"{text!r} names {len(found)} memories of bank {bank_id} ({listed}{more}): "
+            "give more digits"
+        )
+    return found[0]
