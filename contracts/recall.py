@@ -59,7 +59,7 @@ class RecallRequest(Frozen):
         default=None,
         deprecated=True,
         description=(
-            "Deprecated spelling of `history` (\"history\" is history: true); accepted for "
+            'Deprecated spelling of `history` ("history" is history: true); accepted for '
             "one release, answered with a Deprecation header."
         ),
     )

@@ -104,7 +104,5 @@ def _recalls(pipeline: RecallPipeline, console: Console) -> None:
         console.print(recall_table(response))
         console.print(f"dropped by prefer-observations: {response.dropped_by_prefer_observations}")
     console.rule("[bold]recall with history")
-    history = pipeline.recall(
-        BANK, RecallRequest(query=QUESTIONS[0], limit=4, history=True)
-    )
+    history = pipeline.recall(BANK, RecallRequest(query=QUESTIONS[0], limit=4, history=True))
     console.print(recall_table(history))
