@@ -1,7 +1,7 @@
 """`sediment retain|recall|inspect`: one memory in, memories out, one memory shown.
 
 The options are the HTTP API's and MCP's names (`history`, `as_of`, `explain`, `tags`,
-`limit`, ...), spelled as flags. Ids are printed short (eight hex digits) and every
+`limit`, ...), spelled as flags. Ids are printed short (six hex digits) and every
 command that takes a memory id takes that prefix back (sediment/memory_ids.py).
 """
 
@@ -17,9 +17,9 @@ from rich.markup import escape
 from contracts.events import RetainEvent, derive_event_id, with_expiry
 from contracts.recall import RecallRequest
 from readmodel.store import Filter, expired
+from sediment.api.outcomes import outcomes
 from sediment.ingest import instant, reason_of
 from sediment.memory_ids import MemoryIdError, resolve
-from sediment.outcomes import outcomes
 from sediment.render import explain_table, print_record, recall_table
 from sediment.retain import PublishError
 from sediment.startup import runtime

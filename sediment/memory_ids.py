@@ -1,6 +1,6 @@
 """A memory named by the short id the CLI prints (its first hex digits) or in full.
 
-Recall and inspect print the first eight hex digits of an id; every command that takes
+Recall and inspect print the first six hex digits of an id; every command that takes
 a memory id takes that prefix back. A prefix names one memory of the bank or is
 refused: none found, or several (listed, so the caller can give more digits).
 """
@@ -11,14 +11,19 @@ from typing import Final
 
 from readmodel.store import Filter, MemoryStore
 
-SHORT: Final = 8
+SHORT: Final = 6
 MIN_PREFIX: Final = 4
 MAX_LISTED: Final = 5
 _HEX = re.compile(r"^[0-9a-f]+$")
 
 
 class MemoryIdError(ValueError):
-    """A memory id the bank cannot resolve, said as the user typed it."""
+    """A memory id the bank cannot resolve. `problem` says what is wrong without
+    repeating text that is not an id (MCP errors never echo a value)."""
+
+    def __init__(self, message: str, problem: str | None = None) -> None:
+        super().__init__(message)
+        self.problem = problem or message
 
 
 def short(memory_id: uuid.UUID) -> str:
@@ -40,10 +45,11 @@ def resolve(store: MemoryStore, bank_id: str, text: str) -> uuid.UUID:
         return full
     digits = text.strip().lower().replace("-", "")
     if len(digits) < MIN_PREFIX or not _HEX.match(digits):
-        raise MemoryIdError(
-            f"{text!r} is not a memory id: give the id recall prints (at least "
-            f"{MIN_PREFIX} hex digits, e.g. 335057eb) or the full id"
+        hint = (
+            f"give the id recall prints (at least {MIN_PREFIX} hex digits, e.g. 335057) "
+            "or the full id"
         )
+        raise MemoryIdError(f"{text!r} is not a memory id: {hint}", f"is not a memory id: {hint}")
     found = [
         p.record.id for p in store.scroll(Filter(bank_id)) if p.record.id.hex.startswith(digits)
     ]

@@ -29,8 +29,8 @@ from sediment.api.models import (
     RetainBody,
     SessionKey,
 )
+from sediment.api.outcomes import outcomes
 from sediment.api.views import memory_view
-from sediment.outcomes import outcomes
 from sediment.retain import repeat_problem, repeats
 from telemetry.recall_logs import LastRecall
 
@@ -86,7 +86,9 @@ def not_found(bank_id: str, what: str) -> HTTPException:
     return HTTPException(404, f"no {what} in bank {bank_id}")
 
 
-@router.post("/memories", status_code=202, summary="Retain memories")
+@router.post(
+    "/memories", status_code=202, summary="Retain memories", response_model_exclude_none=True
+)
 def retain(
     bank_id: Bank,
     body: Annotated[RetainBody, Payload(openapi_examples=examples.RETAIN)],

@@ -109,10 +109,10 @@ def test_inspect_takes_the_short_id_recall_prints(ingested: Path) -> None:
     table = sediment(ingested, "recall", "--bank", "u1", query).stdout
     current = recall_json(ingested, query)
     replaced = next(r["state_replaces"] for r in current["results"] if r.get("state_replaces"))
-    prefix = replaced[:8]
+    prefix = replaced[:6]
     assert prefix in table
     out = sediment(ingested, "inspect", "--bank", "u1", prefix).stdout
-    assert replaced[:8] in out and "Priya" in out
+    assert prefix in out and "Priya" in out
     bad = sediment(ingested, "inspect", "--bank", "u1", "zz", check=False)
     assert bad.returncode == 1 and "is not a memory id" in bad.stderr
     none = sediment(ingested, "inspect", "--bank", "u2", prefix, check=False)

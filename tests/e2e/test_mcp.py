@@ -104,6 +104,67 @@ def test_stdio_update_then_recall_returns_the_new_state(local: McpSession) -> No
     assert [s["text"] for s in view["edges"]["supersedes"]] == [BOSTON["text"]]
 
 
+DEMO = Path(__file__).parents[2] / "sediment" / "data" / "demo.jsonl"
+DEMO_QUESTIONS = ("Where does Maya live?", "What does Maya drink?", "What does Maya do?")
+
+
+def test_stdio_recall_is_compact_one_line_per_result(local: McpSession) -> None:
+    """The text content an agent reads is one line per result and at most 1.5 times
+    the characters of the memory texts it carries; no nulls, no timings unless
+    `explain`."""
+    lines_of_file = [json.loads(x) for x in DEMO.read_text().splitlines() if x.strip()]
+    unique = {(x["text"], x["occurred_at"]): x for x in lines_of_file}.values()
+    items = [{k: v for k, v in x.items() if k != "bank_id"} for x in unique]
+    local.ok("retain", items=items, bank="maya")
+    for question in DEMO_QUESTIONS:
+        result = local.call("recall", query=question, bank="maya", limit=8)
+        assert not result.is_error
+        [block] = result.content
+        answer = result.structured_content
+        assert answer is not None and answer["results"]
+        text = block.text  # type: ignore[union-attr]
+        lines = text.splitlines()
+        assert len(lines) == len(answer["results"])
+        memory_chars = sum(len(r["text"]) for r in answer["results"])
+        assert len(text) <= 1.5 * memory_chars, (text, memory_chars)
+    first = answer["results"][0]
+    assert lines[0].startswith(f"{first['id']} {first['date']} ") and first["text"] in lines[0]
+    assert set(first) == {"id", "date", "kind", "text", "state"}
+    assert "null" not in json.dumps(answer) and "timings" not in answer
+    explained = local.ok("recall", query="Maya", bank="maya", limit=2, explain=True)
+    assert explained["timings"] and explained["explain"]
+    assert "score" in explained["results"][0] and "components" in explained["results"][0]
+
+
+def test_stdio_retain_says_what_happened_and_inspect_takes_the_short_id(
+    local: McpSession,
+) -> None:
+    home = {
+        "text": "Ravi lives in Pune.",
+        "key": "ravi.city",
+        "occurred_at": "2024-01-01T09:00:00Z",
+    }
+    moved = {
+        "text": "Ravi moved to Goa.",
+        "key": "ravi.city",
+        "occurred_at": "2024-05-01T09:00:00Z",
+    }
+    first = local.ok("retain", items=[home], bank="ravi")
+    [said] = first["outcomes"]
+    assert said.startswith("stored ")
+    old = said.split()[1]
+    second = local.ok("retain", items=[moved], bank="ravi")
+    assert f"superseded {old}" in second["outcomes"][0]
+    result = local.call("inspect", memory_id=old, bank="ravi")
+    assert not result.is_error
+    words = result.content[0].text  # type: ignore[union-attr]
+    assert "superseded" in words and "why:" in words and "Ravi lives in Pune." in words
+    assert "slot_keys" not in json.dumps(result.structured_content)
+    raw = local.ok("inspect", memory_id=old, bank="ravi", raw=True)
+    assert "slot_keys" in raw["memory"]
+    assert "ambiguous" not in local.error("inspect", memory_id="zzzz", bank="ravi")
+
+
 def test_stdio_retains_many_items_once_each(local: McpSession) -> None:
     items = [
         {"text": "Carol plays the oboe.", "occurred_at": "2024-02-01T09:00:00Z"},
