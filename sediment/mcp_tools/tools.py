@@ -318,6 +318,31 @@ class SedimentTools:
         return Banks(banks=listed, default_bank=default)
 
 
+TOOL_SCOPES: dict[str, str] = {
+    "retain": "write",
+    "recall": "read",
+    "inspect": "read",
+    "feedback": "write",
+    "forget": "forget",
+    "stats": "read",
+    "banks": "read",
+}
+"""The API-key scope each tool needs, as the HTTP route doing the same needs it."""
+
+
+def scope_refusal(tool: str) -> str | None:
+    """Why the caller's key may not call `tool` (naming the missing scope); None when it
+    may, or when no key is in play (the token, an open API, stdio)."""
+    key = current_key.get()
+    scope = TOOL_SCOPES.get(tool, "admin")
+    if key is None or key.grants(scope):
+        return None
+    return (
+        f"API key {key.name!r} lacks the {scope!r} scope that {tool} needs "
+        f"(it has {', '.join(key.scopes)})"
+    )
+
+
 def not_found(bank_id: str, memory_id: uuid.UUID) -> str:
     return (
         f"no memory {memory_id} in bank {bank_id}: check the id, and that it belongs to "

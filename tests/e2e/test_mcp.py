@@ -15,6 +15,7 @@ import pytest
 import redis
 from mcp import MCPError
 
+from sediment.api.keys import digest
 from tests.e2e.cli import sediment
 from tests.e2e.mcp_session import McpSession, http, stdio
 from tests.e2e.test_http import Server, eventually, running
@@ -22,6 +23,7 @@ from tests.helpers import redis_url
 
 REDIS_URL = redis_url(14)
 TOKEN = "mcp-e2e-token"
+READER_SECRET = "people-reader-secret"
 TOOLS = {"retain", "recall", "inspect", "feedback", "forget", "stats", "banks"}
 BOSTON = {
     "text": "Alice lives in Boston.",
@@ -57,15 +59,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     except redis.ConnectionError:
         pytest.fail("the MCP e2e tests need Redis on 127.0.0.1:6379 (.ci/run starts it)")
     db.flushdb()
+    tmp = tmp_path_factory.mktemp("mcp-http")
+    keys = tmp / "keys.json"
+    reader = {"name": "people-reader", "banks": ["people"], "scopes": ["read"]}
+    keys.write_text(json.dumps([{**reader, "sha256": digest(READER_SECRET)}]))
     env = {
         **os.environ,
         "SEDIMENT_MODE": "standalone",
         "SEDIMENT_REDIS_URL": REDIS_URL,
         "SEDIMENT_QUEUE": f"sediment-mcp-{uuid.uuid4().hex[:8]}",
         "SEDIMENT_API_TOKEN": TOKEN,
+        "SEDIMENT_API_KEYS_FILE": str(keys),
     }
     env.pop("SEDIMENT_MCP_BANK", None)
-    with running(env, tmp_path_factory.mktemp("mcp-http")) as srv:
+    with running(env, tmp) as srv:
         yield srv
     db.flushdb()
 
@@ -317,3 +324,14 @@ def test_http_changes_are_audited_under_the_caller(remote: McpSession) -> None:
     entry = json.loads(fields[b"entry"])
     assert (entry["actor"], entry["action"], entry["counts"]) == ("token", "retain", {"events": 1})
     assert "Finn" not in json.dumps(entry)
+
+
+def test_http_a_read_key_for_one_bank_works_on_mcp(server: Server) -> None:
+    """The SDK's client with a key scoped to bank `people` and `read`: it sees the read
+    tools only, recalls its bank, and a retain is a tool error naming the scope."""
+    with McpSession(partial(http, server.url + "/mcp", READER_SECRET)) as reader:
+        assert {t.name for t in reader.tools()} == {"recall", "inspect", "stats", "banks"}
+        assert reader.ok("recall", query=WHERE, bank="people")["bank_id"] == "people"
+        refused = reader.error("retain", items=[BOSTON], bank="people")
+        assert "lacks the 'write' scope that retain needs" in refused
+        assert "does not open bank 'other'" in reader.error("recall", query="x", bank="other")
