@@ -21,6 +21,7 @@ from sediment import store_owner
 from sediment.api.deps import ApiDeps
 from sediment.api.keys import load_keys
 from sediment.auditing import AuditedPublisher, Auditor
+from sediment.pending import PendingWrites
 from sediment.retain import InlinePublisher, Publisher, QueuePublisher
 from sediment.settings import Settings
 from sediment.slow_tasks import watch_slow_tasks
@@ -269,14 +270,21 @@ class Runtime:
 
     @cached_property
     def ledger(self) -> Ledger | None:
-        """Beside the broker's queues; none in embedded mode (the in-memory queue dies
-        with its process, so nothing could be redelivered)."""
-        return Ledger(self.redis) if self.topology.shared_redis else None
+        """Beside the broker's queues; in embedded mode only where this process hosts
+        the worker (`sediment serve`), in its in-process Redis stand-in, to say what is
+        pending (sediment/pending.py): the in-memory queue dies with its process, so
+        nothing is ever redelivered from it (no sweeper)."""
+        return Ledger(self.redis) if self.topology.shared_redis or self.hosts_worker else None
+
+    @cached_property
+    def pending(self) -> PendingWrites:
+        """What recall does not reflect yet: the ledger's events, where there is one."""
+        return PendingWrites(self.ledger)
 
     @cached_property
     def sweeper(self) -> Sweeper | None:
         s = self.settings
-        if self.ledger is None:
+        if self.ledger is None or not self.topology.shared_redis:
             return None
         return make_sweeper(
             self.celery,
@@ -292,7 +300,7 @@ class Runtime:
     def heartbeat(self) -> Heartbeat | None:
         """What a consuming process holds, renewed while it lives (worker/holders.py);
         none without a shared broker or with SEDIMENT_HOLDER_TTL_S=0."""
-        if self.ledger is None or self.settings.holder_ttl_s <= 0:
+        if not self.topology.shared_redis or self.settings.holder_ttl_s <= 0:
             return None
         return Heartbeat(self.redis, self.settings.holder_ttl_s)
 
@@ -435,6 +443,7 @@ class Runtime:
             api_keys=load_keys(s.api_keys_file) if s.api_keys_file else (),
             auditor=self.publisher.auditor,
             tombstones=self.tombstones,
+            pending=self.pending,
         )
 
     def gauges(self, *, store: bool) -> Gauges:

@@ -20,6 +20,7 @@ from readmodel.store import Filter, expired
 from sediment.api.outcomes import outcomes
 from sediment.ingest import instant, reason_of
 from sediment.memory_ids import MemoryIdError, resolve
+from sediment.pending import recall_with_pending
 from sediment.render import explain_table, print_record, recall_table
 from sediment.retain import PublishError
 from sediment.startup import runtime
@@ -110,9 +111,19 @@ def recall(
     ] = None,
     explain: Annotated[bool, typer.Option(help="score components and stage timings")] = False,
     prefer_observations: bool = True,
+    session_key: Annotated[
+        str | None, typer.Option(help="groups the recalls of one conversation")
+    ] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="budget for the results' text")] = None,
+    wait_for: Annotated[
+        list[str] | None,
+        typer.Option(help="an event id retain answered: recall once it is consolidated"),
+    ] = None,
+    wait_timeout_s: Annotated[float, typer.Option(help="longest wait for --wait-for")] = 5.0,
     as_json: Annotated[bool, typer.Option("--json", help="print the response as JSON")] = False,
 ) -> None:
-    """Recall memories of a bank for a query."""
+    """Recall memories of a bank for a query (the options are the HTTP API's and MCP's:
+    history, as_of, tags, kinds, explain, wait_for, ...)."""
     try:
         request = RecallRequest.model_validate(
             {
@@ -125,13 +136,17 @@ def recall(
                 "kinds": kind or [],
                 "explain": explain,
                 "prefer_observations": prefer_observations,
+                "session_key": session_key,
+                "max_tokens": max_tokens,
+                "wait_for": wait_for or [],
+                "wait_timeout_s": wait_timeout_s,
             }
         )
     except pydantic.ValidationError as exc:
         raise _refuse("recall", exc) from None
     rt = runtime()
     try:
-        response = rt.recaller.recall(bank, request)
+        response = recall_with_pending(rt.recaller.recall, rt.pending, bank, request)
     finally:
         rt.close()
     if as_json:

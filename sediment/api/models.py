@@ -62,6 +62,20 @@ class RetainAccepted(Body):
     outcomes: list[Outcome] | None = None
 
 
+class BankStatus(Body):
+    """How far the bank's read model has caught up. `consolidated_through` is the
+    watermark: every event accepted before it is consolidated (now, when nothing is
+    pending); `pending` counts the accepted events not consolidated yet, the oldest
+    accepted at `oldest_pending_at`."""
+
+    bank_id: str
+    pending: int
+    consolidated_through: AwareDatetime
+    oldest_pending_at: AwareDatetime | None = None
+    memories: int
+    observations: int
+
+
 class FeedbackBody(Body):
     """A vote on one memory of the URL's bank. Send `event_id` to make retries safe;
     without it, each request is a new vote."""

@@ -17,9 +17,11 @@ from contracts.base import BANK_ID_PATTERN
 from contracts.events import RetainEvent, RetainItem, derive_event_id, with_expiry
 from contracts.feedback import FeedbackEvent
 from contracts.recall import RecallRequest, RecallResponse
+from readmodel.store import Filter
 from sediment.api import examples
 from sediment.api.auth import Deps, require_token
 from sediment.api.models import (
+    BankStatus,
     FeedbackAccepted,
     FeedbackBody,
     MarkAccepted,
@@ -33,6 +35,7 @@ from sediment.api.outcomes import outcomes
 from sediment.api.views import memory_view
 from sediment.retain import repeat_problem, repeats
 from telemetry.recall_logs import LastRecall
+from worker.consolidation.neighbourhood import RAW_KINDS
 
 Bank = Annotated[str, Path(pattern=BANK_ID_PATTERN, description="bank identifier")]
 
@@ -120,7 +123,7 @@ def recall(
     # The response is a RecallResponse already: written to JSON once, not validated
     # again on the way out (about a third of a millisecond per recall).
     start = time.perf_counter()
-    response = deps.service.recall(bank_id, request)
+    response = deps.recall(bank_id, request)
     took_ms = (time.perf_counter() - start) * 1000
     headers = {"Server-Timing": f"recall;dur={took_ms:.3f}"}
     if "state_mode" in request.model_fields_set:
@@ -180,6 +183,21 @@ def get_memory(bank_id: Bank, memory_id: uuid.UUID, deps: Deps) -> MemoryView:
     if view is None:
         raise not_found(bank_id, f"memory {memory_id}")
     return view
+
+
+@router.get("/status", summary="The bank's watermark: what is consolidated, what is pending")
+def bank_status(bank_id: Bank, deps: Deps) -> BankStatus:
+    """Read-your-writes: a recall reflects every event accepted before
+    `consolidated_through`; recall's `wait_for` waits for given events."""
+    oldest = deps.pending.oldest(bank_id)
+    return BankStatus(
+        bank_id=bank_id,
+        pending=deps.pending.count(bank_id),
+        consolidated_through=oldest or datetime.now(UTC),
+        oldest_pending_at=oldest,
+        memories=deps.store.count(Filter(bank_id, kinds=RAW_KINDS)),
+        observations=deps.store.count(Filter(bank_id, kinds=("observation",))),
+    )
 
 
 @router.get("/last-recall", summary="The session's last recall (ids and scores, no text)")

@@ -11,6 +11,7 @@ import httpx
 
 from contracts.events import RetainItem
 from contracts.feedback import Vote
+from contracts.memory import MemoryKind
 from contracts.recall import RecallRequest, RecallResponse
 from sediment.api.models import FeedbackAccepted, Health, MemoryView, RetainAccepted
 from sediment.client.calls import Call, Calls, item, recall_options, recall_request, unreachable
@@ -101,9 +102,25 @@ class AsyncSedimentClient:
         as_of: datetime | None = None,
         explain: bool | None = None,
         session_key: str | None = None,
+        tags: Sequence[str] | None = None,
+        kinds: Sequence[MemoryKind] | None = None,
+        wait_for: Sequence[uuid.UUID] | None = None,
+        wait_timeout_s: float | None = None,
+        **options: Any,
     ) -> RecallResponse:
-        options = recall_options(limit, history, as_of, explain, session_key)
-        return await self._send(self._calls.recall(recall_request(query, **options), bank))
+        given = recall_options(
+            limit,
+            history,
+            as_of,
+            explain,
+            session_key,
+            tags=list(tags) if tags is not None else None,
+            kinds=list(kinds) if kinds is not None else None,
+            wait_for=list(wait_for) if wait_for is not None else None,
+            wait_timeout_s=wait_timeout_s,
+            **options,
+        )
+        return await self._send(self._calls.recall(recall_request(query, **given), bank))
 
     async def memory(self, memory_id: uuid.UUID | str, *, bank: str | None = None) -> MemoryView:
         return await self._send(self._calls.memory(memory_id, bank))

@@ -158,14 +158,17 @@ def recall_options(
     as_of: datetime | None,
     explain: bool | None,
     session_key: str | None,
+    **more: Any,
 ) -> dict[str, Any]:
-    """The options given, as `RecallRequest` fields; the others keep their defaults."""
+    """The options given, as `RecallRequest` fields (the names HTTP, MCP and the CLI
+    use: `tags`, `kinds`, `wait_for`, ...); the others keep their defaults."""
     given = {
         "limit": limit,
         "history": history,
         "as_of": as_of,
         "explain": explain,
         "session_key": session_key,
+        **more,
     }
     return {k: v for k, v in given.items() if v is not None}
 

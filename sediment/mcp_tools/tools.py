@@ -27,7 +27,7 @@ from contracts.base import BANK_ID_PATTERN, AwareDatetime
 from contracts.events import RetainEvent, derive_event_id, with_expiry
 from contracts.feedback import FeedbackEvent, Vote
 from contracts.memory import MemoryKind, State
-from contracts.recall import MAX_LIMIT, RecallRequest
+from contracts.recall import MAX_LIMIT, MAX_WAIT_FOR, MAX_WAIT_S, RecallRequest
 from readmodel.store import Filter
 from sediment.api.deps import ApiDeps
 from sediment.api.keys import current_key
@@ -180,6 +180,19 @@ class SedimentTools:
         max_tokens: Annotated[
             int | None, Field(ge=1, le=100_000, description="budget for the results' text")
         ] = None,
+        prefer_observations: Annotated[
+            bool, Field(description="show a consolidated observation instead of its sources")
+        ] = True,
+        wait_for: Annotated[
+            Sequence[uuid.UUID],
+            Field(
+                max_length=MAX_WAIT_FOR,
+                description="event ids retain answered: recall once they are consolidated",
+            ),
+        ] = (),
+        wait_timeout_s: Annotated[
+            float, Field(ge=0, le=MAX_WAIT_S, description="longest wait for `wait_for`")
+        ] = 5.0,
     ) -> Annotated[CallToolResult, Recalled]:
         """Find what the bank knows about a query: current states first (a superseded
         memory is shown as its newest state), consolidated observations preferred. One
@@ -200,10 +213,13 @@ class SedimentTools:
                 explain=explain,
                 session_key=session_key,
                 max_tokens=max_tokens,
+                prefer_observations=prefer_observations,
+                wait_for=list(wait_for),
+                wait_timeout_s=wait_timeout_s,
             )
         except pydantic.ValidationError as exc:
             raise invalid("recall", bad_fields(exc)) from None
-        answer = compact(self._deps.service.recall(self.bank_of(bank), request))
+        answer = compact(self._deps.recall(self.bank_of(bank), request))
         return CallToolResult(
             content=[TextContent(type="text", text=text_of(answer))],
             structured_content=structured(answer),

@@ -335,3 +335,17 @@ def test_http_a_read_key_for_one_bank_works_on_mcp(server: Server) -> None:
         refused = reader.error("retain", items=[BOSTON], bank="people")
         assert "lacks the 'write' scope that retain needs" in refused
         assert "does not open bank 'other'" in reader.error("recall", query="x", bank="other")
+
+
+def test_http_recall_waits_for_its_own_writes(remote: McpSession) -> None:
+    """Retains over /mcp are queued; recall's `wait_for` reads them once consolidated."""
+    queued = remote.ok("retain", items=[{"text": "Ines paints murals."}], bank="ryw-mcp")
+    assert queued["status"] == "queued"
+    found = remote.ok(
+        "recall",
+        query="Ines murals",
+        bank="ryw-mcp",
+        wait_for=queued["event_ids"],
+        wait_timeout_s=30,
+    )
+    assert texts(found) == ["Ines paints murals."] and found["pending"] == 0
