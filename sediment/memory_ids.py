@@ -10,8 +10,10 @@ import uuid
 from typing import Final
 
 from readmodel.store import Filter, MemoryStore
+from sediment.short_ids import parse_full, short
 
-SHORT: Final = 6
+__all__ = ["MemoryIdError", "parse_full", "resolve", "short"]
+
 MIN_PREFIX: Final = 4
 MAX_LISTED: Final = 5
 _HEX = re.compile(r"^[0-9a-f]+$")
@@ -21,20 +23,11 @@ class MemoryIdError(ValueError):
     """A memory id the bank cannot resolve. `problem` says what is wrong without
     repeating text that is not an id (MCP errors never echo a value)."""
 
-    def __init__(self, message: str, problem: str | None = None) -> None:
+    def __init__(self, message: str, problem: str | None = None, status: int = 404) -> None:
         super().__init__(message)
         self.problem = problem or message
-
-
-def short(memory_id: uuid.UUID) -> str:
-    return str(memory_id)[:SHORT]
-
-
-def parse_full(text: str) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(text)
-    except ValueError:
-        return None
+        self.status = status
+        """As HTTP says it: 422 not an id, 404 no such memory, 409 several."""
 
 
 def resolve(store: MemoryStore, bank_id: str, text: str) -> uuid.UUID:
@@ -49,7 +42,9 @@ def resolve(store: MemoryStore, bank_id: str, text: str) -> uuid.UUID:
             f"give the id recall prints (at least {MIN_PREFIX} hex digits, e.g. 335057) "
             "or the full id"
         )
-        raise MemoryIdError(f"{text!r} is not a memory id: {hint}", f"is not a memory id: {hint}")
+        raise MemoryIdError(
+            f"{text!r} is not a memory id: {hint}", f"is not a memory id: {hint}", status=422
+        )
     found = [
         p.record.id for p in store.scroll(Filter(bank_id)) if p.record.id.hex.startswith(digits)
     ]
@@ -60,6 +55,7 @@ def resolve(store: MemoryStore, bank_id: str, text: str) -> uuid.UUID:
         more = f" and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
         raise MemoryIdError(
             f"{text!r} names {len(found)} memories of bank {bank_id} ({listed}{more}): "
-            "give more digits"
+            "give more digits",
+            status=409,
         )
     return found[0]

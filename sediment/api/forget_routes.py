@@ -18,8 +18,9 @@ from contracts.forget import MAX_FORGET_IDS, ForgetEvent, ForgetFilter
 from sediment.api import examples
 from sediment.api.auth import Deps, require_token
 from sediment.api.models import Body, ErrorBody
-from sediment.api.routes import Bank
+from sediment.api.routes import Bank, MemoryRef, memory_of
 from sediment.forgetting import forget_event
+from sediment.memory_ids import parse_full
 
 router = APIRouter(prefix="/v1/banks/{bank_id}", dependencies=[Depends(require_token)])
 
@@ -90,12 +91,15 @@ def _event(bank_id: str, where: str, **selector: object) -> ForgetEvent:
     summary="Forget one memory",
     responses={404: {"model": ErrorBody, "description": "no such memory in the bank"}},
 )
-def forget_memory(bank_id: Bank, memory_id: uuid.UUID, deps: Deps) -> ForgetAccepted:
-    """404 for an id the bank does not hold: nothing is published, no tombstone is
-    left (a forget by filter, or of the whole bank, reaches memories still queued)."""
-    if not deps.store.fetch(bank_id, [memory_id]):
-        raise HTTPException(404, unknown_memory(bank_id, memory_id))
-    return _send(_event(bank_id, "path", memory_ids=[memory_id]), deps)
+def forget_memory(bank_id: Bank, memory_id: MemoryRef, deps: Deps) -> ForgetAccepted:
+    """The full id, or the short id recall shows. 404 for an id the bank does not hold:
+    nothing is published, no tombstone is left (a forget by filter, or of the whole
+    bank, reaches memories still queued)."""
+    full = parse_full(memory_id)
+    found_id = full if full is not None else memory_of(deps, bank_id, memory_id)
+    if not deps.store.fetch(bank_id, [found_id]):
+        raise HTTPException(404, unknown_memory(bank_id, found_id))
+    return _send(_event(bank_id, "path", memory_ids=[found_id]), deps)
 
 
 def unknown_memory(bank_id: str, memory_id: uuid.UUID) -> str:

@@ -33,6 +33,7 @@ from sediment.api.models import (
 )
 from sediment.api.outcomes import outcomes
 from sediment.api.views import memory_view
+from sediment.memory_ids import MemoryIdError, resolve
 from sediment.retain import repeat_problem, repeats
 from telemetry.recall_logs import LastRecall
 from worker.consolidation.neighbourhood import RAW_KINDS
@@ -176,12 +177,32 @@ def mark_last_recall(bank_id: Bank, body: MarkBody, deps: Deps) -> MarkAccepted:
     )
 
 
+MemoryRef = Annotated[
+    str,
+    Path(
+        min_length=4,
+        max_length=36,
+        description="the memory's id, or the short id recall shows (a prefix of it)",
+    ),
+]
+
+
+def memory_of(deps: Deps, bank_id: str, memory_id: str) -> uuid.UUID:
+    """The memory a full or short id names in the bank: 422 for what is not an id, 404
+    when none has it, 409 when several do (listed)."""
+    try:
+        return resolve(deps.store, bank_id, memory_id)
+    except MemoryIdError as exc:
+        raise HTTPException(exc.status, str(exc)) from None
+
+
 @router.get("/memories/{memory_id}", summary="A memory with provenance, edges and history")
-def get_memory(bank_id: Bank, memory_id: uuid.UUID, deps: Deps) -> MemoryView:
+def get_memory(bank_id: Bank, memory_id: MemoryRef, deps: Deps) -> MemoryView:
+    found_id = memory_of(deps, bank_id, memory_id)
     with deps.service.slow_calls.timed("api.get_memory", bank_id):
-        view = memory_view(deps.store, bank_id, memory_id)
+        view = memory_view(deps.store, bank_id, found_id)
     if view is None:
-        raise not_found(bank_id, f"memory {memory_id}")
+        raise not_found(bank_id, f"memory {found_id}")
     return view
 
 

@@ -5,7 +5,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 import httpx
 
@@ -13,10 +13,12 @@ from contracts.events import RetainItem
 from contracts.feedback import Vote
 from contracts.memory import MemoryKind
 from contracts.recall import RecallRequest, RecallResponse
+from sediment.api.compact import Recalled, compact
 from sediment.api.models import FeedbackAccepted, Health, MemoryView, RetainAccepted
 from sediment.client.calls import Call, Calls, item, recall_options, recall_request, unreachable
 from sediment.client.retry import Retry
 from sediment.client.sync import DEFAULT_URL
+from sediment.short_ids import parse_full
 
 T = TypeVar("T")
 
@@ -92,6 +94,7 @@ class AsyncSedimentClient:
     ) -> RetainAccepted:
         return await self._send(self._calls.retain(items, bank))
 
+    @overload
     async def recall(
         self,
         query: str | RecallRequest,
@@ -106,8 +109,46 @@ class AsyncSedimentClient:
         kinds: Sequence[MemoryKind] | None = None,
         wait_for: Sequence[uuid.UUID] | None = None,
         wait_timeout_s: float | None = None,
+        full: Literal[False] = False,
         **options: Any,
-    ) -> RecallResponse:
+    ) -> Recalled: ...
+
+    @overload
+    async def recall(
+        self,
+        query: str | RecallRequest,
+        *,
+        bank: str | None = None,
+        limit: int | None = None,
+        history: bool | None = None,
+        as_of: datetime | None = None,
+        explain: bool | None = None,
+        session_key: str | None = None,
+        tags: Sequence[str] | None = None,
+        kinds: Sequence[MemoryKind] | None = None,
+        wait_for: Sequence[uuid.UUID] | None = None,
+        wait_timeout_s: float | None = None,
+        full: Literal[True],
+        **options: Any,
+    ) -> RecallResponse: ...
+
+    async def recall(
+        self,
+        query: str | RecallRequest,
+        *,
+        bank: str | None = None,
+        limit: int | None = None,
+        history: bool | None = None,
+        as_of: datetime | None = None,
+        explain: bool | None = None,
+        session_key: str | None = None,
+        tags: Sequence[str] | None = None,
+        kinds: Sequence[MemoryKind] | None = None,
+        wait_for: Sequence[uuid.UUID] | None = None,
+        wait_timeout_s: float | None = None,
+        full: bool = False,
+        **options: Any,
+    ) -> Recalled | RecallResponse:
         given = recall_options(
             limit,
             history,
@@ -120,7 +161,8 @@ class AsyncSedimentClient:
             wait_timeout_s=wait_timeout_s,
             **options,
         )
-        return await self._send(self._calls.recall(recall_request(query, **given), bank))
+        response = await self._send(self._calls.recall(recall_request(query, **given), bank))
+        return response if full else compact(response)
 
     async def memory(self, memory_id: uuid.UUID | str, *, bank: str | None = None) -> MemoryView:
         return await self._send(self._calls.memory(memory_id, bank))
@@ -134,6 +176,9 @@ class AsyncSedimentClient:
         session_key: str | None = None,
         event_id: uuid.UUID | None = None,
     ) -> FeedbackAccepted:
+        """A short id (as a compact recall shows it) is looked up first."""
+        if parse_full(str(memory_id)) is None:
+            memory_id = (await self.memory(memory_id, bank=bank)).memory.id
         return await self._send(self._calls.feedback(memory_id, vote, bank, session_key, event_id))
 
     async def health(self) -> Health:

@@ -97,7 +97,7 @@ class Calls:
         )
 
     def memory(self, memory_id: uuid.UUID | str, bank: str | None) -> Call[MemoryView]:
-        path = f"/v1/banks/{self._bank(bank)}/memories/{memory_uuid(memory_id)}"
+        path = f"/v1/banks/{self._bank(bank)}/memories/{memory_ref(memory_id)}"
         return Call("GET", path, MemoryView.model_validate)
 
     def feedback(
@@ -135,6 +135,14 @@ def validated(model: type[M], what: str, data: Mapping[str, Any]) -> M:
         return model.model_validate(data)
     except pydantic.ValidationError as exc:
         raise invalid_locally(what, exc) from None
+
+
+def memory_ref(memory_id: uuid.UUID | str) -> str:
+    """A full id, or the short id a compact recall shows (the server resolves it)."""
+    text = str(memory_id).strip()
+    if not 4 <= len(text) <= 36 or not all(c in "0123456789abcdefABCDEF-" for c in text):
+        raise ValidationFailed(f"memory_id {memory_id!r} is not a memory id")
+    return text
 
 
 def memory_uuid(memory_id: uuid.UUID | str) -> uuid.UUID:

@@ -29,6 +29,7 @@ from contracts.feedback import FeedbackEvent, Vote
 from contracts.memory import MemoryKind, State
 from contracts.recall import MAX_LIMIT, MAX_WAIT_FOR, MAX_WAIT_S, RecallRequest
 from readmodel.store import Filter
+from sediment.api.compact import Recalled, compact, structured, text_of
 from sediment.api.deps import ApiDeps
 from sediment.api.keys import current_key
 from sediment.api.models import MAX_ITEMS, MemoryView
@@ -36,7 +37,6 @@ from sediment.api.outcomes import outcomes
 from sediment.api.problems import problems
 from sediment.api.views import memory_view
 from sediment.forgetting import forget_event
-from sediment.mcp_tools.compact import Recalled, compact, structured, text_of
 from sediment.mcp_tools.models import Banks, BankStats, Forgot, MemoryItem, Retained, Voted
 from sediment.mcp_tools.story import story
 from sediment.memory_ids import MemoryIdError, resolve

@@ -157,3 +157,13 @@ def test_the_schema_says_what_the_forget_routes_take(api: Api) -> None:
     assert r.status_code == 422 and "at least one of" in r.text
     r = api.client.options("/v1/banks/b1/memories")
     assert r.status_code == 405 and r.headers["allow"] == "DELETE, POST"
+
+
+def test_the_short_id_recall_shows_names_the_memory_over_http(api: Api) -> None:
+    memory = mid(BOSTON)
+    view = api.client.get(f"/v1/banks/b1/memories/{str(memory)[:6]}")
+    assert view.status_code == 200 and view.json()["memory"]["id"] == str(memory)
+    assert api.client.get("/v1/banks/b1/memories/zzzzzz").status_code == 422
+    assert api.client.get("/v1/banks/b2/memories/" + str(memory)[:6]).status_code == 404
+    assert api.client.delete(f"/v1/banks/b1/memories/{str(memory)[:6]}").status_code == 202
+    assert api.publisher.forgets[-1].memory_ids == [memory]

@@ -13,9 +13,9 @@ from sediment.client.aio import AsyncSedimentClient
 from sediment.client.sync import SedimentClient
 from sediment.mcp_tools.tools import SedimentTools
 
-NOT_OPTIONS = {"self", "query", "bank", "options", "as_json"}
+NOT_OPTIONS = {"self", "query", "bank", "options", "as_json", "full"}
 """The query, the bank (a URL segment, a tool argument, a flag), extra options passed
-through, and the CLI's output format."""
+through, and the answer's form (the CLI's JSON, the client's full response)."""
 
 
 def request_default(name: str) -> Any:

@@ -17,8 +17,8 @@ from pydantic import Field
 
 from contracts.memory import MemoryKind, State
 from contracts.recall import Components, Label, RecallResponse, RecallResult, StageTrace
-from sediment.mcp_tools.models import Model
-from sediment.memory_ids import short
+from sediment.api.models import Body as Model
+from sediment.short_ids import short
 
 KIND_TAGS: dict[str, str] = {"observation": "obs: ", "experience": "exp: "}
 
