@@ -26,6 +26,8 @@ Label = Literal["keyword-only", "relevance_gated", "superseded"]
 MAX_LIMIT = 100
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT), WholeNumber]
 MaxTokens = Annotated[int, Field(ge=1, le=100_000), WholeNumber]
+MAX_WAIT_FOR = 1000
+MAX_WAIT_S = 60.0
 
 
 class RecallRequest(Frozen):
@@ -49,7 +51,18 @@ class RecallRequest(Frozen):
     tags_match: Literal["any", "all"] = "any"
     start: AwareDatetime | None = None
     end: AwareDatetime | None = None
-    state_mode: StateMode = "current"
+    history: StrictBool = Field(
+        default=False,
+        description="Every state, superseded ones too, not only the current one.",
+    )
+    state_mode: StateMode | None = Field(
+        default=None,
+        deprecated=True,
+        description=(
+            'Deprecated spelling of `history` ("history" is history: true); accepted for '
+            "one release, answered with a Deprecation header."
+        ),
+    )
     as_of: AwareDatetime | None = None
     prefer_observations: StrictBool = True
     recency_bias: RecencyBias | None = None
@@ -62,6 +75,29 @@ class RecallRequest(Frozen):
         json_schema_extra={"pattern": PRINTABLE_PATTERN},
     )
     explain: StrictBool = False
+    wait_for: list[uuid.UUID] = Field(
+        default_factory=list,
+        max_length=MAX_WAIT_FOR,
+        description=(
+            "Event ids (as retain answered them) to wait for: the recall runs once they are "
+            "consolidated, or after `wait_timeout_s`, whichever comes first; `pending` "
+            "then says what is still outstanding."
+        ),
+    )
+    wait_timeout_s: Number = Field(default=5.0, ge=0.0, le=MAX_WAIT_S)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _history_from_state_mode(cls, data: Any) -> Any:
+        """The deprecated `state_mode` sets `history`; both given must agree."""
+        if not isinstance(data, dict) or data.get("state_mode") is None:
+            return data
+        wanted = data["state_mode"] == "history"
+        if "history" in data and data["history"] is not wanted:
+            raise ValueError(
+                "state_mode and history disagree: send history only (state_mode is deprecated)"
+            )
+        return {**data, "history": wanted}
 
     @field_validator("query")
     @classmethod
@@ -149,6 +185,18 @@ class RecallResponse(Frozen):
         default_factory=dict, json_schema_extra={"deprecated": True}
     )
     explain: list[StageTrace] | None = None
+    pending: int = Field(
+        default=0,
+        ge=0,
+        description=(
+            "Events accepted for the bank and not yet consolidated when the recall ran: "
+            "0 means the results reflect every write accepted so far."
+        ),
+    )
+    pending_events: list[uuid.UUID] = Field(
+        default_factory=list,
+        description="Of the request's `wait_for`, the events still not consolidated.",
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -5,6 +5,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
+from pathlib import Path
 
 import fakeredis
 import redis
@@ -17,13 +18,16 @@ from readmodel.recall.recaller import Recaller
 from readmodel.recall.rerank import EmbeddingReranker, RerankStage
 from readmodel.store import MemoryStore
 from readmodel.stores.metered import MeteredStore
+from sediment import store_owner
 from sediment.api.deps import ApiDeps
 from sediment.api.keys import load_keys
 from sediment.auditing import AuditedPublisher, Auditor
+from sediment.pending import PendingWrites
 from sediment.retain import InlinePublisher, Publisher, QueuePublisher, TracedPublisher
 from sediment.settings import Settings
 from sediment.slow_tasks import watch_slow_tasks
 from sediment.stats import Gauges
+from sediment.store_owner import StoreOwnedError
 from sediment.topology import MEMORY_BROKER, Topology
 from sediment.tracing import Tracing, start_tracing, wanted
 from telemetry.audit_log import AuditLog, FileAuditLog, RedisAuditLog
@@ -59,7 +63,23 @@ MEMORY_POLL_S = 0.05
 a second (the default) for each event it published itself."""
 
 
-def make_store(settings: Settings) -> MemoryStore:
+class NoDataDirError(RuntimeError):
+    """A command that reads a local store was pointed at a directory that does not
+    exist: it says where it looked instead of creating an empty store there."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        super().__init__(
+            f"no data directory at {data_dir.absolute()}: set SEDIMENT_DATA_DIR to the "
+            "directory your memories were stored in (or run from where it is), or store "
+            "something first (sediment retain, sediment ingest, sediment serve)"
+        )
+
+
+def make_store(settings: Settings, *, create: bool = True) -> MemoryStore:
+    """A Qdrant server's client, or the local store, taken for this process
+    (sediment/store_owner.py; released by `Runtime.close`). Without `create`, a local
+    data directory that does not exist is `NoDataDirError`, not a new empty store."""
     if not Topology.of(settings).local_store:
         from readmodel.stores.qdrant import QdrantStore
 
@@ -67,14 +87,22 @@ def make_store(settings: Settings) -> MemoryStore:
             raise ValueError("SEDIMENT_QDRANT_URL is required when SEDIMENT_MODE=distributed")
         key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
         return QdrantStore(url=settings.qdrant_url, api_key=key, collection=settings.collection)
+    if not create and not settings.data_dir.is_dir():
+        raise NoDataDirError(settings.data_dir)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    store_owner.acquire(settings.data_dir)
     if settings.store == "qdrant-local":
         from readmodel.stores.qdrant import QdrantStore
 
         return QdrantStore(path=str(settings.data_dir / "qdrant"), collection=settings.collection)
     from readmodel.stores.edge import EdgeStore
 
-    return EdgeStore(settings.data_dir / "store")
+    try:
+        return EdgeStore(settings.data_dir / "store")
+    except Exception as exc:
+        if "WouldBlock" in str(exc):
+            raise StoreOwnedError(settings.data_dir, None) from None
+        raise
 
 
 class SerialEmbedder:
@@ -109,12 +137,15 @@ class Runtime:
     store is local), so its retains go through the queue even in embedded mode.
     `actor`: who the audit names for changes made here outside an API request (whose
     caller is named instead). `traced`: tracing already started (tests); by default
-    the settings decide (sediment/tracing.py)."""
+    the settings decide (sediment/tracing.py). `creates_store`: a local data directory
+    that does not exist yet is created (commands that store); otherwise it is
+    `NoDataDirError`."""
 
     settings: Settings
     hosts_worker: bool = False
     actor: str = "cli"
     traced: Tracing | None = None
+    creates_store: bool = True
     _closed: bool = field(default=False, init=False)
 
     @cached_property
@@ -144,7 +175,7 @@ class Runtime:
 
     @cached_property
     def store(self) -> MemoryStore:
-        store = make_store(self.settings)
+        store = make_store(self.settings, create=self.creates_store)
         store.ensure_schema(self.embedder.dimension)
         adopt_layout(store)
         s = self.settings
@@ -268,14 +299,21 @@ class Runtime:
 
     @cached_property
     def ledger(self) -> Ledger | None:
-        """Beside the broker's queues; none in embedded mode (the in-memory queue dies
-        with its process, so nothing could be redelivered)."""
-        return Ledger(self.redis) if self.topology.shared_redis else None
+        """Beside the broker's queues; in embedded mode only where this process hosts
+        the worker (`sediment serve`), in its in-process Redis stand-in, to say what is
+        pending (sediment/pending.py): the in-memory queue dies with its process, so
+        nothing is ever redelivered from it (no sweeper)."""
+        return Ledger(self.redis) if self.topology.shared_redis or self.hosts_worker else None
+
+    @cached_property
+    def pending(self) -> PendingWrites:
+        """What recall does not reflect yet: the ledger's events, where there is one."""
+        return PendingWrites(self.ledger)
 
     @cached_property
     def sweeper(self) -> Sweeper | None:
         s = self.settings
-        if self.ledger is None:
+        if self.ledger is None or not self.topology.shared_redis:
             return None
         return make_sweeper(
             self.celery,
@@ -291,7 +329,7 @@ class Runtime:
     def heartbeat(self) -> Heartbeat | None:
         """What a consuming process holds, renewed while it lives (worker/holders.py);
         none without a shared broker or with SEDIMENT_HOLDER_TTL_S=0."""
-        if self.ledger is None or self.settings.holder_ttl_s <= 0:
+        if not self.topology.shared_redis or self.settings.holder_ttl_s <= 0:
             return None
         return Heartbeat(self.redis, self.settings.holder_ttl_s)
 
@@ -440,6 +478,7 @@ class Runtime:
             api_keys=load_keys(s.api_keys_file) if s.api_keys_file else (),
             auditor=self.publisher.auditor,
             tombstones=self.tombstones,
+            pending=self.pending,
         )
 
     def gauges(self, *, store: bool) -> Gauges:
@@ -458,6 +497,8 @@ class Runtime:
             self.slow_calls.close()
         if not self._closed and "store" in self.__dict__:
             self.store.close()
+            if self.topology.local_store:
+                store_owner.release(self.settings.data_dir)
         if not self._closed and self.traced is None and self.__dict__.get("tracing"):
             self.__dict__["tracing"].shutdown()
         self._closed = True
@@ -469,5 +510,6 @@ def bootstrap(
     hosts_worker: bool = False,
     actor: str = "cli",
     traced: Tracing | None = None,
+    creates_store: bool = True,
 ) -> Runtime:
-    return Runtime(settings or Settings(), hosts_worker, actor, traced)
+    return Runtime(settings or Settings(), hosts_worker, actor, traced, creates_store)

@@ -2,30 +2,30 @@
 
 import re
 import sys
-import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
-import pydantic
 import redis
 import typer
 from celery.signals import worker_process_shutdown, worker_shutdown
 from rich.console import Console
 
 from contracts.base import BANK_ID_PATTERN
-from contracts.recall import RecallRequest
-from readmodel.store import Filter, expired
-from sediment import data_commands, maintenance
+from sediment import data_commands, maintenance, memory_commands
+from sediment.bootstrap import NoDataDirError
 from sediment.ingest import IngestDeps, run_ingest
-from sediment.render import last_recall_table, print_record, recall_table
+from sediment.render import last_recall_table
 from sediment.sampler import attach_to_worker
 from sediment.startup import require_durable_redis, runtime, settings_or_exit
+from sediment.store_owner import StoreOwnedError
 from worker.consolidation.layout import LAYOUT, StaleLayoutError
 
 app = typer.Typer(no_args_is_help=True, help="Sediment: agent memory as an event-driven system.")
 app.add_typer(maintenance.dlq_app, name="dlq")
 app.command()(maintenance.reconcile)
+app.command()(memory_commands.retain)
+app.command()(memory_commands.recall)
+app.command()(memory_commands.inspect)
 app.command()(data_commands.forget)
 app.add_typer(data_commands.keys_app, name="keys")
 app.command()(data_commands.export)
@@ -41,77 +41,33 @@ def ingest(
     path: Path,
     bank: Annotated[str | None, typer.Option(help="bank_id for lines that have none")] = None,
     batch: Annotated[int, typer.Option(min=1, max=1000)] = 64,
+    allow_partial: Annotated[
+        bool,
+        typer.Option(
+            "--allow-partial",
+            help="exit 0 when some lines were rejected (each is still named, and dead-lettered)",
+        ),
+    ] = False,
 ) -> None:
-    """Retain every event of a JSON-lines file (embedded: consolidate here; else publish)."""
-    rt = runtime()
+    """Retain every event of a JSON-lines file (embedded: consolidate here; else publish).
+
+    A line that is not a valid event is rejected: its line number and reason are
+    printed, it goes to the dead letters, and the command exits 1 (the other lines are
+    retained) unless --allow-partial."""
+    if not path.is_file():
+        err.print(f"no file at {path.absolute()}: give the path of a JSON-lines file")
+        raise typer.Exit(2)
+    rt = runtime(creates_store=True)
     deps = IngestDeps(rt.publisher, rt.dead_letters, rt.metrics, rt.settings.max_text_bytes)
     summary = run_ingest(deps, path, bank, batch, err)
     console.print(summary.line())
     rt.close()
-    if summary.dead_lettered and not summary.done + summary.duplicates:
-        raise typer.Exit(1)
-
-
-@app.command()
-def recall(
-    query: str,
-    bank: Annotated[str, typer.Option(help="bank to read")],
-    limit: Annotated[int, typer.Option(min=1, max=100)] = 10,
-    history: Annotated[bool, typer.Option(help="every state, not only the current one")] = False,
-    prefer_observations: bool = True,
-    as_json: Annotated[bool, typer.Option("--json", help="print the response as JSON")] = False,
-) -> None:
-    """Recall memories of a bank for a query."""
-    try:
-        request = RecallRequest(
-            query=query,
-            limit=limit,
-            prefer_observations=prefer_observations,
-            state_mode="history" if history else "current",
-        )
-    except pydantic.ValidationError as exc:
-        for e in exc.errors():
-            field = ".".join(str(part) for part in e["loc"])
-            err.print(f"invalid recall: {field}: {e['msg'].removeprefix('Value error, ')}")
-        raise typer.Exit(2) from exc
-    rt = runtime()
-    response = rt.recaller.recall(bank, request)
-    if as_json:
-        sys.stdout.write(response.model_dump_json(indent=2) + "\n")
-    else:
-        console.print(recall_table(response))
-    rt.close()
-
-
-@app.command()
-def inspect(
-    memory_id: uuid.UUID,
-    bank: Annotated[str | None, typer.Option(help="the memory's bank (required)")] = None,
-) -> None:
-    """Show a memory of a bank: text, provenance, edges, state."""
-    if bank is None:
+    if summary.dead_lettered and (not allow_partial or not summary.done + summary.duplicates):
         err.print(
-            "give the memory's bank: sediment inspect --bank B MEMORY_ID "
-            "(a memory is only visible within its own bank)"
-        )
-        raise typer.Exit(2)
-    rt = runtime()
-    found = rt.store.fetch(bank, [memory_id])
-    if found and expired(found[0].record, datetime.now(UTC)):
-        err.print(
-            f"[red]memory {memory_id} of bank {bank} has expired[/red] "
-            "(the next expiry sweep forgets it)"
+            f"{summary.dead_lettered} lines rejected: fix them and ingest the file again "
+            "(retained lines are skipped as duplicates), or pass --allow-partial"
         )
         raise typer.Exit(1)
-    if not found:
-        err.print(
-            f"[red]no memory {memory_id} in bank {bank}[/red]: check the id, and that it "
-            "belongs to this bank (a memory is only visible within its own bank)"
-        )
-        raise typer.Exit(1)
-    older = [p.record for p in rt.store.scroll(Filter(bank, superseded_by=memory_id))]
-    print_record(console, found[0].record, older)
-    rt.close()
 
 
 @app.command()
@@ -120,7 +76,7 @@ def worker(
     loglevel: str = "INFO",
 ) -> None:
     """Run a Celery worker consuming retain events."""
-    rt = runtime(actor="worker")
+    rt = runtime(actor="worker", creates_store=True)
     require_durable_redis(rt)
     rt.check_layout()
     if rt.topology.local_store and pool == "prefork" and rt.settings.worker_concurrency > 1:
@@ -187,7 +143,7 @@ def serve(
     """Serve the HTTP API; in embedded and standalone modes, consume events here too."""
     from sediment.serve import serve as run_server
 
-    rt = runtime(hosts_worker=True)
+    rt = runtime(hosts_worker=True, creates_store=True)
     require_durable_redis(rt)
     run_server(rt, host, port)
 
@@ -221,7 +177,7 @@ def mcp(
     if bank is not None and not re.fullmatch(BANK_ID_PATTERN, bank):
         err.print(f"--bank {bank!r} is not a bank id: letters, digits, '_', '.', ':' or '-'")
         raise typer.Exit(2)
-    run_stdio(runtime(actor="mcp"), bank, all_banks)
+    run_stdio(runtime(actor="mcp", creates_store=True), bank, all_banks)
 
 
 @app.command("last-recall")
@@ -331,13 +287,17 @@ def build_model(out: Annotated[Path | None, typer.Option()] = None) -> None:
 
 
 def main() -> None:
-    """The `sediment` command: a store derived under another layout is a clear refusal
-    (what was found, what to run), not a traceback."""
+    """The `sediment` command: a store derived under another layout, a local store
+    another process has open, and a data directory that is not there are each a clear
+    refusal (what was found, what to do), not a traceback."""
     try:
         app()
     except StaleLayoutError as exc:
         err.print(f"refusing to start: {exc}")
         raise SystemExit(2) from exc
+    except (StoreOwnedError, NoDataDirError) as exc:
+        err.print(str(exc), highlight=False, markup=False, soft_wrap=True)
+        raise SystemExit(1) from None
     except (redis.ConnectionError, redis.TimeoutError) as exc:
         err.print(
             f"Redis is unreachable ({type(exc).__name__}: {exc}); start it, or check "

@@ -11,11 +11,14 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from sediment.api.keys import ApiKey, digest
 from sediment.auditing import acting_as
+from sediment.bootstrap import Runtime
 from sediment.forgetting import forget_event
+from sediment.memory_ids import parse_full, resolve
 from sediment.retain import PublishError
 from sediment.startup import runtime
 from sediment.transfer import export_lines, import_lines
@@ -27,7 +30,8 @@ err = Console(stderr=True)
 def forget(
     bank: Annotated[str, typer.Option(help="bank to forget in")],
     memory_id: Annotated[
-        list[uuid.UUID] | None, typer.Option("--id", help="a memory id (repeatable)")
+        list[str] | None,
+        typer.Option("--id", help="a memory id, or the short id recall prints (repeatable)"),
     ] = None,
     tag: Annotated[list[str] | None, typer.Option(help="memories with any of these tags")] = None,
     entity: Annotated[list[str] | None, typer.Option(help="memories naming any of these")] = None,
@@ -38,10 +42,12 @@ def forget(
 ) -> None:
     """Forget memories for good: by id, by a filter, or the whole bank. Tombstones keep
     a replayed or redelivered retain of them from coming back."""
+    rt = runtime()
     try:
+        ids = _memory_ids(rt, bank, memory_id or [])
         event = forget_event(
             bank,
-            memory_ids=memory_id or [],
+            memory_ids=ids,
             tags=tag or [],
             entities=entity or [],
             start=_aware(start),
@@ -50,9 +56,9 @@ def forget(
             everything=everything,
         )
     except ValueError as exc:
-        err.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from exc
-    rt = runtime()
+        rt.close()
+        err.print(f"[red]{escape(str(exc))}[/red]", highlight=False)
+        raise typer.Exit(2) from None
     try:
         count = rt.publisher.publish_forget([event])
     except PublishError as exc:
@@ -64,6 +70,12 @@ def forget(
         console.print(f"forget {event.event_id} queued for bank {bank}")
     else:
         console.print(f"forgot {count} memories in bank {bank} (event {event.event_id})")
+
+
+def _memory_ids(rt: Runtime, bank: str, given: list[str]) -> list[uuid.UUID]:
+    """Full ids as given; a short id (a prefix) resolved in the bank's store, which a
+    local store's owner must allow (sediment/store_owner.py)."""
+    return [parse_full(text) or resolve(rt.store, bank, text) for text in given]
 
 
 def _aware(value: datetime | None) -> datetime | None:
@@ -130,7 +142,10 @@ def import_(
     """Replay an export through the one retain path (tombstones as forgets, first). The
     file is checked whole first: one without its trailer (cut short), or whose records
     do not match the trailer's counts and checksum, is refused and nothing is written."""
-    rt = runtime()
+    if not path.is_file():
+        err.print(f"no file at {path.absolute()}: give the path of a `sediment export` file")
+        raise typer.Exit(2)
+    rt = runtime(creates_store=True)
     try:
         with path.open(encoding="utf-8") as f:
             send = rt.publisher.recording("import")

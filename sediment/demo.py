@@ -103,8 +103,6 @@ def _recalls(pipeline: RecallPipeline, console: Console) -> None:
         response = pipeline.recall(BANK, RecallRequest(query=q, limit=3))
         console.print(recall_table(response))
         console.print(f"dropped by prefer-observations: {response.dropped_by_prefer_observations}")
-    console.rule("[bold]recall with state_mode=history")
-    history = pipeline.recall(
-        BANK, RecallRequest(query=QUESTIONS[0], limit=4, state_mode="history")
-    )
+    console.rule("[bold]recall with history")
+    history = pipeline.recall(BANK, RecallRequest(query=QUESTIONS[0], limit=4, history=True))
     console.print(recall_table(history))

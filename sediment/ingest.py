@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pydantic
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 
 from contracts.events import RetainEvent, derive_event_id, with_expiry
+from sediment.api.problems import problems
 from sediment.retain import Publisher
 from telemetry.metrics import Metrics, count_events
 from worker.deadletters import DeadLetters
@@ -24,9 +26,16 @@ _INSTANT = pydantic.TypeAdapter(datetime)
 
 @dataclass(frozen=True)
 class BadLine:
+    """`error`: the full text, kept in the dead letter; `reason`: what is wrong, one
+    line per field, as the user is told it."""
+
     line_no: int
     raw: str
     error: str
+    reason: str = ""
+
+    def said(self) -> str:
+        return self.reason or self.error
 
 
 @dataclass(frozen=True)
@@ -101,8 +110,16 @@ def read_events(
                     complete(item, default_bank, now), context={"max_text_bytes": max_text_bytes}
                 )
                 yield GoodLine(line_no, raw.rstrip("\n"), event)
-            except (ValueError, pydantic.ValidationError) as exc:
-                yield BadLine(line_no, raw.rstrip("\n"), str(exc))
+            except pydantic.ValidationError as exc:
+                yield BadLine(line_no, raw.rstrip("\n"), str(exc), reason_of(exc))
+            except ValueError as exc:
+                yield BadLine(line_no, raw.rstrip("\n"), str(exc), f"not valid JSON: {exc}")
+
+
+def reason_of(exc: pydantic.ValidationError) -> str:
+    """Each bad field with its problem, never the value (a line's text may be private)."""
+    found = problems(exc.errors())
+    return "; ".join(f"{d.field}: {d.problem}" for d in found) or "invalid event"
 
 
 def first_lines(lines: Sequence[GoodLine]) -> tuple[list[RetainEvent], int, list[BadLine]]:
@@ -151,7 +168,11 @@ def run_ingest(
         reason = PoisonEvent(f"line {b.line_no}: {b.error}")
         count_events(deps.metrics, "dead_lettered", [bank_of(b.raw)])
         deps.dead_letters.add(letter(INGEST_TASK, b.raw, reason, 1))
-        err.print(f"[yellow]line {b.line_no} dead-lettered[/yellow]: {b.error.splitlines()[0]}")
+        err.print(
+            f"[yellow]line {b.line_no} rejected[/yellow] (dead-lettered): {escape(b.said())}",
+            highlight=False,
+            soft_wrap=True,
+        )
     queued = deps.publisher.queued
     done = 0
     with Progress(console=err, transient=True) as progress:

@@ -102,7 +102,7 @@ def dlq_replay(
     and ingest lines; those that still fail stay, attempts + 1, with the new reason.
     Letters whose payload was cut to a preview (over SEDIMENT_DLQ_MAX_PAYLOAD_BYTES)
     cannot be replayed: they are named and left as they are (exit status 1)."""
-    rt = runtime()
+    rt = runtime(creates_store=True)
     report = replay_letters(rt.dead_letters, rt.publisher, rt.settings.max_text_bytes, ids, bank)
     for letter in report.unreplayable:
         err.print(f"[yellow]{letter.id}[/yellow]: {unreplayable_reason(letter)}", highlight=False)

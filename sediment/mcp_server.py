@@ -19,11 +19,11 @@ import pydantic
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
-from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
+from mcp.types import CallToolResult, InputRequiredResult, Tool, ToolAnnotations
 from starlette.types import Receive, Scope, Send
 
 from sediment.bootstrap import Runtime
-from sediment.mcp_tools.tools import SedimentTools, bad_fields, invalid
+from sediment.mcp_tools.tools import SedimentTools, bad_fields, invalid, scope_refusal
 from sediment.recall_gate import RecallGate
 
 T = TypeVar("T")
@@ -63,11 +63,20 @@ class SedimentServer(MCPServer[Any]):
     """The SDK's server, with its argument errors said as the tools say theirs: the SDK
     returns pydantic's own text, which repeats each rejected value (`input_value=`,
     memory text included) to the client; here each bad field is named with its
-    problem, never its value."""
+    problem, never its value. A caller's API key limits what is listed and called:
+    a tool outside its scopes is not listed, and a call to one is a tool error naming
+    the missing scope."""
+
+    async def list_tools(self) -> list[Tool]:
+        """Only the tools the caller's API key may call."""
+        return [t for t in await super().list_tools() if scope_refusal(t.name) is None]
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        refusal = scope_refusal(name)
+        if refusal is not None:
+            raise ToolError(refusal)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

@@ -4,51 +4,80 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from contracts.memory import Observation
+from contracts.memory import Observation, Relation
 from contracts.recall import RecallResponse
 from readmodel.store import Record
+from sediment.memory_ids import short
 from telemetry.recall_logs import LastRecall
 
 
 def recall_table(response: RecallResponse) -> Table:
-    table = Table(title=f"recall: {response.query!r} (bank {response.bank_id})", expand=True)
-    for col in ("#", "score", "kind", "state", "text", "occurred_at"):
+    """Ids are shown short; `sediment inspect --bank B ID` takes them back."""
+    pending = f", {response.pending} events pending" if response.pending else ""
+    title = f"recall: {response.query!r} (bank {response.bank_id}{pending})"
+    table = Table(title=title, expand=True)
+    for col in ("#", "id", "score", "kind", "state", "text", "occurred_at"):
         table.add_column(col, overflow="fold")
     for i, r in enumerate(response.results, 1):
-        note = f" (replaces {str(r.state_replaces)[:8]})" if r.state_replaces else ""
+        note = f" (replaces {short(r.state_replaces)})" if r.state_replaces else ""
+        if r.superseded_by:
+            note += f" (superseded by {short(r.superseded_by)})"
         if r.outdated_by:
-            note += f" (outdated by {str(r.outdated_by)[:8]})"
+            note += f" (outdated by {short(r.outdated_by)})"
         if r.source_memory_ids:
             note += f" [{len(r.source_memory_ids)} sources]"
         table.add_row(
             str(i),
+            short(r.id),
             f"{r.score:.3f}",
             r.kind,
             r.state.value,
-            r.text + note,
+            escape(r.text + note),
             r.occurred_at.isoformat(),
         )
     return table
 
 
+def explain_table(response: RecallResponse) -> Table:
+    """What each stage did, and each result's score components."""
+    table = Table(title="explain: stages", expand=True)
+    for col in ("stage", "ms", "candidates", "note"):
+        table.add_column(col, overflow="fold")
+    for t in response.explain or []:
+        table.add_row(t.stage, f"{t.ms:.2f}", str(t.candidates), escape(t.note))
+    return table
+
+
 def print_record(console: Console, record: Record, supersedes: list[Record]) -> None:
-    console.print(f"[bold]{record.id}[/bold]  kind={record.kind}  state={record.state.value}")
-    console.print(f"  text: {record.text}")
-    console.print(f"  occurred_at: {record.occurred_at.isoformat()}  key={record.key}")
+    """The memory and its story in words: where it came from, what it replaced and what
+    replaced it, and why; internals (features, slot keys) only with `--raw`."""
+    when = record.occurred_at.date().isoformat()
+    state = "current" if record.superseded_by is None else "superseded"
+    console.print(f"[bold]{short(record.id)}[/bold] {record.kind}, {when}, {state}  ({record.id})")
+    console.print(f"  {escape(record.text)}")
+    if record.key:
+        console.print(f"  key: {escape(record.key)}")
     if isinstance(record, Observation):
-        console.print(f"  proof_count: {record.proof_count}")
+        console.print(f"  an observation drawn from {record.proof_count} statements:")
         for sid in record.source_memory_ids:
-            console.print(f"  source: {sid}")
+            console.print(f"    source {short(sid)}")
     if record.observation_id:
-        console.print(f"  observation: {record.observation_id}")
+        console.print(f"  merged into observation {short(record.observation_id)}")
     if record.superseded_by:
-        console.print(f"  --{record.relation}--> {record.superseded_by}")
+        how = _relation(record)
+        console.print(f"  {how} {short(record.superseded_by)}")
         if record.supersession_reason:
-            console.print(f"  why: {escape(record.supersession_reason)}")
+            console.print(f"    why: {escape(record.supersession_reason)}")
     for older in supersedes:
-        console.print(f"  <--{older.relation}-- {older.id}: {older.text}")
+        console.print(f"  replaces {short(older.id)}: {escape(older.text)}")
         if older.supersession_reason:
-            console.print(f"      why: {escape(older.supersession_reason)}")
+            console.print(f"    why: {escape(older.supersession_reason)}")
+
+
+def _relation(record: Record) -> str:
+    if record.relation == Relation.INVALIDATED_BY:
+        return "invalidated (no longer true) by"
+    return "evolved into (replaced by a newer state)"
 
 
 def last_recall_table(snapshot: LastRecall) -> Table:

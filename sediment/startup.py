@@ -28,11 +28,19 @@ def settings_or_exit() -> Settings:
     return settings
 
 
-def runtime(*, hosts_worker: bool = False, actor: str = "cli") -> Runtime:
+def runtime(
+    *, hosts_worker: bool = False, actor: str = "cli", creates_store: bool = False
+) -> Runtime:
     """`actor`: who the audit names for the changes this process makes on its own.
-    Tracing starts here when asked for (sediment/tracing.py), before the command
-    publishes or consumes anything; asked for and impossible, the process stops."""
-    rt = bootstrap(settings_or_exit(), hosts_worker=hosts_worker, actor=actor)
+    `creates_store`: the command stores (serve, worker, ingest, retain, import, mcp),
+    so a local data directory that does not exist yet is created; a command that only
+    reads refuses one, saying where it looked, rather than answering from an empty
+    store it made up. Tracing starts here when asked for (sediment/tracing.py), before
+    the command publishes or consumes anything; asked for and impossible, the process
+    stops."""
+    rt = bootstrap(
+        settings_or_exit(), hosts_worker=hosts_worker, actor=actor, creates_store=creates_store
+    )
     try:
         _ = rt.tracing
     except TracingUnavailable as exc:

@@ -89,7 +89,7 @@ def ranking_settings(request: RecallRequest, response: RecallResponse) -> dict[s
     """The request options that change what is returned; tags are counted, not kept."""
     return {
         "limit": request.limit,
-        "state_mode": request.state_mode,
+        "history": request.history,
         "as_of_set": request.as_of is not None,
         "range_set": request.start is not None or request.end is not None,
         "prefer_observations": request.prefer_observations,

@@ -155,6 +155,35 @@ class Ledger:
     def size(self) -> int:
         return int(self.client.hlen(LEDGER_KEY))
 
+    def pending(self, kind: Kind, bank_id: str) -> dict[str, float]:
+        """The bank's events of `kind` still owed, by event id, with when each was last
+        published (Unix seconds). A scan over the ledger, which holds only what is in
+        flight; bank ids hold no glob characters."""
+        prefix = member(kind, event_key(bank_id, ""))
+        names = [
+            _text(n) for n, _ in self.client.hscan_iter(LEDGER_KEY, match=prefix + "*", count=500)
+        ]
+        if not names:
+            return {}
+        scores = self.client.zmscore(INDEX_KEY, names)
+        return {
+            n.removeprefix(prefix): float(s if s is not None else 0.0)
+            for n, s in zip(names, scores, strict=True)
+        }
+
+    def owed(self, kind: Kind, bank_id: str, event_ids: Sequence[object]) -> list[bool]:
+        """For each event, whether the ledger still owes it (published, not yet handled)."""
+        if not event_ids:
+            return []
+        with self.client.pipeline(transaction=False) as pipe:
+            for e in event_ids:
+                pipe.hexists(LEDGER_KEY, member(kind, event_key(bank_id, e)))
+            return [bool(x) for x in pipe.execute()]
+
+
+def _text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
 
 _BY_APP: "weakref.WeakKeyDictionary[Celery, Ledger | None]" = weakref.WeakKeyDictionary()
 

@@ -174,7 +174,7 @@ def isolation_run(proc: Proc, broker: Broker, n_banks: int, per_bank: int) -> Is
                 "query": query,
                 "limit": 20,
                 "session_key": f"s-{bank}",
-                "state_mode": "history",
+                "history": True,
             }
             r = client.post(f"/v1/banks/{bank}/recall", json=body)
             r.raise_for_status()

@@ -124,7 +124,7 @@ class RecallPipeline:
             cands = observations_as_of(cands, partial(self._fetch, bank_id, now=now), request.as_of)
             trace.lap("as_of", cands, f"observations as of {request.as_of.isoformat()}")
         resolved = Resolution(cands)
-        if request.state_mode == "current":
+        if not request.history:
             admit = partial(admits, flt)
             resolved = resolve_current(
                 cands, fetch, admit, request.as_of, live=lambda r: not expired(r, now)
@@ -134,7 +134,7 @@ class RecallPipeline:
         cands, bias_on = self._adjust(cands, request, analysis, trace)
         ordered = sorted(cands, key=sort_key)
         trace.lap("sort", ordered, "score, then newest first, then id")
-        if request.state_mode == "current" and request.as_of is None:
+        if not request.history and request.as_of is None:
             ordered = sorted(outdate_older(ordered, request.query), key=sort_key)
             outdated = sum(1 for c in ordered if c.outdated_by is not None)
             trace.lap(

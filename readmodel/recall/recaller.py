@@ -125,7 +125,7 @@ class Recaller:
             PROVIDER: PROVIDER_NAME,
             STORE_ID: bank_id,
             "sediment.limit": request.limit,
-            "sediment.state_mode": request.state_mode,
+            "sediment.history": request.history,
         }
         with self._tracer.span(f"{SEARCH_MEMORY} {bank_id}", attributes) as span:
             response = self._recall(bank_id, request)

@@ -161,13 +161,15 @@ _METRICS_PATHS = ("/v1/stats", "/metrics")
 
 def required(method: str, path: str) -> tuple[str, str | None] | None:
     """The scope (and bank) a request needs; None for what needs no key. The bank of
-    `/v1/stats` and `/metrics` is a query parameter, checked by `bank_view`; an MCP
-    call's is an argument, checked by the tools against `current_key`."""
+    `/v1/stats` and `/metrics` is a query parameter, checked by `bank_view`. `/mcp`
+    needs a known key (401 otherwise) and no scope of its own: each tool needs its
+    scope and each call's bank is checked against `current_key` (sediment/mcp_server.py,
+    sediment/mcp_tools/tools.py), so a key for one bank's reads serves an agent."""
     match = _BANK_PATH.match(path)
     if match is None:
         if path.startswith(_METRICS_PATHS):
             return ("metrics", None)
-        return ("admin", None) if path.startswith("/mcp") else None
+        return None
     bank, rest = match.group(1), match.group(2) or ""
     if method == "DELETE" or rest == "/forget":
         return ("forget", bank)

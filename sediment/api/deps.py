@@ -9,10 +9,12 @@ from dataclasses import dataclass, field
 
 from pydantic import SecretStr
 
+from contracts.recall import RecallRequest, RecallResponse
 from readmodel.recall.recaller import Recaller
 from readmodel.store import MemoryStore
 from sediment.api.keys import ApiKey
 from sediment.auditing import Auditor
+from sediment.pending import PendingWrites, recall_with_pending
 from sediment.retain import Publisher
 from telemetry.metrics import Metrics, NoopMetrics
 from telemetry.recall_logs import RecallLog
@@ -41,6 +43,12 @@ class ApiDeps:
     api_keys: tuple[ApiKey, ...] = ()
     auditor: Auditor | None = None
     tombstones: Tombstones | None = None
+    pending: PendingWrites = field(default_factory=PendingWrites)
+
+    def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse:
+        """Recall as every surface answers it: after the request's `wait_for` events,
+        with what is still pending (sediment/pending.py)."""
+        return recall_with_pending(self.service.recall, self.pending, bank_id, request)
 
     @property
     def metrics_open(self) -> bool:

@@ -6,7 +6,7 @@ import uuid
 from typing import Annotated, Final
 
 import pydantic
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, HTTPException, Query
 from fastapi import Body as Payload
 from fastapi.exceptions import RequestValidationError
 from pydantic import ConfigDict, Field, StrictBool, model_validator
@@ -17,9 +17,10 @@ from contracts.events import MAX_ENTITIES, MAX_TAGS, Label
 from contracts.forget import MAX_FORGET_IDS, ForgetEvent, ForgetFilter
 from sediment.api import examples
 from sediment.api.auth import Deps, require_token
-from sediment.api.models import Body
-from sediment.api.routes import Bank
+from sediment.api.models import Body, ErrorBody
+from sediment.api.routes import Bank, MemoryRef, memory_of
 from sediment.forgetting import forget_event
+from sediment.memory_ids import parse_full
 
 router = APIRouter(prefix="/v1/banks/{bank_id}", dependencies=[Depends(require_token)])
 
@@ -84,9 +85,29 @@ def _event(bank_id: str, where: str, **selector: object) -> ForgetEvent:
         raise RequestValidationError(errors) from exc
 
 
-@router.delete("/memories/{memory_id}", status_code=202, summary="Forget one memory")
-def forget_memory(bank_id: Bank, memory_id: uuid.UUID, deps: Deps) -> ForgetAccepted:
-    return _send(_event(bank_id, "path", memory_ids=[memory_id]), deps)
+@router.delete(
+    "/memories/{memory_id}",
+    status_code=202,
+    summary="Forget one memory",
+    responses={404: {"model": ErrorBody, "description": "no such memory in the bank"}},
+)
+def forget_memory(bank_id: Bank, memory_id: MemoryRef, deps: Deps) -> ForgetAccepted:
+    """The full id, or the short id recall shows. 404 for an id the bank does not hold:
+    nothing is published, no tombstone is left (a forget by filter, or of the whole
+    bank, reaches memories still queued)."""
+    full = parse_full(memory_id)
+    found_id = full if full is not None else memory_of(deps, bank_id, memory_id)
+    if not deps.store.fetch(bank_id, [found_id]):
+        raise HTTPException(404, unknown_memory(bank_id, found_id))
+    return _send(_event(bank_id, "path", memory_ids=[found_id]), deps)
+
+
+def unknown_memory(bank_id: str, memory_id: uuid.UUID) -> str:
+    return (
+        f"no memory {memory_id} in bank {bank_id}: nothing was forgotten. Check the id and "
+        "the bank; a memory still being consolidated is not there yet (forget by filter, "
+        "or once recall shows it)"
+    )
 
 
 @router.delete("/memories", status_code=202, summary="Forget the memories matching a filter")

@@ -38,8 +38,42 @@ class RetainBody(Body):
     items: list[RetainItem] = Field(min_length=1, max_length=MAX_ITEMS)
 
 
+class Outcome(Body):
+    """What became of one retained event, once consolidated: the memory it stored, the
+    observation it was merged into, the states it superseded, or the newer state that
+    had superseded it already (it arrived late). `said` puts it in words."""
+
+    event_id: uuid.UUID
+    memory_id: uuid.UUID
+    stored: bool = True
+    observation_id: uuid.UUID | None = None
+    supersedes: list[uuid.UUID] = Field(default_factory=list)
+    superseded_by: uuid.UUID | None = None
+    said: str = ""
+
+
 class RetainAccepted(Body):
+    """`status`: `consolidated` when the events were consolidated before the answer
+    (`outcomes` says what became of each), `queued` when a worker will do it (recall's
+    `wait_for` takes the `event_ids` to read them once it has)."""
+
     event_ids: list[uuid.UUID]
+    status: Literal["consolidated", "queued"] = "queued"
+    outcomes: list[Outcome] | None = None
+
+
+class BankStatus(Body):
+    """How far the bank's read model has caught up. `consolidated_through` is the
+    watermark: every event accepted before it is consolidated (now, when nothing is
+    pending); `pending` counts the accepted events not consolidated yet, the oldest
+    accepted at `oldest_pending_at`."""
+
+    bank_id: str
+    pending: int
+    consolidated_through: AwareDatetime
+    oldest_pending_at: AwareDatetime | None = None
+    memories: int
+    observations: int
 
 
 class FeedbackBody(Body):

@@ -6,7 +6,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Final
 
 import pydantic
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
@@ -17,9 +17,11 @@ from contracts.base import BANK_ID_PATTERN
 from contracts.events import RetainEvent, RetainItem, derive_event_id, with_expiry
 from contracts.feedback import FeedbackEvent
 from contracts.recall import RecallRequest, RecallResponse
+from readmodel.store import Filter
 from sediment.api import examples
 from sediment.api.auth import Deps, require_token
 from sediment.api.models import (
+    BankStatus,
     FeedbackAccepted,
     FeedbackBody,
     MarkAccepted,
@@ -29,9 +31,12 @@ from sediment.api.models import (
     RetainBody,
     SessionKey,
 )
+from sediment.api.outcomes import outcomes
 from sediment.api.views import memory_view
+from sediment.memory_ids import MemoryIdError, resolve
 from sediment.retain import repeat_problem, repeats
 from telemetry.recall_logs import LastRecall
+from worker.consolidation.neighbourhood import RAW_KINDS
 
 Bank = Annotated[str, Path(pattern=BANK_ID_PATTERN, description="bank identifier")]
 
@@ -85,7 +90,9 @@ def not_found(bank_id: str, what: str) -> HTTPException:
     return HTTPException(404, f"no {what} in bank {bank_id}")
 
 
-@router.post("/memories", status_code=202, summary="Retain memories")
+@router.post(
+    "/memories", status_code=202, summary="Retain memories", response_model_exclude_none=True
+)
 def retain(
     bank_id: Bank,
     body: Annotated[RetainBody, Payload(openapi_examples=examples.RETAIN)],
@@ -97,7 +104,12 @@ def retain(
     with deps.service.slow_calls.timed("api.retain", bank_id, {"items": len(body.items)}):
         events = to_events(bank_id, body.items, deps.max_text_bytes, datetime.now(UTC))
         deps.publisher.publish_retain(events)
-    return RetainAccepted(event_ids=[e.event_id for e in events])
+    ids = [e.event_id for e in events]
+    if deps.publisher.queued:
+        return RetainAccepted(event_ids=ids)
+    return RetainAccepted(
+        event_ids=ids, status="consolidated", outcomes=outcomes(deps.store, bank_id, ids)
+    )
 
 
 @router.post("/recall", summary="Recall memories", response_model=RecallResponse)
@@ -112,13 +124,21 @@ def recall(
     # The response is a RecallResponse already: written to JSON once, not validated
     # again on the way out (about a third of a millisecond per recall).
     start = time.perf_counter()
-    response = deps.service.recall(bank_id, request)
+    response = deps.recall(bank_id, request)
     took_ms = (time.perf_counter() - start) * 1000
-    return Response(
-        response.model_dump_json(),
-        media_type="application/json",
-        headers={"Server-Timing": f"recall;dur={took_ms:.3f}"},
-    )
+    headers = {"Server-Timing": f"recall;dur={took_ms:.3f}"}
+    if "state_mode" in request.model_fields_set:
+        headers |= DEPRECATED_STATE_MODE
+    return Response(response.model_dump_json(), media_type="application/json", headers=headers)
+
+
+DEPRECATED_STATE_MODE: Final = {
+    "Deprecation": "true",
+    "Warning": '299 - "state_mode is deprecated: send history (true or false) instead"',
+}
+"""`state_mode` was the HTTP API's own name for what MCP, the client and the CLI call
+`history`; it is still read for one release, and the answer says so (RFC 9745's
+`Deprecation`, and a `Warning` a person reads)."""
 
 
 @router.post("/feedback", status_code=202, summary="Vote on a memory")
@@ -157,13 +177,48 @@ def mark_last_recall(bank_id: Bank, body: MarkBody, deps: Deps) -> MarkAccepted:
     )
 
 
+MemoryRef = Annotated[
+    str,
+    Path(
+        min_length=4,
+        max_length=36,
+        description="the memory's id, or the short id recall shows (a prefix of it)",
+    ),
+]
+
+
+def memory_of(deps: Deps, bank_id: str, memory_id: str) -> uuid.UUID:
+    """The memory a full or short id names in the bank: 422 for what is not an id, 404
+    when none has it, 409 when several do (listed)."""
+    try:
+        return resolve(deps.store, bank_id, memory_id)
+    except MemoryIdError as exc:
+        raise HTTPException(exc.status, str(exc)) from None
+
+
 @router.get("/memories/{memory_id}", summary="A memory with provenance, edges and history")
-def get_memory(bank_id: Bank, memory_id: uuid.UUID, deps: Deps) -> MemoryView:
+def get_memory(bank_id: Bank, memory_id: MemoryRef, deps: Deps) -> MemoryView:
+    found_id = memory_of(deps, bank_id, memory_id)
     with deps.service.slow_calls.timed("api.get_memory", bank_id):
-        view = memory_view(deps.store, bank_id, memory_id)
+        view = memory_view(deps.store, bank_id, found_id)
     if view is None:
-        raise not_found(bank_id, f"memory {memory_id}")
+        raise not_found(bank_id, f"memory {found_id}")
     return view
+
+
+@router.get("/status", summary="The bank's watermark: what is consolidated, what is pending")
+def bank_status(bank_id: Bank, deps: Deps) -> BankStatus:
+    """Read-your-writes: a recall reflects every event accepted before
+    `consolidated_through`; recall's `wait_for` waits for given events."""
+    oldest = deps.pending.oldest(bank_id)
+    return BankStatus(
+        bank_id=bank_id,
+        pending=deps.pending.count(bank_id),
+        consolidated_through=oldest or datetime.now(UTC),
+        oldest_pending_at=oldest,
+        memories=deps.store.count(Filter(bank_id, kinds=RAW_KINDS)),
+        observations=deps.store.count(Filter(bank_id, kinds=("observation",))),
+    )
 
 
 @router.get("/last-recall", summary="The session's last recall (ids and scores, no text)")

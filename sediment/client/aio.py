@@ -5,17 +5,20 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 import httpx
 
 from contracts.events import RetainItem
 from contracts.feedback import Vote
+from contracts.memory import MemoryKind
 from contracts.recall import RecallRequest, RecallResponse
+from sediment.api.compact import Recalled, compact
 from sediment.api.models import FeedbackAccepted, Health, MemoryView, RetainAccepted
 from sediment.client.calls import Call, Calls, item, recall_options, recall_request, unreachable
 from sediment.client.retry import Retry
 from sediment.client.sync import DEFAULT_URL
+from sediment.short_ids import parse_full
 
 T = TypeVar("T")
 
@@ -91,6 +94,7 @@ class AsyncSedimentClient:
     ) -> RetainAccepted:
         return await self._send(self._calls.retain(items, bank))
 
+    @overload
     async def recall(
         self,
         query: str | RecallRequest,
@@ -101,9 +105,64 @@ class AsyncSedimentClient:
         as_of: datetime | None = None,
         explain: bool | None = None,
         session_key: str | None = None,
-    ) -> RecallResponse:
-        options = recall_options(limit, history, as_of, explain, session_key)
-        return await self._send(self._calls.recall(recall_request(query, **options), bank))
+        tags: Sequence[str] | None = None,
+        kinds: Sequence[MemoryKind] | None = None,
+        wait_for: Sequence[uuid.UUID] | None = None,
+        wait_timeout_s: float | None = None,
+        full: Literal[False] = False,
+        **options: Any,
+    ) -> Recalled: ...
+
+    @overload
+    async def recall(
+        self,
+        query: str | RecallRequest,
+        *,
+        bank: str | None = None,
+        limit: int | None = None,
+        history: bool | None = None,
+        as_of: datetime | None = None,
+        explain: bool | None = None,
+        session_key: str | None = None,
+        tags: Sequence[str] | None = None,
+        kinds: Sequence[MemoryKind] | None = None,
+        wait_for: Sequence[uuid.UUID] | None = None,
+        wait_timeout_s: float | None = None,
+        full: Literal[True],
+        **options: Any,
+    ) -> RecallResponse: ...
+
+    async def recall(
+        self,
+        query: str | RecallRequest,
+        *,
+        bank: str | None = None,
+        limit: int | None = None,
+        history: bool | None = None,
+        as_of: datetime | None = None,
+        explain: bool | None = None,
+        session_key: str | None = None,
+        tags: Sequence[str] | None = None,
+        kinds: Sequence[MemoryKind] | None = None,
+        wait_for: Sequence[uuid.UUID] | None = None,
+        wait_timeout_s: float | None = None,
+        full: bool = False,
+        **options: Any,
+    ) -> Recalled | RecallResponse:
+        given = recall_options(
+            limit,
+            history,
+            as_of,
+            explain,
+            session_key,
+            tags=list(tags) if tags is not None else None,
+            kinds=list(kinds) if kinds is not None else None,
+            wait_for=list(wait_for) if wait_for is not None else None,
+            wait_timeout_s=wait_timeout_s,
+            **options,
+        )
+        response = await self._send(self._calls.recall(recall_request(query, **given), bank))
+        return response if full else compact(response)
 
     async def memory(self, memory_id: uuid.UUID | str, *, bank: str | None = None) -> MemoryView:
         return await self._send(self._calls.memory(memory_id, bank))
@@ -117,6 +176,9 @@ class AsyncSedimentClient:
         session_key: str | None = None,
         event_id: uuid.UUID | None = None,
     ) -> FeedbackAccepted:
+        """A short id (as a compact recall shows it) is looked up first."""
+        if parse_full(str(memory_id)) is None:
+            memory_id = (await self.memory(memory_id, bank=bank)).memory.id
         return await self._send(self._calls.feedback(memory_id, vote, bank, session_key, event_id))
 
     async def health(self) -> Health:

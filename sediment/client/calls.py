@@ -97,7 +97,7 @@ class Calls:
         )
 
     def memory(self, memory_id: uuid.UUID | str, bank: str | None) -> Call[MemoryView]:
-        path = f"/v1/banks/{self._bank(bank)}/memories/{memory_uuid(memory_id)}"
+        path = f"/v1/banks/{self._bank(bank)}/memories/{memory_ref(memory_id)}"
         return Call("GET", path, MemoryView.model_validate)
 
     def feedback(
@@ -137,6 +137,14 @@ def validated(model: type[M], what: str, data: Mapping[str, Any]) -> M:
         raise invalid_locally(what, exc) from None
 
 
+def memory_ref(memory_id: uuid.UUID | str) -> str:
+    """A full id, or the short id a compact recall shows (the server resolves it)."""
+    text = str(memory_id).strip()
+    if not 4 <= len(text) <= 36 or not all(c in "0123456789abcdefABCDEF-" for c in text):
+        raise ValidationFailed(f"memory_id {memory_id!r} is not a memory id")
+    return text
+
+
 def memory_uuid(memory_id: uuid.UUID | str) -> uuid.UUID:
     try:
         return memory_id if isinstance(memory_id, uuid.UUID) else uuid.UUID(memory_id)
@@ -158,15 +166,17 @@ def recall_options(
     as_of: datetime | None,
     explain: bool | None,
     session_key: str | None,
+    **more: Any,
 ) -> dict[str, Any]:
-    """The options given, as `RecallRequest` fields; the others keep their defaults."""
-    state_mode = None if history is None else ("history" if history else "current")
+    """The options given, as `RecallRequest` fields (the names HTTP, MCP and the CLI
+    use: `tags`, `kinds`, `wait_for`, ...); the others keep their defaults."""
     given = {
         "limit": limit,
-        "state_mode": state_mode,
+        "history": history,
         "as_of": as_of,
         "explain": explain,
         "session_key": session_key,
+        **more,
     }
     return {k: v for k, v in given.items() if v is not None}
 

@@ -5,16 +5,19 @@ import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 import httpx
 
 from contracts.events import RetainItem
 from contracts.feedback import Vote
+from contracts.memory import MemoryKind
 from contracts.recall import RecallRequest, RecallResponse
+from sediment.api.compact import Recalled, compact
 from sediment.api.models import FeedbackAccepted, Health, MemoryView, RetainAccepted
 from sediment.client.calls import Call, Calls, item, recall_options, recall_request, unreachable
 from sediment.client.retry import Retry
+from sediment.short_ids import parse_full
 
 T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -95,6 +98,7 @@ class SedimentClient:
         """Many facts in one request; each gets its event id before the first attempt."""
         return self._send(self._calls.retain(items, bank))
 
+    @overload
     def recall(
         self,
         query: str | RecallRequest,
@@ -105,10 +109,68 @@ class SedimentClient:
         as_of: datetime | None = None,
         explain: bool | None = None,
         session_key: str | None = None,
-    ) -> RecallResponse:
-        """A query and the common options, or a whole `RecallRequest` for the rest."""
-        options = recall_options(limit, history, as_of, explain, session_key)
-        return self._send(self._calls.recall(recall_request(query, **options), bank))
+        tags: Sequence[str] | None = None,
+        kinds: Sequence[MemoryKind] | None = None,
+        wait_for: Sequence[uuid.UUID] | None = None,
+        wait_timeout_s: float | None = None,
+        full: Literal[False] = False,
+        **options: Any,
+    ) -> Recalled: ...
+
+    @overload
+    def recall(
+        self,
+        query: str | RecallRequest,
+        *,
+        bank: str | None = None,
+        limit: int | None = None,
+        history: bool | None = None,
+        as_of: datetime | None = None,
+        explain: bool | None = None,
+        session_key: str | None = None,
+        tags: Sequence[str] | None = None,
+        kinds: Sequence[MemoryKind] | None = None,
+        wait_for: Sequence[uuid.UUID] | None = None,
+        wait_timeout_s: float | None = None,
+        full: Literal[True],
+        **options: Any,
+    ) -> RecallResponse: ...
+
+    def recall(
+        self,
+        query: str | RecallRequest,
+        *,
+        bank: str | None = None,
+        limit: int | None = None,
+        history: bool | None = None,
+        as_of: datetime | None = None,
+        explain: bool | None = None,
+        session_key: str | None = None,
+        tags: Sequence[str] | None = None,
+        kinds: Sequence[MemoryKind] | None = None,
+        wait_for: Sequence[uuid.UUID] | None = None,
+        wait_timeout_s: float | None = None,
+        full: bool = False,
+        **options: Any,
+    ) -> Recalled | RecallResponse:
+        """A query and the recall options (the names every surface uses), or a whole
+        `RecallRequest`. The answer is compact by default (`Recalled`: per result the
+        short id, date, kind, text and state; scores and timings with `explain`), sized
+        for an agent's context; `full=True` returns the whole `RecallResponse`."""
+        given = recall_options(
+            limit,
+            history,
+            as_of,
+            explain,
+            session_key,
+            tags=list(tags) if tags is not None else None,
+            kinds=list(kinds) if kinds is not None else None,
+            wait_for=list(wait_for) if wait_for is not None else None,
+            wait_timeout_s=wait_timeout_s,
+            **options,
+        )
+        response = self._send(self._calls.recall(recall_request(query, **given), bank))
+        return response if full else compact(response)
 
     def memory(self, memory_id: uuid.UUID | str, *, bank: str | None = None) -> MemoryView:
         """A memory with its provenance, edges and newer states (`NotFound` if none)."""
@@ -123,6 +185,9 @@ class SedimentClient:
         session_key: str | None = None,
         event_id: uuid.UUID | None = None,
     ) -> FeedbackAccepted:
+        """A short id (as a compact recall shows it) is looked up first."""
+        if parse_full(str(memory_id)) is None:
+            memory_id = self.memory(memory_id, bank=bank).memory.id
         return self._send(self._calls.feedback(memory_id, vote, bank, session_key, event_id))
 
     def health(self) -> Health:

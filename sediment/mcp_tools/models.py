@@ -101,11 +101,14 @@ class MemoryItem(Model):
 
 
 class Retained(Model):
-    """`consolidated`: recall sees the items now; `queued`: once a worker is done."""
+    """`consolidated`: recall sees the items now, and `outcomes` says what became of
+    each (stored, merged into an observation, what it superseded); `queued`: once a
+    worker is done (recall's `wait_for` takes the `event_ids`)."""
 
     bank: str
     event_ids: list[uuid.UUID]
     status: Literal["consolidated", "queued"]
+    outcomes: list[str] | None = None
 
 
 class Voted(Model):

@@ -20,21 +20,26 @@ from typing import Annotated, Literal
 
 import pydantic
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
 from contracts.base import BANK_ID_PATTERN, AwareDatetime
 from contracts.events import RetainEvent, derive_event_id, with_expiry
 from contracts.feedback import FeedbackEvent, Vote
 from contracts.memory import MemoryKind, State
-from contracts.recall import MAX_LIMIT, RecallRequest, RecallResponse
+from contracts.recall import MAX_LIMIT, MAX_WAIT_FOR, MAX_WAIT_S, RecallRequest
 from readmodel.store import Filter
+from sediment.api.compact import Recalled, compact, structured, text_of
 from sediment.api.deps import ApiDeps
 from sediment.api.keys import current_key
 from sediment.api.models import MAX_ITEMS, MemoryView
+from sediment.api.outcomes import outcomes
 from sediment.api.problems import problems
 from sediment.api.views import memory_view
 from sediment.forgetting import forget_event
 from sediment.mcp_tools.models import Banks, BankStats, Forgot, MemoryItem, Retained, Voted
+from sediment.mcp_tools.story import story
+from sediment.memory_ids import MemoryIdError, resolve
 from sediment.retain import PublishError, repeat_problem, repeats
 from telemetry.metrics import EVENTS, RECALLS
 from worker.consolidation.neighbourhood import RAW_KINDS
@@ -49,7 +54,17 @@ Bank = Annotated[
         ),
     ),
 ]
-MemoryId = Annotated[uuid.UUID, Field(description="a memory's id, as recall returns it")]
+MemoryId = Annotated[
+    str,
+    Field(
+        min_length=4,
+        max_length=36,
+        description="a memory's id as recall returns it (the short id), or in full",
+    ),
+]
+INTERNALS = {"features", "slot_keys"}
+"""Derived fields of a stored memory that say nothing to an agent; `inspect` shows them
+with `raw`."""
 NO_BANK = (
     "no bank given and this server has no default bank: pass `bank`, or start the "
     "server with --bank / SEDIMENT_MCP_BANK"
@@ -128,8 +143,11 @@ class SedimentTools:
         with deps.service.slow_calls.timed("mcp.retain", bank_id, {"items": len(items)}):
             events = to_events(bank_id, items, deps.max_text_bytes, datetime.now(UTC))
             self._publish(lambda: deps.publisher.publish_retain(events))
-        status = "consolidated" if self._immediate else "queued"
-        return Retained(bank=bank_id, event_ids=[e.event_id for e in events], status=status)
+        ids = [e.event_id for e in events]
+        if not self._immediate:
+            return Retained(bank=bank_id, event_ids=ids, status="queued")
+        said = [o.said for o in outcomes(deps.store, bank_id, ids)]
+        return Retained(bank=bank_id, event_ids=ids, status="consolidated", outcomes=said)
 
     def recall(
         self,
@@ -162,9 +180,23 @@ class SedimentTools:
         max_tokens: Annotated[
             int | None, Field(ge=1, le=100_000, description="budget for the results' text")
         ] = None,
-    ) -> RecallResponse:
+        prefer_observations: Annotated[
+            bool, Field(description="show a consolidated observation instead of its sources")
+        ] = True,
+        wait_for: Annotated[
+            Sequence[uuid.UUID],
+            Field(
+                max_length=MAX_WAIT_FOR,
+                description="event ids retain answered: recall once they are consolidated",
+            ),
+        ] = (),
+        wait_timeout_s: Annotated[
+            float, Field(ge=0, le=MAX_WAIT_S, description="longest wait for `wait_for`")
+        ] = 5.0,
+    ) -> Annotated[CallToolResult, Recalled]:
         """Find what the bank knows about a query: current states first (a superseded
-        memory is shown as its newest state), consolidated observations preferred."""
+        memory is shown as its newest state), consolidated observations preferred. One
+        line per result: short id, date, text, and the state when it is not current."""
         if not query.strip():
             raise ToolError("invalid recall: query: is blank; say what to look for")
         try:
@@ -177,24 +209,48 @@ class SedimentTools:
                 start=start,
                 end=end,
                 as_of=as_of,
-                state_mode="history" if history else "current",
+                history=history,
                 explain=explain,
                 session_key=session_key,
                 max_tokens=max_tokens,
+                prefer_observations=prefer_observations,
+                wait_for=list(wait_for),
+                wait_timeout_s=wait_timeout_s,
             )
         except pydantic.ValidationError as exc:
             raise invalid("recall", bad_fields(exc)) from None
-        return self._deps.service.recall(self.bank_of(bank), request)
+        answer = compact(self._deps.recall(self.bank_of(bank), request))
+        return CallToolResult(
+            content=[TextContent(type="text", text=text_of(answer))],
+            structured_content=structured(answer),
+        )
 
-    def inspect(self, memory_id: MemoryId, bank: Bank = None) -> MemoryView:
+    def inspect(
+        self,
+        memory_id: MemoryId,
+        bank: Bank = None,
+        raw: Annotated[bool, Field(description="every stored field, internals too")] = False,
+    ) -> Annotated[CallToolResult, MemoryView]:
         """One memory with its provenance (an observation's sources), what it replaced,
-        what replaced it, and its newer states."""
+        what replaced it and why, and its newer states."""
         bank_id = self.bank_of(bank)
+        found_id = self.memory_of("inspect", bank_id, memory_id)
         with self._deps.service.slow_calls.timed("mcp.inspect", bank_id):
-            view = memory_view(self._deps.store, bank_id, memory_id)
+            view = memory_view(self._deps.store, bank_id, found_id)
         if view is None:
-            raise ToolError(not_found(bank_id, memory_id))
-        return view
+            raise ToolError(not_found(bank_id, found_id))
+        hidden = None if raw else {"memory": INTERNALS}
+        data = view.model_dump(mode="json", exclude_none=True, exclude=hidden)
+        return CallToolResult(
+            content=[TextContent(type="text", text=story(view))], structured_content=data
+        )
+
+    def memory_of(self, tool: str, bank_id: str, memory_id: str) -> uuid.UUID:
+        """The memory a short or full id names in the bank, or a tool error saying why."""
+        try:
+            return resolve(self._deps.store, bank_id, memory_id)
+        except MemoryIdError as exc:
+            raise invalid(tool, [f"memory_id: {exc.problem}"]) from None
 
     def feedback(
         self,
@@ -211,12 +267,13 @@ class SedimentTools:
         """Vote on a recalled memory; votes nudge its later ranking, within bounds."""
         bank_id = self.bank_of(bank)
         deps = self._deps
-        if not deps.store.fetch(bank_id, [memory_id]):
-            raise ToolError(not_found(bank_id, memory_id))
+        found_id = self.memory_of("feedback", bank_id, memory_id)
+        if not deps.store.fetch(bank_id, [found_id]):
+            raise ToolError(not_found(bank_id, found_id))
         event = FeedbackEvent(
             event_id=event_id or uuid.uuid4(),
             bank_id=bank_id,
-            memory_id=memory_id,
+            memory_id=found_id,
             vote=vote,
             occurred_at=datetime.now(UTC),
             session_key=session_key,
@@ -228,7 +285,8 @@ class SedimentTools:
     def forget(
         self,
         memory_ids: Annotated[
-            list[uuid.UUID], Field(max_length=1000, description="memories to forget")
+            list[str],
+            Field(max_length=1000, description="memories to forget (short or full ids)"),
         ] = [],  # noqa: B006
         tags: Annotated[list[str], Field(description="or: memories with any of these tags")] = [],  # noqa: B006
         source_id: Annotated[str | None, Field(description="or: metadata.source_id")] = None,
@@ -237,8 +295,9 @@ class SedimentTools:
         """Forget memories for good (by ids, or by tags and/or source id): they leave
         recall, observations and histories, and a replayed retain never brings them back."""
         bank_id = self.bank_of(bank)
+        ids = [self.memory_of("forget", bank_id, m) for m in memory_ids]
         try:
-            event = forget_event(bank_id, memory_ids=memory_ids, tags=tags, source_id=source_id)
+            event = forget_event(bank_id, memory_ids=ids, tags=tags, source_id=source_id)
         except pydantic.ValidationError as exc:
             raise invalid("forget", bad_fields(exc)) from None
         counted: list[int] = []
@@ -273,6 +332,31 @@ class SedimentTools:
         listed = sorted(b for b in self._deps.store.banks() if self.opens(b))
         default = self.default_bank if self.default_bank and self.opens(self.default_bank) else None
         return Banks(banks=listed, default_bank=default)
+
+
+TOOL_SCOPES: dict[str, str] = {
+    "retain": "write",
+    "recall": "read",
+    "inspect": "read",
+    "feedback": "write",
+    "forget": "forget",
+    "stats": "read",
+    "banks": "read",
+}
+"""The API-key scope each tool needs, as the HTTP route doing the same needs it."""
+
+
+def scope_refusal(tool: str) -> str | None:
+    """Why the caller's key may not call `tool` (naming the missing scope); None when it
+    may, or when no key is in play (the token, an open API, stdio)."""
+    key = current_key.get()
+    scope = TOOL_SCOPES.get(tool, "admin")
+    if key is None or key.grants(scope):
+        return None
+    return (
+        f"API key {key.name!r} lacks the {scope!r} scope that {tool} needs "
+        f"(it has {', '.join(key.scopes)})"
+    )
 
 
 def not_found(bank_id: str, memory_id: uuid.UUID) -> str:

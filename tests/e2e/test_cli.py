@@ -43,9 +43,32 @@ def ingested(tmp_path: Path) -> Path:
     path = tmp_path / "events.jsonl"
     rows = [json.dumps(x) for x in LINES] + ['{"bank_id": "u1", "text": "no time"}', "[1, 2]"]
     path.write_text("\n".join(rows) + "\n")
-    out = sediment(tmp_path, "ingest", str(path))
+    out = sediment(tmp_path, "ingest", "--allow-partial", str(path))
     assert "consolidated 5 events, dead-lettered 2" in out.stdout
     return tmp_path
+
+
+def test_ingest_names_each_rejected_line_and_fails_unless_partial_is_allowed(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "events.jsonl"
+    rows = [
+        json.dumps(LINES[0]),
+        json.dumps({"bank_id": "u1", "text": "no zone", "occurred_at": "2024-01-01T10:00:00"}),
+        "not json",
+    ]
+    path.write_text("\n".join(rows) + "\n")
+    out = sediment(tmp_path, "ingest", str(path), check=False)
+    assert out.returncode == 1
+    assert "consolidated 1 events, dead-lettered 2" in out.stdout
+    assert "line 2 rejected (dead-lettered): occurred_at: timestamp has no timezone" in (
+        " ".join(out.stderr.split())
+    )
+    assert "line 3 rejected (dead-lettered): not valid JSON" in out.stderr
+    assert "no zone" not in out.stderr
+    assert "--allow-partial" in out.stderr
+    again = sediment(tmp_path, "ingest", "--allow-partial", str(path))
+    assert "skipped 1 duplicates" in again.stdout
 
 
 def recall_json(tmp: Path, query: str, *extra: str) -> dict:  # type: ignore[type-arg]
@@ -81,6 +104,89 @@ def test_restatements_become_one_observation(ingested: Path) -> None:
     assert sum(1 for r in raw["results"] if "cello" in r["text"]) == 3
 
 
+def test_inspect_takes_the_short_id_recall_prints(ingested: Path) -> None:
+    query = "Priya lives in Lisbon"
+    table = sediment(ingested, "recall", "--bank", "u1", query).stdout
+    current = recall_json(ingested, query)
+    replaced = next(r["state_replaces"] for r in current["results"] if r.get("state_replaces"))
+    prefix = replaced[:6]
+    assert prefix in table
+    out = sediment(ingested, "inspect", "--bank", "u1", prefix).stdout
+    assert prefix in out and "Priya" in out
+    bad = sediment(ingested, "inspect", "--bank", "u1", "zz", check=False)
+    assert bad.returncode == 1 and "is not a memory id" in bad.stderr
+    none = sediment(ingested, "inspect", "--bank", "u2", prefix, check=False)
+    assert none.returncode == 1 and "has an id starting with" in " ".join(none.stderr.split())
+
+
+def test_recall_takes_as_of_tags_and_explain(ingested: Path) -> None:
+    then = recall_json(ingested, "Where does Priya live?", "--as-of", "2024-03-01T00:00:00Z")
+    assert "Lisbon" in then["results"][0]["text"]
+    now = recall_json(ingested, "Where does Priya live?")
+    assert "Oslo" in now["results"][0]["text"]
+    explained = recall_json(ingested, "Where does Priya live?", "--explain")
+    assert explained["explain"] and "components" in explained["results"][0]
+    assert "components" not in now["results"][0] and "explain" not in now
+    table = sediment(ingested, "recall", "--bank", "u1", "--explain", "Priya").stdout
+    assert "explain: stages" in table
+    assert recall_json(ingested, "Priya", "--tag", "nothing-has-it")["results"] == []
+
+
+def test_retain_stores_one_fact_and_says_what_it_superseded(tmp_path: Path) -> None:
+    first = sediment(
+        tmp_path,
+        "retain",
+        "Ana lives in Porto.",
+        "--bank",
+        "r1",
+        "--key",
+        "ana.city",
+        "--occurred-at",
+        "2024-01-01T00:00:00Z",
+        "--tag",
+        "people",
+    ).stdout
+    assert first.startswith("stored ") and "(bank r1)" in first
+    old_short = first.split()[1]
+    second = sediment(
+        tmp_path,
+        "retain",
+        "Ana moved to Braga.",
+        "--bank",
+        "r1",
+        "--key",
+        "ana.city",
+        "--occurred-at",
+        "2024-06-01T00:00:00Z",
+        "--tag",
+        "people",
+    ).stdout
+    assert f"superseded {old_short}" in second
+    found = recall_json_bank(tmp_path, "r1", "Where does Ana live?")
+    assert "Braga" in found["results"][0]["text"]
+    tagged = recall_json_bank(tmp_path, "r1", "Ana", "--tag", "people", "--history")
+    assert {r["text"] for r in tagged["results"]} == {"Ana lives in Porto.", "Ana moved to Braga."}
+    assert recall_json_bank(tmp_path, "r1", "Ana", "--tag", "pets")["results"] == []
+    bad = sediment(
+        tmp_path,
+        "retain",
+        "x",
+        "--bank",
+        "r1",
+        "--occurred-at",
+        "2024-01-01T00:00:00",
+        check=False,
+    )
+    assert bad.returncode == 2 and "occurred_at" in bad.stderr and "Traceback" not in bad.stderr
+    short_lived = sediment(tmp_path, "retain", "Temp code 1234.", "--bank", "r1", "--ttl", "60")
+    assert short_lived.stdout.startswith("stored ")
+
+
+def recall_json_bank(tmp: Path, bank: str, query: str, *extra: str) -> dict:  # type: ignore[type-arg]
+    out = sediment(tmp, "recall", "--bank", bank, "--json", *extra, query)
+    return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+
 def test_bank_isolation(ingested: Path) -> None:
     response = recall_json(ingested, "Tomas lives in Lisbon")
     assert all("Tomas" not in r["text"] for r in response["results"])
@@ -90,8 +196,11 @@ def test_inspect_shows_edges(ingested: Path) -> None:
     history = recall_json(ingested, "Priya lives in Lisbon", "--history")
     old = next(r for r in history["results"] if "Lisbon" in r["text"] and r["kind"] == "world")
     out = sediment(ingested, "inspect", "--bank", "u1", old["id"]).stdout
-    assert "superseded" in out and "EVOLVED_INTO" in out
+    assert "superseded" in out and "evolved into (replaced by a newer state)" in out
     assert "why: same key 'priya.city', another value" in out
+    assert "slot_keys" not in out and "features" not in out
+    raw = json.loads(sediment(ingested, "inspect", "--bank", "u1", "--raw", old["id"]).stdout)
+    assert raw["id"] == old["id"] and "slot_keys" in raw
     missing = sediment(ingested, "inspect", "--bank", "u2", old["id"], check=False)
     assert missing.returncode == 1 and "no memory" in missing.stdout + missing.stderr
 

@@ -17,6 +17,7 @@ import pytest
 import redis
 
 from contracts.recall import RecallRequest, RecallResponse
+from sediment.api.compact import Recalled
 from sediment.client import (
     AsyncSedimentClient,
     AuthError,
@@ -77,14 +78,23 @@ def test_retain_then_recall_returns_the_current_state(memory: SedimentClient) ->
         lambda: top(memory, "Where does Alice live?")[:1] == ["Alice moved to Seattle."],
         "the update to be consolidated",
     )
+    full = memory.recall("Where does Alice live?", history=True, limit=5, full=True)
+    assert isinstance(full, RecallResponse)
     response = memory.recall("Where does Alice live?", history=True, limit=5)
-    assert isinstance(response, RecallResponse)
+    assert isinstance(response, Recalled), "compact by default"
     states = {r.text: r.state for r in response.results}
     assert states["Alice lives in Boston."] == "superseded"
     seattle = next(r for r in response.results if r.text == "Alice moved to Seattle.")
+    assert len(seattle.id) == 6 and seattle.superseded_by is None
+    boston = next(r for r in response.results if r.text == "Alice lives in Boston.")
+    assert boston.superseded_by == seattle.id
+    assert "null" not in response.model_dump_json(exclude_none=True)
+    assert response.timings is None and response.results[0].score is None
     view = memory.memory(seattle.id)
     assert [s.text for s in view.edges.supersedes] == ["Alice lives in Boston."]
     assert memory.feedback(seattle.id, "up").event_id
+    explained = memory.recall("Where does Alice live?", explain=True, limit=1)
+    assert explained.timings and explained.results[0].score is not None
 
 
 def test_errors_raise_their_exception(server: Server, memory: SedimentClient) -> None:

@@ -142,6 +142,7 @@ def test_export_with_redis_unreachable_says_so_and_writes_no_file(tmp_path: Path
         "SEDIMENT_REDIS_URL": "redis://127.0.0.1:1/0",
     }
     dump = tmp_path / "dump.jsonl"
+    (tmp_path / "data").mkdir()
     run = sediment(tmp_path, "export", "--bank", "b", "--out", str(dump), env=down, check=False)
     assert run.returncode == 1
     assert "Redis is unreachable" in run.stderr and "Traceback" not in run.stderr

@@ -353,3 +353,20 @@ def test_redis_down_is_503_with_retry_after_and_the_export_is_whole_or_nothing(
             assert r.status_code == 200, r.text
             trailer = json.loads(r.text.splitlines()[-1])
             assert trailer["counts"] == {"retain": 1, "tombstone": 0}
+
+
+def test_a_recall_waiting_for_its_own_writes_sees_them(server: Server) -> None:
+    """Read-your-writes: recall with the retain's event ids as `wait_for` runs once the
+    worker has consolidated them; the bank's status shows nothing pending then."""
+    text = "Wren keeps bees on the roof."
+    [event] = retain(server, "ryw", {"text": text, "occurred_at": "2024-03-01T10:00:00Z"})
+    body = server.recall("ryw", "Wren bees", wait_for=[event], wait_timeout_s=30)
+    assert [r["text"] for r in body["results"]] == [text]
+    assert body["pending_events"] == [] and body["pending"] == 0
+    status = server.get("/v1/banks/ryw/status", headers=AUTH).json()
+    assert status["pending"] == 0 and status["memories"] == 1
+    assert status["consolidated_through"]
+    old = server.post(
+        "/v1/banks/ryw/recall", {"query": "Wren", "state_mode": "history"}, headers=AUTH
+    )
+    assert old.status_code == 200 and old.headers["deprecation"] == "true"

@@ -15,6 +15,7 @@ import pytest
 import redis
 from mcp import MCPError
 
+from sediment.api.keys import digest
 from tests.e2e.cli import sediment
 from tests.e2e.mcp_session import McpSession, http, stdio
 from tests.e2e.test_http import Server, eventually, running
@@ -22,6 +23,7 @@ from tests.helpers import redis_url
 
 REDIS_URL = redis_url(14)
 TOKEN = "mcp-e2e-token"
+READER_SECRET = "people-reader-secret"
 TOOLS = {"retain", "recall", "inspect", "feedback", "forget", "stats", "banks"}
 BOSTON = {
     "text": "Alice lives in Boston.",
@@ -57,15 +59,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     except redis.ConnectionError:
         pytest.fail("the MCP e2e tests need Redis on 127.0.0.1:6379 (.ci/run starts it)")
     db.flushdb()
+    tmp = tmp_path_factory.mktemp("mcp-http")
+    keys = tmp / "keys.json"
+    reader = {"name": "people-reader", "banks": ["people"], "scopes": ["read"]}
+    keys.write_text(json.dumps([{**reader, "sha256": digest(READER_SECRET)}]))
     env = {
         **os.environ,
         "SEDIMENT_MODE": "standalone",
         "SEDIMENT_REDIS_URL": REDIS_URL,
         "SEDIMENT_QUEUE": f"sediment-mcp-{uuid.uuid4().hex[:8]}",
         "SEDIMENT_API_TOKEN": TOKEN,
+        "SEDIMENT_API_KEYS_FILE": str(keys),
     }
     env.pop("SEDIMENT_MCP_BANK", None)
-    with running(env, tmp_path_factory.mktemp("mcp-http")) as srv:
+    with running(env, tmp) as srv:
         yield srv
     db.flushdb()
 
@@ -102,6 +109,67 @@ def test_stdio_update_then_recall_returns_the_new_state(local: McpSession) -> No
     assert states[BOSTON["text"]] == "superseded" and history["explain"]
     view = local.ok("inspect", memory_id=now["results"][0]["id"])
     assert [s["text"] for s in view["edges"]["supersedes"]] == [BOSTON["text"]]
+
+
+DEMO = Path(__file__).parents[2] / "sediment" / "data" / "demo.jsonl"
+DEMO_QUESTIONS = ("Where does Maya live?", "What does Maya drink?", "What does Maya do?")
+
+
+def test_stdio_recall_is_compact_one_line_per_result(local: McpSession) -> None:
+    """The text content an agent reads is one line per result and at most 1.5 times
+    the characters of the memory texts it carries; no nulls, no timings unless
+    `explain`."""
+    lines_of_file = [json.loads(x) for x in DEMO.read_text().splitlines() if x.strip()]
+    unique = {(x["text"], x["occurred_at"]): x for x in lines_of_file}.values()
+    items = [{k: v for k, v in x.items() if k != "bank_id"} for x in unique]
+    local.ok("retain", items=items, bank="maya")
+    for question in DEMO_QUESTIONS:
+        result = local.call("recall", query=question, bank="maya", limit=8)
+        assert not result.is_error
+        [block] = result.content
+        answer = result.structured_content
+        assert answer is not None and answer["results"]
+        text = block.text  # type: ignore[union-attr]
+        lines = text.splitlines()
+        assert len(lines) == len(answer["results"])
+        memory_chars = sum(len(r["text"]) for r in answer["results"])
+        assert len(text) <= 1.5 * memory_chars, (text, memory_chars)
+    first = answer["results"][0]
+    assert lines[0].startswith(f"{first['id']} {first['date']} ") and first["text"] in lines[0]
+    assert set(first) == {"id", "date", "kind", "text", "state"}
+    assert "null" not in json.dumps(answer) and "timings" not in answer
+    explained = local.ok("recall", query="Maya", bank="maya", limit=2, explain=True)
+    assert explained["timings"] and explained["explain"]
+    assert "score" in explained["results"][0] and "components" in explained["results"][0]
+
+
+def test_stdio_retain_says_what_happened_and_inspect_takes_the_short_id(
+    local: McpSession,
+) -> None:
+    home = {
+        "text": "Ravi lives in Pune.",
+        "key": "ravi.city",
+        "occurred_at": "2024-01-01T09:00:00Z",
+    }
+    moved = {
+        "text": "Ravi moved to Goa.",
+        "key": "ravi.city",
+        "occurred_at": "2024-05-01T09:00:00Z",
+    }
+    first = local.ok("retain", items=[home], bank="ravi")
+    [said] = first["outcomes"]
+    assert said.startswith("stored ")
+    old = said.split()[1]
+    second = local.ok("retain", items=[moved], bank="ravi")
+    assert f"superseded {old}" in second["outcomes"][0]
+    result = local.call("inspect", memory_id=old, bank="ravi")
+    assert not result.is_error
+    words = result.content[0].text  # type: ignore[union-attr]
+    assert "superseded" in words and "why:" in words and "Ravi lives in Pune." in words
+    assert "slot_keys" not in json.dumps(result.structured_content)
+    raw = local.ok("inspect", memory_id=old, bank="ravi", raw=True)
+    assert "slot_keys" in raw["memory"]
+    assert "ambiguous" not in local.error("inspect", memory_id="zzzz", bank="ravi")
 
 
 def test_stdio_retains_many_items_once_each(local: McpSession) -> None:
@@ -256,3 +324,28 @@ def test_http_changes_are_audited_under_the_caller(remote: McpSession) -> None:
     entry = json.loads(fields[b"entry"])
     assert (entry["actor"], entry["action"], entry["counts"]) == ("token", "retain", {"events": 1})
     assert "Finn" not in json.dumps(entry)
+
+
+def test_http_a_read_key_for_one_bank_works_on_mcp(server: Server) -> None:
+    """The SDK's client with a key scoped to bank `people` and `read`: it sees the read
+    tools only, recalls its bank, and a retain is a tool error naming the scope."""
+    with McpSession(partial(http, server.url + "/mcp", READER_SECRET)) as reader:
+        assert {t.name for t in reader.tools()} == {"recall", "inspect", "stats", "banks"}
+        assert reader.ok("recall", query=WHERE, bank="people")["bank_id"] == "people"
+        refused = reader.error("retain", items=[BOSTON], bank="people")
+        assert "lacks the 'write' scope that retain needs" in refused
+        assert "does not open bank 'other'" in reader.error("recall", query="x", bank="other")
+
+
+def test_http_recall_waits_for_its_own_writes(remote: McpSession) -> None:
+    """Retains over /mcp are queued; recall's `wait_for` reads them once consolidated."""
+    queued = remote.ok("retain", items=[{"text": "Ines paints murals."}], bank="ryw-mcp")
+    assert queued["status"] == "queued"
+    found = remote.ok(
+        "recall",
+        query="Ines murals",
+        bank="ryw-mcp",
+        wait_for=queued["event_ids"],
+        wait_timeout_s=30,
+    )
+    assert texts(found) == ["Ines paints murals."] and found["pending"] == 0

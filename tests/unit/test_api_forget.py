@@ -1,6 +1,7 @@
 """The forget endpoints publish one ForgetEvent each, with exactly one selector; an
 embedded runtime's own publisher forgets before the response."""
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,6 +35,16 @@ def test_each_endpoint_publishes_one_selector(api: Api) -> None:
     assert by_filter.filter.source_id == "s"
     assert whole.all_memories
     assert posted.filter is not None and posted.filter.entities == ["Bob"]
+
+
+def test_forgetting_an_unknown_id_is_404_and_publishes_nothing(api: Api) -> None:
+    never = uuid.uuid4()
+    r = api.client.delete(f"/v1/banks/b1/memories/{never}")
+    assert r.status_code == 404
+    assert f"no memory {never} in bank b1: nothing was forgotten" in r.json()["message"]
+    other_bank = api.client.delete(f"/v1/banks/b2/memories/{mid(BOSTON)}")
+    assert other_bank.status_code == 404
+    assert api.publisher.forgets == []
 
 
 def test_no_selector_or_two_selectors_is_422(api: Api) -> None:
@@ -124,6 +135,9 @@ def test_embedded_forget_is_done_before_the_response(tmp_path: Path) -> None:
         assert rt.store.count(Filter("b1")) == 0
         assert rt.store.count(Filter("b2")) == 1
         assert client.delete("/v1/banks/b1/memories/x").status_code == 422
+        before = rt.tombstones.of_bank("b1")
+        assert client.delete(f"/v1/banks/b1/memories/{uuid.uuid4()}").status_code == 404
+        assert rt.tombstones.of_bank("b1") == before
     rt.close()
 
 
@@ -143,3 +157,13 @@ def test_the_schema_says_what_the_forget_routes_take(api: Api) -> None:
     assert r.status_code == 422 and "at least one of" in r.text
     r = api.client.options("/v1/banks/b1/memories")
     assert r.status_code == 405 and r.headers["allow"] == "DELETE, POST"
+
+
+def test_the_short_id_recall_shows_names_the_memory_over_http(api: Api) -> None:
+    memory = mid(BOSTON)
+    view = api.client.get(f"/v1/banks/b1/memories/{str(memory)[:6]}")
+    assert view.status_code == 200 and view.json()["memory"]["id"] == str(memory)
+    assert api.client.get("/v1/banks/b1/memories/zzzzzz").status_code == 422
+    assert api.client.get("/v1/banks/b2/memories/" + str(memory)[:6]).status_code == 404
+    assert api.client.delete(f"/v1/banks/b1/memories/{str(memory)[:6]}").status_code == 202
+    assert api.publisher.forgets[-1].memory_ids == [memory]

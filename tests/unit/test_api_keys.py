@@ -90,7 +90,7 @@ def test_the_token_is_an_admin_key_on_every_bank(client: TestClient) -> None:
         ("DELETE", "/v1/banks/a", ("forget", "a")),
         ("GET", "/v1/stats", ("metrics", None)),
         ("GET", "/metrics", ("metrics", None)),
-        ("POST", "/mcp", ("admin", None)),
+        ("POST", "/mcp", None),
         ("GET", "/dashboard", None),
         ("GET", "/dashboard/assets/dashboard.js", None),
         ("GET", "/healthz", None),

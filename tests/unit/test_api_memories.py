@@ -34,7 +34,7 @@ def test_items_are_published_as_events_of_the_url_bank(api: Api) -> None:
     r = api.client.post("/v1/banks/u-7/memories", json={"items": items})
     assert r.status_code == 202
     derived = derive_event_id("u-7", ITEM["text"], "2024-05-01T09:00:00+00:00")
-    assert r.json() == {"event_ids": [str(derived), str(given)]}
+    assert r.json() == {"event_ids": [str(derived), str(given)], "status": "queued"}
     assert [e.bank_id for e in api.publisher.retained] == ["u-7", "u-7"]
     assert api.publisher.retained[1].tags == ["a", "b"]
 

@@ -160,3 +160,20 @@ def test_openapi_documents_the_endpoints(api: Api) -> None:
         "/healthz",
     } <= set(schema["paths"])
     assert api.client.get("/docs").status_code == 200
+
+
+def test_history_is_spelled_as_everywhere_and_state_mode_is_deprecated(api: Api) -> None:
+    query = "Where does Alice live?"
+    current = recall(api, "b1", query, history=False)
+    history = recall(api, "b1", query, history=True)
+    assert str(mid(BOSTON)) not in {r["id"] for r in current["results"]}
+    assert str(mid(BOSTON)) in {r["id"] for r in history["results"]}
+    plain = api.client.post("/v1/banks/b1/recall", json={"query": query, "history": True})
+    assert "deprecation" not in plain.headers
+    old = api.client.post("/v1/banks/b1/recall", json={"query": query, "state_mode": "history"})
+    assert old.status_code == 200
+    assert old.headers["deprecation"] == "true" and "send history" in old.headers["warning"]
+    assert [r["id"] for r in old.json()["results"]] == [r["id"] for r in history["results"]]
+    both = {"query": query, "state_mode": "history", "history": False}
+    clash = api.client.post("/v1/banks/b1/recall", json=both)
+    assert clash.status_code == 422 and "disagree" in clash.text

@@ -175,7 +175,7 @@ def test_errors_are_not_retried_and_carry_the_server_message(
         (lambda c: c.recall("Alice", bank="a b"), "not a bank id"),
         (lambda c: c.recall("Alice", limit=0), "limit"),
         (lambda c: c.recall(""), "query"),
-        (lambda c: c.memory("not-a-uuid"), "not a UUID"),
+        (lambda c: c.memory("not-a-uuid"), "is not a memory id"),
         (lambda c: c.retain("x", occurred_at=datetime(2024, 1, 1)), "timezone"),
         (lambda c: c.feedback("00000000-0000-0000-0000-000000000001", "meh"), "vote"),  # type: ignore[arg-type]
     ],

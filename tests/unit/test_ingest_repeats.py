@@ -40,6 +40,8 @@ def test_the_first_line_of_an_id_wins_and_a_clash_is_dead_lettered(tmp_path: Pat
             f"line 2: event_id {GIVEN} is line 1's too"
         )
         assert "line 6:" in reasons["Cy swims."]
-        assert f"line 2 dead-lettered: event_id {GIVEN} is line 1's too" in out.getvalue()
+        assert (
+            f"line 2 rejected (dead-lettered): event_id {GIVEN} is line 1's too" in out.getvalue()
+        )
     finally:
         rt.close()

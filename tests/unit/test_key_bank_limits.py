@@ -146,14 +146,16 @@ def test_the_dashboard_page_needs_no_key_and_refuses_none(served: Served) -> Non
     assert served.client.get("/v1/stats").status_code == 401, "the data is behind the key"
 
 
-def call(served: Served, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+def call(
+    served: Served, tool: str, arguments: dict[str, Any], key: dict[str, str] = B1_ADMIN
+) -> dict[str, Any]:
     body = {
         "jsonrpc": "2.0",
         "id": 1,
         "method": "tools/call",
         "params": {"name": tool, "arguments": arguments},
     }
-    r = served.client.post("/mcp", json=body, headers={**MCP_HEADERS, **B1_ADMIN})
+    r = served.client.post("/mcp", json=body, headers={**MCP_HEADERS, **key})
     assert r.status_code == 200, r.text
     result: dict[str, Any] = r.json()["result"]
     return result
@@ -249,3 +251,39 @@ def test_bank_routes_refuse_an_admin_key_on_another_bank(
     r = served.client.request(method, path, headers=B1_ADMIN, json={"all_memories": True})
     assert r.status_code == 403 and "does not open bank 'b2'" in r.json()["message"]
     assert not served.publisher.forgets
+
+
+def listed(served: Served, key: dict[str, str]) -> set[str]:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    r = served.client.post("/mcp", json=body, headers={**MCP_HEADERS, **key})
+    assert r.status_code == 200, r.text
+    return {t["name"] for t in r.json()["result"]["tools"]}
+
+
+def test_a_read_key_for_one_bank_serves_an_agent_over_mcp(served: Served) -> None:
+    """A key scoped to b1 and `read` works on /mcp (no admin needed): it lists and calls
+    the read tools; a write or forget is a tool error naming the missing scope."""
+    assert listed(served, READER) == {"recall", "inspect", "stats", "banks"}
+    assert listed(served, B1_ADMIN) == {
+        "retain",
+        "recall",
+        "inspect",
+        "feedback",
+        "forget",
+        "stats",
+        "banks",
+    }
+    assert listed(served, SCRAPER) == set()
+    found = call(served, "recall", {"query": "Alice", "bank": "b1"}, READER)
+    assert not found["isError"] and found["structuredContent"]["bank_id"] == "b1"
+    for tool, arguments, scope in (
+        ("retain", {"items": [{"text": "Dan swims."}], "bank": "b1"}, "write"),
+        ("feedback", {"memory_id": str(mid(BOSTON)), "vote": "up", "bank": "b1"}, "write"),
+        ("forget", {"tags": ["x"], "bank": "b1"}, "forget"),
+    ):
+        message = error_of(call(served, tool, arguments, READER))
+        assert f"API key 'b1-reader' lacks the '{scope}' scope that {tool} needs" in message
+    other = error_of(call(served, "recall", {"query": "Carol", "bank": "b2"}, READER))
+    assert "does not open bank 'b2'" in other
+    publisher = served.publisher
+    assert not (publisher.retained or publisher.feedback or publisher.forgets)

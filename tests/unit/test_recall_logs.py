@@ -99,7 +99,7 @@ def test_impression_holds_ids_ranks_and_no_text(setup: Setup) -> None:
     shown = json.loads(entry["results"])
     assert [r.id for r in response.results] == [uuid.UUID(x["id"]) for x in shown]
     assert [x["rank"] for x in shown] == list(range(1, len(shown) + 1))
-    assert "fetch" in entry["timings_ms"] and '"state_mode":"current"' in entry["settings"]
+    assert "fetch" in entry["timings_ms"] and '"history":false' in entry["settings"]
 
 
 def test_slow_recall_entry_holds_metadata_only(tmp_path: Path) -> None:

@@ -1,0 +1,113 @@
+"""Recall results sized for an agent's context window.
+
+An agent pays for every character a tool returns. The full `RecallResponse` (scores,
+components, timings, nulls) and its pretty-printed JSON echo came to about fifteen
+times the characters of the memory texts it carried; the compact form keeps what an
+agent acts on: per result the short id (which `inspect`, `feedback` and `forget`
+take back), the date, the kind, the text and the state. Its text content is one line
+per result, `<id> <date> [obs: |exp: ]<text>[ [<state>]]`, the kind said only when it is not
+a plain fact (`world`) and the state only when it is not current; the structured
+content carries the same fields by name, and with `explain` the scores, their
+components and the stage timings too.
+"""
+
+from typing import Literal
+
+from pydantic import Field
+
+from contracts.memory import MemoryKind, State
+from contracts.recall import Components, Label, RecallResponse, RecallResult, StageTrace
+from sediment.api.models import Body as Model
+from sediment.short_ids import short
+
+KIND_TAGS: dict[str, str] = {"observation": "obs: ", "experience": "exp: "}
+
+
+class Found(Model):
+    """One result: `id` is the short id; `superseded_by` and `replaces` are short ids,
+    present only when there is one; `outdated`: true as of the request's `as_of`, since
+    replaced."""
+
+    id: str
+    date: str
+    kind: MemoryKind
+    text: str
+    state: Literal["current", "superseded"]
+    superseded_by: str | None = None
+    replaces: str | None = None
+    outdated: bool | None = None
+    score: float | None = None
+    components: Components | None = None
+    labels: list[Label] | None = None
+
+
+class Recalled(Model):
+    """The compact answer; `pending`: events accepted for the bank and not yet
+    consolidated (0: the results reflect every write so far)."""
+
+    bank_id: str
+    results: list[Found] = Field(default_factory=list)
+    pending: int = 0
+    pending_events: list[str] | None = None
+    low_confidence: bool | None = None
+    timings: dict[str, float] | None = None
+    explain: list[StageTrace] | None = None
+
+
+def found(r: RecallResult, explained: bool) -> Found:
+    """With `explained`, the score and its evidence too."""
+    superseded = r.state == State.SUPERSEDED
+    return Found(
+        id=short(r.id),
+        date=r.occurred_at.date().isoformat(),
+        kind=r.kind,
+        text=r.text,
+        state="superseded" if superseded else "current",
+        superseded_by=short(r.superseded_by) if superseded and r.superseded_by else None,
+        replaces=short(r.state_replaces) if r.state_replaces else None,
+        outdated=True if not superseded and r.superseded_by else None,
+        score=r.score if explained else None,
+        components=r.components if explained else None,
+        labels=(r.labels or None) if explained else None,
+    )
+
+
+def compact(response: RecallResponse) -> Recalled:
+    """Timings and stage traces only when the request asked to `explain`."""
+    explained = response.explain is not None
+    return Recalled(
+        bank_id=response.bank_id,
+        results=[found(r, explained) for r in response.results],
+        pending=response.pending,
+        pending_events=[str(e) for e in response.pending_events] or None,
+        low_confidence=True if response.low_confidence else None,
+        timings=response.timings if explained else None,
+        explain=response.explain,
+    )
+
+
+def structured(answer: Recalled) -> dict[str, object]:
+    """No nulls: an absent field says the same in fewer characters."""
+    return answer.model_dump(mode="json", exclude_none=True)
+
+
+def line(f: Found) -> str:
+    state = ""
+    if f.superseded_by:
+        state = f" [superseded by {f.superseded_by}]"
+    elif f.state == "superseded":
+        state = " [superseded]"
+    elif f.outdated:
+        state = " [outdated]"
+    return f"{f.id} {f.date} {KIND_TAGS.get(f.kind, '')}{f.text}{state}"
+
+
+def text_of(answer: Recalled) -> str:
+    """One line per result; a last line only for what needs saying (nothing found,
+    writes still pending)."""
+    lines = [line(f) for f in answer.results]
+    if not lines:
+        lines.append(f"nothing found in bank {answer.bank_id}")
+    if answer.pending:
+        lines.append(f"({answer.pending} events pending: not yet in these results)")
+    return "\n".join(lines)
