@@ -182,6 +182,7 @@ MemoryRef = Annotated[
     Path(
         min_length=4,
         max_length=36,
+        pattern=r"^[0-9a-fA-F]{4}[0-9a-fA-F-]{0,32}$",
         description="the memory's id, or the short id recall shows (a prefix of it)",
     ),
 ]
