@@ -80,4 +80,4 @@ def test_the_cli_table_says_what_outdated_a_result() -> None:
     response = RecallResponse(bank_id="b1", query="What does Maya drink?", results=results)
     console = Console(width=200, record=True)
     console.print(recall_table(response))
-    assert f"(outdated by {str(newer.id)[:8]})" in console.export_text()
+    assert f"(outdated by {str(newer.id)[:6]})" in console.export_text()
