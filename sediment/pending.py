@@ -30,7 +30,7 @@ class PendingWrites:
     sleep: Callable[[float], None] = time.sleep
 
     def count(self, bank_id: str) -> int:
-        return len(self.ledger.pending(Kind.RETAIN, bank_id)) if self.ledger else 0
+        return self.ledger.pending_count(Kind.RETAIN, bank_id) if self.ledger else 0
 
     def oldest(self, bank_id: str) -> datetime | None:
         """When the oldest event still pending was accepted (last published)."""
@@ -65,6 +65,8 @@ def recall_with_pending(
     if request.wait_for:
         pending.wait(bank_id, request.wait_for, request.wait_timeout_s)
     response = recall(bank_id, request)
+    if pending.ledger is None:
+        return response
     return response.model_copy(
         update={
             "pending": pending.count(bank_id),

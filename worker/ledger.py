@@ -160,9 +160,7 @@ class Ledger:
         published (Unix seconds). A scan over the ledger, which holds only what is in
         flight; bank ids hold no glob characters."""
         prefix = member(kind, event_key(bank_id, ""))
-        names = [
-            _text(n) for n, _ in self.client.hscan_iter(LEDGER_KEY, match=prefix + "*", count=500)
-        ]
+        names = self._names(prefix)
         if not names:
             return {}
         scores = self.client.zmscore(INDEX_KEY, names)
@@ -170,6 +168,15 @@ class Ledger:
             n.removeprefix(prefix): float(s if s is not None else 0.0)
             for n, s in zip(names, scores, strict=True)
         }
+
+    def pending_count(self, kind: Kind, bank_id: str) -> int:
+        """How many of the bank's events of `kind` are still owed: `pending` without the
+        publish times (what every recall reports, so one scan and nothing more)."""
+        return len(self._names(member(kind, event_key(bank_id, ""))))
+
+    def _names(self, prefix: str) -> list[str]:
+        found = self.client.hscan_iter(LEDGER_KEY, match=prefix + "*", count=500)
+        return [_text(n) for n, _ in found]
 
     def owed(self, kind: Kind, bank_id: str, event_ids: Sequence[object]) -> list[bool]:
         """For each event, whether the ledger still owes it (published, not yet handled)."""

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 from readmodel.recall.candidate import Candidate, replace
+from readmodel.recall.order import sort_key
 from readmodel.text import STOPWORDS, stem
 
 TOP = 10
@@ -59,10 +60,10 @@ def same_subject(a: Candidate, b: Candidate) -> bool:
     return sa is not None and sa == _speaker(b.record.text)
 
 
-def another_value(older: str, newer: str, asked: set[str]) -> bool:
-    """The same words but one short span each, and the shared words hold a word of the
-    question besides its subject's name (`asked`)."""
-    a, b = _words(older), _words(newer)
+def another_value(a: Sequence[str], b: Sequence[str], asked: set[str]) -> bool:
+    """The same words (`_words` of the older and the newer text) but one short span each,
+    and the shared words hold a word of the question besides its subject's name
+    (`asked`)."""
     if not a or not b or max(len(a), len(b)) > MAX_TOKENS:
         return False
     ops = SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
@@ -76,7 +77,7 @@ def another_value(older: str, newer: str, asked: set[str]) -> bool:
         w for w in b[j1:j2] if w not in STOPWORDS
     ]:
         return False
-    shared = {stem(w.removesuffix("'s")) for w in a[:i1] + a[i2:] if w not in STOPWORDS}
+    shared = {stem(w.removesuffix("'s")) for w in [*a[:i1], *a[i2:]] if w not in STOPWORDS}
     return bool(shared & asked)
 
 
@@ -93,11 +94,15 @@ def _joined(a: Candidate, b: Candidate) -> bool:
 def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> list[Candidate]:
     """`ordered`: candidates best first. Among the first `top`, each memory that a newer
     one answers with another value takes `outdated_by` (the newest such), and the newest
-    takes the best score of those it outdates, so it ranks first among them."""
+    takes the best score of those it outdates, so it ranks first among them; the answer
+    is in order again (only the first `top` can move, and only upwards within them). Each
+    of them is read into words once, and only these few: the stage's cost does not grow
+    with the bank or with the candidates below `top`."""
     if not present_question(query):
         return list(ordered)
     asked = {stem(w.removesuffix("'s")) for w in _words(query) if w not in STOPWORDS}
     head = list(ordered[:top])
+    words = {c.id: _words(c.record.text) for c in head}
     newest: dict[uuid.UUID, Candidate] = {}
     for old in head:
         for new in head:
@@ -105,7 +110,7 @@ def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> l
                 new.record.occurred_at > old.record.occurred_at
                 and not _joined(old, new)
                 and same_subject(old, new)
-                and another_value(old.record.text, new.record.text, asked - _names(old, new))
+                and another_value(words[old.id], words[new.id], asked - _names(old, new))
             ):
                 prior = newest.get(old.id)
                 if prior is None or new.record.occurred_at > prior.record.occurred_at:
@@ -119,4 +124,4 @@ def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> l
         replace(c, score=best[c.id], outdated_by=newest[c.id].id if c.id in newest else None)
         for c in head
     ]
-    return out + list(ordered[top:])
+    return sorted(out, key=sort_key) + list(ordered[top:])

@@ -135,7 +135,7 @@ class RecallPipeline:
         ordered = sorted(cands, key=sort_key)
         trace.lap("sort", ordered, "score, then newest first, then id")
         if not request.history and request.as_of is None:
-            ordered = sorted(outdate_older(ordered, request.query), key=sort_key)
+            ordered = outdate_older(ordered, request.query)
             outdated = sum(1 for c in ordered if c.outdated_by is not None)
             trace.lap(
                 "outdated", ordered, f"older values of one subject, after the newest: {outdated}"

@@ -57,7 +57,7 @@ def test_outdate_older(
         for text, day, entities, score in rows
     ]
     ranked = sorted(cands, key=sort_key)
-    out = sorted(outdate_older(ranked, query), key=sort_key)
+    out = outdate_older(ranked, query)  # in order again, without another sort
     index = {c.id: i for i, c in enumerate(cands)}
     assert [index[c.id] for c in out] == order, name
     got = {index[c.id]: index[c.outdated_by] for c in out if c.outdated_by is not None}
@@ -68,7 +68,10 @@ def test_only_the_head_is_compared() -> None:
     cands = [Candidate(memory(f"Ben lives in Town{i}.", i, entities=["Ben"]), score=1 - i / 100)
              for i in range(12)]  # fmt: skip
     out = outdate_older(cands, "Where does Ben live?", top=3)
-    assert [c.outdated_by is not None for c in out] == [True, True] + [False] * 10
+    newest = cands[2].id
+    assert [c.id for c in out] == [newest, cands[0].id, cands[1].id] + [c.id for c in cands[3:]]
+    assert [c.outdated_by for c in out[:3]] == [None, newest, newest]
+    assert all(c.outdated_by is None for c in out[3:])
 
 
 def test_the_cli_table_says_what_outdated_a_result() -> None:
