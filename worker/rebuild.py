@@ -84,14 +84,17 @@ def _move_tombstones(bank_id: str, tombstones: Tombstones) -> None:
     tombstones.add(extra)
 
 
-def _moved_to_current_ids(bank_id: str, deps: Consolidator) -> None:
-    """Layout 3's ids: the new points first (unconsolidated), then the old ones deleted."""
+def _moved_to_current_ids(bank_id: str, deps: Consolidator) -> list[StoredPoint]:
+    """Layout 3's ids: the new points first (unconsolidated), then the old ones deleted;
+    returns the bank's raw memories as they stand after, read once when none moves."""
     _move_tombstones(bank_id, deps.tombstones)
     raw = list(deps.store.scroll(Filter(bank_id, kinds=RAW_KINDS), True))
     points, old = _rekeyed(bank_id, raw)
-    if old:
-        deps.store.upsert([_reset(p) for p in points])
-        deps.store.delete(bank_id, old)
+    if not old:
+        return raw
+    deps.store.upsert([_reset(p) for p in points])
+    deps.store.delete(bank_id, old)
+    return list(deps.store.scroll(Filter(bank_id, kinds=RAW_KINDS), True))
 
 
 def rebuild_bank(
@@ -99,8 +102,7 @@ def rebuild_bank(
 ) -> int:
     """Returns the number of raw memories replayed."""
     with deps.locks.hold(f"bank:{bank_id}"):
-        _moved_to_current_ids(bank_id, deps)
-        raw = [_reset(p) for p in deps.store.scroll(Filter(bank_id, kinds=RAW_KINDS), True)]
+        raw = [_reset(p) for p in _moved_to_current_ids(bank_id, deps)]
         observations = [
             p.record.id for p in deps.store.scroll(Filter(bank_id, kinds=("observation",)))
         ]
