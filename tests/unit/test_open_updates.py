@@ -5,7 +5,7 @@ import pytest
 from contracts.memory import Relation
 from worker.consolidation.features import computed, decode, encode
 from worker.consolidation.openframes import read
-from worker.consolidation.openupdates import OpenUpdate, open_keys, open_update
+from worker.consolidation.openupdates import OpenUpdate, open_keys, open_query_keys, open_update
 
 Case = tuple[str, list[str], str, list[str]]
 
@@ -18,6 +18,18 @@ def related(
 
 def keys(text: str, entities: list[str]) -> set[str]:
     return set(open_keys(read(text, entities)))
+
+
+def query_keys(text: str, entities: list[str]) -> set[str]:
+    return set(open_query_keys(read(text, entities)))
+
+
+def meet(older: str, older_entities: list[str], newer: str, newer_entities: list[str]) -> bool:
+    """Each statement of the pair finds the other by key, whichever arrives first."""
+    return bool(
+        query_keys(newer, newer_entities) & keys(older, older_entities)
+        and query_keys(older, older_entities) & keys(newer, newer_entities)
+    )
 
 
 UPDATES: list[tuple[Case, str]] = [
@@ -80,7 +92,7 @@ def test_a_newer_value_of_the_same_frame_replaces_the_older(case: Case, why: str
     assert found is not None, (older, newer)
     assert why in found.reason
     assert "frame " in found.reason and "cue:" in found.reason
-    assert keys(older, older_entities) & keys(newer, newer_entities)
+    assert meet(older, older_entities, newer, newer_entities)
 
 
 @pytest.mark.parametrize("case", STAYS)
@@ -123,3 +135,13 @@ def test_a_pronoun_is_the_producers_person_before_a_capitalised_verb() -> None:
     """ "Caught up with Bram. He ..." is about Bram, not a person called Caught."""
     found = computed("Caught up with Bram yesterday. He lives in Leeds now.", ["Bram"])
     assert {s.subject for s in found.statement.slots} == {"bram"}
+
+
+def test_statements_of_one_subject_meet_only_where_a_frame_or_an_ended_value_can() -> None:
+    """Keys by role: sharing a subject and a common word ("afternoon") is no reason for
+    two statements to read one another; the same head, or a value named as over, is."""
+    drink, walk = "User: I drink espresso in the afternoon.", "User: I walk my dog in the afternoon."
+    assert not meet(drink, [], walk, [])
+    assert not query_keys(walk, []) & keys(drink, [])
+    assert meet(drink, [], "User: I drink green tea in the afternoon now.", [])
+    assert meet(drink, [], "User: I gave up espresso.", [])

@@ -11,7 +11,7 @@ from readmodel.store import EMPTY_VECTOR, Filter, StoredPoint, tagset_of
 from worker.consolidation.batch import ConsolidationStore
 from worker.consolidation.decide import Neighbourhood
 from worker.consolidation.features import of as text_features
-from worker.consolidation.openupdates import open_keys
+from worker.consolidation.openupdates import open_query_keys
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import Link, features, memory_id
 from worker.consolidation.statements import StatementFeatures
@@ -70,8 +70,9 @@ def _candidates(
 
 
 def memory_open_keys(m: Memory) -> tuple[str, ...]:
-    """The keys of `m`'s reading by frame (`openupdates.open_keys`), from its stored features."""
-    return tuple(open_keys(text_features(m).open))
+    """The stored keys of the statements `m`'s reading by frame may relate to
+    (`openupdates.open_query_keys`), from its stored features."""
+    return tuple(open_query_keys(text_features(m).open))
 
 
 def slot_filters(

@@ -13,8 +13,9 @@ Three kinds of evidence, each about one subject (`openframes.py` reads the state
   audit") with different dates, or a status and a later statement about it.
 
 Clauses of plans, pasts, questions, one-offs or additions take no part (`MARKERS`).
-Pure, decided on the two stored readings alone, and every pair it relates shares a key
-of `open_keys`, so the candidates read by key are exact.
+Pure, decided on the two stored readings alone, and every pair it relates meets by key:
+one's `open_query_keys` holds a stored key (`open_keys`) of the other, whichever arrives
+first, so the candidates read by key are exact.
 """
 
 from dataclasses import dataclass
@@ -224,11 +225,52 @@ def thing_change(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
 
 
 def open_keys(r: OpenReading | None) -> list[str]:
-    """The stored keys under which `open_update` can relate this statement to another:
-    every subject with every content word (`subject|~word`), and each definite thing
-    (`thing:words`). Both statements of a related pair share one."""
+    """The keys a statement is stored under, so that `open_update` can relate it to one
+    that arrives later (`open_query_keys` are what that one reads by):
+
+    * `subject|~head:w`: the first content word of each plain clause. A frame change
+      keeps every word before its value, and its frame has a content word there (the
+      noun of "<s> 's N is _", or the predicate), so both clauses share their first one;
+    * `subject|~said:w`: every content word of each plain clause, which a later
+      statement may name as over;
+    * `subject|~ended:w`: the content words of each value the statement names as over;
+    * `thing:words`: each definite thing it is about.
+
+    Keying by head and by role, not by every word, keeps what a statement reads to the
+    statements it could relate to: one keyed by every word found every other statement
+    of its subject that shared a common word, and compared frames with each of them."""
     if r is None or (not r.clauses and not r.things):
         return []
-    keys = {f"{subject}|~{w}" for subject in r.subjects for w in r.words}
-    keys |= {"thing:" + " ".join(t.thing) for t in r.things}
+    keys = _heads(r) | _things(r) | _said(r, "said") | _ended(r, "ended")
     return sorted(keys)
+
+
+def open_query_keys(r: OpenReading | None) -> list[str]:
+    """The stored keys (`open_keys`) of every statement this one may relate to, in either
+    order of arrival: the same heads and things, the values it names as over among what
+    others said, and what it says among the values others named as over."""
+    if r is None or (not r.clauses and not r.things):
+        return []
+    keys = _heads(r) | _things(r) | _said(r, "ended") | _ended(r, "said")
+    return sorted(keys)
+
+
+def _plain(r: OpenReading) -> list[Clause]:
+    return [c for c in r.clauses if not c.markers]
+
+
+def _heads(r: OpenReading) -> set[str]:
+    return {f"{c.subject}|~head:{said[0]}" for c in _plain(r) if (said := content(list(c.words)))}
+
+
+def _said(r: OpenReading, role: str) -> set[str]:
+    return {f"{c.subject}|~{role}:{w}" for c in _plain(r) for w in content(list(c.words))}
+
+
+def _ended(r: OpenReading, role: str) -> set[str]:
+    spans = [content(list(e.span)) for e in r.endings if e.asserted]
+    return {f"{s}|~{role}:{w}" for s in r.subjects for span in spans for w in span}
+
+
+def _things(r: OpenReading) -> set[str]:
+    return {"thing:" + " ".join(t.thing) for t in r.things}
