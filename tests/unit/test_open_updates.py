@@ -56,6 +56,18 @@ UPDATES: list[tuple[Case, str]] = [
      "used to"),
     (("Bram commutes by bus.", ["Bram"],
       "Caught up with Bram. He commutes by ferry now.", ["Bram"]), "'bus' -> 'ferry'"),
+    (("Sol is on the morning rota.", ["Sol"],
+      "Sol is on the evening rota now.", ["Sol"]), "'morning' -> 'evening'"),
+    (("Jules boxes at Mack's on Pine.", ["Jules"],
+      "Jules boxes at Pulse on 9th.", ["Jules"]), "'pulse on 9th'"),
+    (("User: I swim at the Lido.", [],
+      "User: I swim at Aquaworld now.", []), "'the lido' -> 'aquaworld'"),
+    (("Mira trains with Olek.", ["Mira", "Olek"],
+      "Mira's new trainer is Sven.", ["Mira", "Sven"]), "'olek' -> 'sven'"),
+    (("Mira's trainer is Olek.", ["Mira", "Olek"],
+      "Mira trains with Sven now.", ["Mira", "Sven"]), "'olek' -> 'sven'"),
+    (("User: I report to Greta.", ["Greta"],
+      "User: Quick one, I switched to Hamid as my reporter.", ["Hamid"]), "'greta' -> 'hamid'"),
 ]  # fmt: skip
 """(older, its entities, newer, its entities), and a part of the reason shown."""
 
@@ -82,6 +94,16 @@ STAYS: list[Case] = [
     ("Ana's manager is Tom.", ["Ana", "Tom"], "Ana's manager is now based in Oslo.", ["Ana"]),
     ("User: My manager is Tom.", ["Tom"], "User: My manager is busy now.", []),
     ("User: My deadline is May 3.", [], "User: My deadline is tight now.", []),
+    ("Sol is on the morning rota.", ["Sol"], "Sol is on the evening rota.", ["Sol"]),
+    ("Ana lives in Oslo.", ["Ana"], "Ana lives with Kim.", ["Ana", "Kim"]),
+    ("Pavel manages Ana.", ["Pavel", "Ana"], "Pavel's new manager is Tom.", ["Pavel", "Tom"]),
+    ("Theo works at Northwind.", ["Theo"], "Theo's social worker is Dana.", ["Theo", "Dana"]),
+    ("Mira's trainer is Olek.", ["Mira", "Olek"], "Mira trains with Sven.", ["Mira", "Sven"]),
+    ("Mira trains with Olek.", ["Mira", "Olek"], "Mira's trainer is Olek.", ["Mira", "Olek"]),
+    ("Lena's partner is Tariq.", ["Lena", "Tariq"],
+     "Lena's new coach is Tariq.", ["Lena", "Tariq"]),
+    ("Cleo's flatmate is Ravi.", ["Cleo", "Ravi"],
+     "Cleo's tutor changed from Ravi to Omid.", ["Cleo", "Ravi", "Omid"]),
 ]  # fmt: skip
 
 
@@ -116,6 +138,16 @@ def test_with_no_change_word_only_names_and_numbers_are_values() -> None:
 def test_an_ending_without_a_new_value_invalidates() -> None:
     found = related("Ivo's coach is Lena.", ["Ivo", "Lena"], "Ivo fired his coach.", ["Ivo"])
     assert found is not None and found.relation is Relation.INVALIDATED_BY
+
+
+def test_a_role_said_by_its_verb_ends_with_its_noun() -> None:
+    """ "trains with" and "trainer" are one role by their stem; ending it invalidates."""
+    older, newer = "Dario trains with Kofi.", "Dario doesn't have a trainer anymore."
+    found = related(older, ["Dario", "Kofi"], newer, ["Dario"])
+    assert found is not None and found.relation is Relation.INVALIDATED_BY
+    assert "'kofi' -> '(ended)'" in found.reason
+    assert meet(older, ["Dario", "Kofi"], newer, ["Dario"])
+    assert related("Dario works at Kofi's.", ["Dario"], newer, ["Dario"]) is None
 
 
 def test_long_turns_are_not_read_by_frame() -> None:

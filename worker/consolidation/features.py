@@ -29,7 +29,7 @@ from worker.consolidation.policy import has_negation_cue
 from worker.consolidation.statements import Slot, StatementFeatures, statement_features
 from worker.consolidation.updates import slot_keys
 
-FORMAT: Final = 2
+FORMAT: Final = 3
 """Written first in every encoded value; a value of another format is not read."""
 
 _VALUE_WORDS = frozenset(

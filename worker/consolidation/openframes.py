@@ -134,12 +134,14 @@ def _subject(part: str, ctx: Context) -> str | None:
 
 
 def _named(part: str) -> tuple[str, ...]:
-    """Words written as names or numbers inside the clause ("Dr. Ortiz", "May 14"): what
-    a value looks like when no change word says a value changed."""
+    """Words written as names or numbers inside the clause ("Dr. Ortiz", "May 14"), as
+    `tokens` splits them ("Gold's" is `gold`, "5th." is `5th`): what a value looks like
+    when no change word says a value changed."""
     found = re.findall(r"[\w'.-]+", part)
+    capitals = [w for w in found[1:] if w[0].isupper() and w != "I"]
     return tuple(
-        sorted({w.lower().strip(".") for w in found[1:] if w[0].isupper() and w != "I"}
-               | {w.lower() for w in found if any(ch.isdigit() for ch in w)})
+        sorted({t for w in capitals for t in tokens(w) if t[0] != "'"}
+               | {t for t in tokens(part) if any(ch.isdigit() for ch in t)})
     )  # fmt: skip
 
 

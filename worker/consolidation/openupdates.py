@@ -24,6 +24,7 @@ from difflib import SequenceMatcher
 from contracts.memory import Relation
 from readmodel.text import STOPWORDS
 from worker.consolidation.openframes import Clause, OpenReading
+from worker.consolidation.openroles import MIN_STEM, held_by_people, role_of, role_stems, stem
 from worker.consolidation.openvalues import SHORT
 from worker.consolidation.openwords import CUES, SUBJECT, content
 
@@ -45,7 +46,7 @@ def open_update(o: OpenReading | None, n: OpenReading | None) -> OpenUpdate | No
     """Why the statement read as `n` replaces the one read as `o` (older), or None."""
     if o is None or n is None or o.one_off or n.one_off:
         return None
-    return thing_change(o, n) or ended_value(o, n) or frame_change(o, n)
+    return thing_change(o, n) or ended_value(o, n) or frame_change(o, n) or role_change(o, n)
 
 
 def _contains(words: tuple[str, ...], span: tuple[str, ...]) -> bool:
@@ -61,12 +62,36 @@ def ended_value(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
         if not e.asserted or e.span in said_ended:
             continue
         for c in o.clauses:
-            if c.subject in n.subjects and not c.markers and _contains(c.words, e.span):
-                relation = Relation.INVALIDATED_BY if e.ends_only else Relation.EVOLVED_INTO
-                new = "(ended)" if e.ends_only else e.after
-                frame = _masked_frame(c.words, e.span)
-                return OpenUpdate(relation, explain(c.subject, frame, " ".join(e.span), new, e.how))
+            if c.subject not in n.subjects or c.markers or not _contains(c.words, e.span):
+                continue
+            if _other_noun(c, n):
+                continue
+            relation = Relation.INVALIDATED_BY if e.ends_only else Relation.EVOLVED_INTO
+            new = "(ended)" if e.ends_only else e.after
+            frame = _masked_frame(c.words, e.span)
+            return OpenUpdate(relation, explain(c.subject, frame, " ".join(e.span), new, e.how))
     return None
+
+
+def _noun_of(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The noun of "<s> 's N ...", up to its verb (empty for another clause)."""
+    if words[:2] != (SUBJECT, "'s"):
+        return ()
+    out: list[str] = []
+    for w in words[2:]:
+        if w in STOPWORDS or CUES.fullmatch(w) or w.endswith("ed"):
+            break
+        out.append(w)
+    return tuple(out)
+
+
+def _other_noun(c: Clause, n: OpenReading) -> bool:
+    """The older clause is "<s> 's N ..." and the newer statement speaks of the subject's
+    other nouns only: "<s> 's partner is Hugo" is not what "<s> 's trainer changed from
+    Hugo to ..." ends."""
+    noun = _noun_of(c.words)
+    said = {_noun_of(x.words) for x in n.clauses if x.subject == c.subject} - {()}
+    return bool(noun and said and noun not in said)
 
 
 def _masked_frame(words: tuple[str, ...], span: tuple[str, ...]) -> str:
@@ -88,29 +113,56 @@ def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
     """One subject, the same words but one short span each side, neither a plan nor a past."""
     if o.subject != n.subject or o.markers or n.markers:
         return None
-    ops = [op for op in SequenceMatcher(None, o.words, n.words, False).get_opcodes()]
-    changed = [op for op in ops if op[0] != "equal"]
-    if len(changed) != 1 or changed[0][0] != "replace":
+    span = _changed_span(o, n)
+    if span is None:
         return None
-    _, i1, i2, j1, j2 = changed[0]
+    i1, i2, j1, j2 = span
     old, new = o.words[i1:i2], n.words[j1:j2]
     if max(len(old), len(new)) > MAX_VALUE or SUBJECT in old + new:
         return None
-    if not content(list(old)) or not content(list(new)) or not _same_kind(old, new):
+    if not content(list(old)) or not content(list(new)):
+        return None
+    if not _same_kind(old, new, _names(old, o) and _names(new, n)):
         return None
     if _names(old, o) != _names(new, n) or _past(old) or _past(new):
         return None
     frame = (*o.words[:i1], "_", *o.words[i2:])
-    if SUBJECT not in frame[: frame.index("_")]:
+    if SUBJECT not in frame[: frame.index("_")] or _noun_changed(frame):
         return None
     if not _possessive_noun(frame) and not _predicate(frame):
         return None
-    if n.cue is None and not _possessive_noun(frame) and not _stative(frame, old, new):
+    named = frozenset(o.named) | frozenset(n.named)
+    if n.cue is None and not _possessive_noun(frame) and not _stative(frame, old, new, named):
         return None
     if n.cue is None and not _possessive_noun(frame) and not (_names(old, o) and _names(new, n)):
         return None
     why = explain(n.subject, " ".join(frame), " ".join(old), " ".join(new), n.cue)
     return OpenUpdate(Relation.EVOLVED_INTO, why)
+
+
+def _changed_span(o: Clause, n: Clause) -> tuple[int, int, int, int] | None:
+    """Where the two clauses differ, when that is one span on each side: one replaced
+    run of words, or two joined by one word inside a name on both sides ("Gold's on Main"
+    / "Crunch on 5th")."""
+    ops = SequenceMatcher(None, o.words, n.words, False).get_opcodes()
+    changed = [op for op in ops if op[0] != "equal"]
+    if len(changed) == 1 and changed[0][0] == "replace":
+        return changed[0][1:]
+    if len(changed) != 2 or changed[1][1] - changed[0][2] != 1:
+        return None
+    i1, i2, j1, j2 = changed[0][1], changed[1][2], changed[0][3], changed[1][4]
+    if i1 == i2 or j1 == j2 or not (_names(o.words[i1:i2], o) and _names(n.words[j1:j2], n)):
+        return None
+    inner_o, inner_n = o.words[changed[0][2]], n.words[changed[0][4]]
+    named = _names(o.words[i1 : changed[0][2]], o) and _names(n.words[j1 : changed[0][4]], n)
+    return (i1, i2, j1, j2) if inner_o == inner_n and inner_o in STOPWORDS and named else None
+
+
+def _noun_changed(frame: tuple[str, ...]) -> bool:
+    """ "<s> 's _ is X": what differs is the noun, not its value (the partner and the
+    trainer may be one person)."""
+    cut = frame.index("_")
+    return frame[cut - 1 : cut] == ("'s",) and frame[cut + 1 : cut + 2] in (("is",), ("are",))
 
 
 def _names(span: tuple[str, ...], c: Clause) -> bool:
@@ -120,11 +172,14 @@ def _names(span: tuple[str, ...], c: Clause) -> bool:
 
 
 def _predicate(frame: tuple[str, ...]) -> bool:
-    """The frame says something of its own before the value: a content word that is not
-    a change word ("<s> switched to _" says only that something changed), and no verb in
-    a past form ("<s> replaced the old _" is something done, not a state)."""
-    before = frame[: frame.index("_")]
+    """The frame says something of its own around the value: a content word that is not
+    a change word ("<s> switched to _" says only that something changed), before it or
+    after it ("<s> is on the _ shift"), and no verb in a past form before it ("<s>
+    replaced the old _" is something done, not a state)."""
+    cut = frame.index("_")
+    before, after = frame[:cut], frame[cut + 1 :]
     said = [w for w in content(list(before)) if not CUES.fullmatch(w) and w not in MANNER]
+    said += [w for w in content(list(after)) if w not in MANNER and SUBJECT not in after]
     return any(not w.endswith("ly") for w in said) and not _past(before)
 
 
@@ -147,12 +202,13 @@ def _past(words: tuple[str, ...] | list[str]) -> bool:
 COPULAS = frozenset({"is", "are", "am", "'s", "'m", "'re", "be", "been"})
 
 
-def _same_kind(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
+def _same_kind(old: tuple[str, ...], new: tuple[str, ...], names: bool = False) -> bool:
     """Two values of one kind: both with an article or neither ("a Honda" is not "red"),
-    and led by the same preposition if by any ("in Lisbon" is not "alone"). With
-    `_names` equal on both sides ("Tom" is not "busy") and no verb form in either
-    ("Tom" is not "based in Oslo")."""
-    if (old[0] in ARTICLES) != (new[0] in ARTICLES):
+    unless both are names ("the YMCA" and "Crunch"), and led by the same preposition if
+    by any ("in Lisbon" is not "alone", nor "with Kim"). With `_names` equal on both
+    sides ("Tom" is not "busy") and no verb form in either ("Tom" is not "based in
+    Oslo")."""
+    if (old[0] in ARTICLES) != (new[0] in ARTICLES) and not names:
         return False
     a = [w for w in old if w not in ARTICLES]
     b = [w for w in new if w not in ARTICLES]
@@ -163,10 +219,15 @@ def _same_kind(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
 ARTICLES = frozenset({"a", "an", "the"})
 
 
-def _stative(frame: tuple[str, ...], old: tuple[str, ...], new: tuple[str, ...]) -> bool:
-    """With no change word, a short value of a present state: no word of the frame is a
-    past form, and its verb is not one whose objects accumulate ("I love X")."""
-    if max(len(old), len(new)) > 3:
+def _stative(
+    frame: tuple[str, ...], old: tuple[str, ...], new: tuple[str, ...], named: frozenset[str]
+) -> bool:
+    """With no change word, a short value of a present state (longer only when all of it
+    is a name: "Gold's on Main"): no word of the frame is a past form, and its verb is not
+    one whose objects accumulate ("I love X")."""
+    if max(len(old), len(new)) > 3 and not all(
+        w in STOPWORDS or w[0] == "'" for w in old + new if w not in named
+    ):
         return False
     said = [w for w in frame if w != "_"]
     return not _past(said) and not ACCUMULATING & set(said)
@@ -224,6 +285,34 @@ def thing_change(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
     return None
 
 
+def role_change(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
+    """One role of the subject said by its noun and by its verb (`openroles.py`), held by
+    another person now, or ended ("no longer has a personal trainer"). A verb's holders
+    may be several ("trains with"), so a newer verb needs a change word; a newer noun
+    ("<s> 's trainer is _") holds one."""
+    for oc in o.clauses:
+        old = role_of(oc)
+        if old is None or not held_by_people(old, o):
+            continue
+        for nc in n.clauses:
+            new = role_of(nc)
+            if new is None or nc.subject != oc.subject or new.stem != old.stem:
+                continue
+            if new.noun == old.noun or not held_by_people(new, n) or (not new.noun and not nc.cue):
+                continue
+            if set(content(list(old.holder))) & set(content(list(new.holder))):
+                continue
+            why = explain(oc.subject, old.frame, " ".join(old.holder), " ".join(new.holder), nc.cue)
+            return OpenUpdate(Relation.EVOLVED_INTO, why)
+        for e in n.endings:
+            if not (e.asserted and e.ends_only and e.span) or oc.subject not in n.subjects:
+                continue
+            if not old.noun and len(stem(e.span[-1])) >= MIN_STEM and stem(e.span[-1]) == old.stem:
+                why = explain(oc.subject, old.frame, " ".join(old.holder), "(ended)", e.how)
+                return OpenUpdate(Relation.INVALIDATED_BY, why)
+    return None
+
+
 def open_keys(r: OpenReading | None) -> list[str]:
     """The keys a statement is stored under, so that `open_update` can relate it to one
     that arrives later (`open_query_keys` are what that one reads by):
@@ -241,7 +330,7 @@ def open_keys(r: OpenReading | None) -> list[str]:
     of its subject that shared a common word, and compared frames with each of them."""
     if r is None or (not r.clauses and not r.things):
         return []
-    keys = _heads(r) | _things(r) | _said(r, "said") | _ended(r, "ended")
+    keys = _heads(r) | _tails(r) | _roles(r) | _things(r) | _said(r, "said") | _ended(r, "ended")
     return sorted(keys)
 
 
@@ -251,7 +340,7 @@ def open_query_keys(r: OpenReading | None) -> list[str]:
     others said, and what it says among the values others named as over."""
     if r is None or (not r.clauses and not r.things):
         return []
-    keys = _heads(r) | _things(r) | _said(r, "ended") | _ended(r, "said")
+    keys = _heads(r) | _tails(r) | _roles(r) | _things(r) | _said(r, "ended") | _ended(r, "said")
     return sorted(keys)
 
 
@@ -261,6 +350,20 @@ def _plain(r: OpenReading) -> list[Clause]:
 
 def _heads(r: OpenReading) -> set[str]:
     return {f"{c.subject}|~head:{said[0]}" for c in _plain(r) if (said := content(list(c.words)))}
+
+
+def _tails(r: OpenReading) -> set[str]:
+    """The word after the subject and the last content word: a frame whose value is not
+    at its end ("<s> is on the _ shift") keeps both."""
+    return {
+        f"{c.subject}|~tail:{c.words[1]}:{said[-1]}"
+        for c in _plain(r)
+        if len(c.words) > 1 and len(said := content(list(c.words))) > 1
+    }
+
+
+def _roles(r: OpenReading) -> set[str]:
+    return {f"{subject}|~role:{s}" for subject, s in role_stems(r)}
 
 
 def _said(r: OpenReading, role: str) -> set[str]:
