@@ -172,7 +172,8 @@ def test_a_pronoun_is_the_producers_person_before_a_capitalised_verb() -> None:
 def test_statements_of_one_subject_meet_only_where_a_frame_or_an_ended_value_can() -> None:
     """Keys by role: sharing a subject and a common word ("afternoon") is no reason for
     two statements to read one another; the same head, or a value named as over, is."""
-    drink, walk = "User: I drink espresso in the afternoon.", "User: I walk my dog in the afternoon."
+    drink = "User: I drink espresso in the afternoon."
+    walk = "User: I walk my dog in the afternoon."
     assert not meet(drink, [], walk, [])
     assert not query_keys(walk, []) & keys(drink, [])
     assert meet(drink, [], "User: I drink green tea in the afternoon now.", [])
