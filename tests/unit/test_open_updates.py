@@ -125,14 +125,30 @@ def test_other_subjects_plans_pasts_and_episodes_replace_nothing(case: Case) -> 
 
 def test_with_no_change_word_only_names_and_numbers_are_values() -> None:
     """ "I feel great" / "I feel tired", "that sounds cool" / "that sounds awesome": with
-    no change word, common words in one frame are not read as a changed value."""
+    no change word, common words in one frame are not read as a changed value, unless
+    the frame says something on both sides of it (`test_a_value_between_words_...`)."""
     for older, newer in (
-        ("User: I drink espresso in the afternoon.", "User: I drink mint tea in the afternoon."),
+        ("User: I drink espresso.", "User: I drink mint tea."),
         ("User: I feel great.", "User: I feel tired."),
         ("Caroline: That sounds awesome!", "Caroline: That sounds super rewarding!"),
         ("John: Long time no see!", "John: Long time no talk!"),
     ):
         assert related(older, [], newer, []) is None, (older, newer)
+
+
+def test_a_value_between_words_of_its_frame_changes_with_no_change_word() -> None:
+    """ "<s> takes the _ to school": the words on both sides make it one slot."""
+    older, newer = "Ilse takes the tram to school.", "Ilse takes the bus to school."
+    found = related(older, ["Ilse"], newer, ["Ilse"])
+    assert found is not None and "'tram' -> 'bus' (cue: none)" in found.reason
+    assert meet(older, ["Ilse"], newer, ["Ilse"])
+    for older, newer in (
+        ("User: I love the beach in summer.", "User: I love the mountains in summer."),
+        ("User: I visit the gallery on Fridays.", "User: I visit the museum on Fridays."),
+        ("Ilse takes the tram to school.", "Ilse took the bus to school."),
+        ("Ilse takes the tram to school.", "Ilse takes the bus to school this week."),
+    ):
+        assert related(older, ["Ilse"], newer, ["Ilse"]) is None, (older, newer)
 
 
 def test_an_ending_without_a_new_value_invalidates() -> None:

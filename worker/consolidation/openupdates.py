@@ -134,7 +134,8 @@ def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
     named = frozenset(o.named) | frozenset(n.named)
     if n.cue is None and not _possessive_noun(frame) and not _stative(frame, old, new, named):
         return None
-    if n.cue is None and not _possessive_noun(frame) and not (_names(old, o) and _names(new, n)):
+    named_values = _names(old, o) and _names(new, n)
+    if n.cue is None and not _possessive_noun(frame) and not named_values and not _framed(frame):
         return None
     why = explain(n.subject, " ".join(frame), " ".join(old), " ".join(new), n.cue)
     return OpenUpdate(Relation.EVOLVED_INTO, why)
@@ -163,6 +164,16 @@ def _noun_changed(frame: tuple[str, ...]) -> bool:
     trainer may be one person)."""
     cut = frame.index("_")
     return frame[cut - 1 : cut] == ("'s",) and frame[cut + 1 : cut + 2] in (("is",), ("are",))
+
+
+def _framed(frame: tuple[str, ...]) -> bool:
+    """The value stands between words of the frame that say something on both sides
+    ("<s> takes the _ to work"): a slot of the subject, not a word said of how it
+    feels ("<s> feel _")."""
+    cut = frame.index("_")
+    before = [w for w in content(list(frame[:cut])) if w not in MANNER]
+    after = [w for w in content(list(frame[cut + 1 :])) if w not in MANNER]
+    return bool(before and after)
 
 
 def _names(span: tuple[str, ...], c: Clause) -> bool:
