@@ -166,6 +166,28 @@ def test_a_role_said_by_its_verb_ends_with_its_noun() -> None:
     assert related("Dario works at Kofi's.", ["Dario"], newer, ["Dario"]) is None
 
 
+def test_an_attribute_the_rules_read_is_said_as_its_noun() -> None:
+    """ "Noor is dating Kemal" is Noor's partner by the attribute rules: a retraction or
+    a new holder of "partner" meets it; one of another noun does not."""
+    dating, reports = (
+        ("Noor is dating Kemal.", ["Noor", "Kemal"]),
+        ("Ugo reports to Selin.", ["Ugo", "Selin"]),
+    )
+    for (older, entities), newer, why in (
+        (dating, ("Noor doesn't have a partner anymore.", ["Noor"]), "'partner' -> '(ended)'"),
+        (
+            reports,
+            ("Ugo switched to Baran as his manager.", ["Ugo", "Baran"]),
+            "'selin' -> 'baran'",
+        ),
+    ):
+        found = related(older, entities, *newer)
+        assert found is not None and why in found.reason, (older, newer)
+        assert meet(older, entities, *newer)
+    assert related(*dating, "Noor no longer has a manager.", ["Noor"]) is None
+    assert related(*reports, "Ugo switched to Baran as his partner.", ["Ugo", "Baran"]) is None
+
+
 def test_long_turns_are_not_read_by_frame() -> None:
     turn = "User: " + " ".join(["I really think that the weather was lovely today"] * 5)
     assert read(turn, []) is None and keys(turn, []) == set()

@@ -29,7 +29,7 @@ from worker.consolidation.openwords import (
     markers,
     tokens,
 )
-from worker.consolidation.statements import SENTENCE_END, split_speaker
+from worker.consolidation.statements import SENTENCE_END, split_speaker, statement_features
 from worker.consolidation.subjects import FIRST_PERSON, Context, antecedent, clause_subject
 
 SPLIT = re.compile(
@@ -162,6 +162,31 @@ def _clauses(sentence: str, ctx: Context) -> list[Clause]:
     return out
 
 
+ATTRIBUTE = re.compile(r"[a-z]+")
+
+
+def _attribute_clauses(
+    text: str, entities: tuple[str, ...] | list[str], clauses: list[Clause], body: str
+) -> list[Clause]:
+    """What the attribute rules read as a slot of one value at a time, said as its noun:
+    "Bram is with Dev" is also "<s> 's partner is dev", so that "Bram no longer has a
+    partner" or "Bram switched to Kim as his partner" meets it. Only an attribute named
+    by one plain word, of the speaker or one of the producer's people, and not said so
+    already."""
+    said = {(c.subject, c.words[:4]) for c in clauses}
+    out = []
+    for slot in statement_features(text, entities).slots:
+        if slot.mode != "is" or slot.tier != "slot" or not ATTRIBUTE.fullmatch(slot.attribute):
+            continue
+        value = tuple(w for w in tokens(slot.value) if w[0] != "'")
+        words = (SUBJECT, "'s", slot.attribute, "is", *value)
+        if not value or ">" in slot.subject or (slot.subject, words[:4]) in said:
+            continue
+        named = tuple(sorted(set(value))) if slot.value[:1].isupper() else ()
+        out.append(Clause(slot.subject, words, tuple(sorted(markers(body))), cue_of(body), named))
+    return out
+
+
 def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading | None:
     """The statement's open reading, or None when it is too long to be a stated fact."""
     speaker, body = split_speaker(text.replace("’", "'"))
@@ -172,6 +197,7 @@ def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading |
     ctx = Context(me, antecedent(body, people, me), people)
     sentences = split_sentences(body)
     clauses = [c for s in sentences for c in _clauses(s, ctx)]
+    clauses += _attribute_clauses(text, entities, clauses, body)
     subjects = {c.subject for c in clauses} | set(people)
     if FIRST_PERSON & set(tokens(body)) or re.search(r"\bmy\b", body, re.I):
         subjects.add(me)
