@@ -37,13 +37,14 @@ SPLIT = re.compile(
     r"his|her|His|Her|the|The|it's|we|We|they|They|[A-Z][a-z]+)\b)"
 )
 REWRITES = (
-    (re.compile(r"\b(?P<who>i|[a-z]+) (?:has|have) a (?:new )?(?P<noun>[a-z]+(?: [a-z]+)?), "
+    (re.compile(r"\b(?P<who>i|[a-z]+) (?:(?:has|have) a (?:new )?|"
+                r"(?:got|found|hired|chose|picked) a new )(?P<noun>[a-z]+(?: [a-z]+)?), "
                 r"(?P<value>[^,;]+)$"), "{who}'s {noun} is {value}"),
     (re.compile(r"\b(?P<who>i|[a-z]+) switched to (?P<value>.+?) as (?P<owner>my|his|her|their|"
                 r"[a-z]+'s) (?P<noun>[a-z]+(?: [a-z]+)?)$"), "{owner} {noun} is {value}"),
 )  # fmt: skip
 """Two ways of naming a holder that say "<s>'s N is V": "Bram has a new housemate,
-Siobhan" and "I switched to Dr. Kim as my doctor"."""
+Siobhan" (or found, got, hired one) and "I switched to Dr. Kim as my doctor"."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ def _rewritten(sentence: str) -> str:
         if found:
             start = found.start()
             said = template.format(**{k: v for k, v in found.groupdict().items()})
-            said = said.replace("i's", "my")
+            said = re.sub(r"^i's ", "my ", said)
             return body[:start] + _recase(said, body[start:]) + "."
     return sentence
 
@@ -122,13 +123,17 @@ def _recase(said: str, original: str) -> str:
     return " ".join(cased.get(w, w) for w in said.split(" "))
 
 
+CONTRACTED = re.compile(r"\bI(?=['’](?:m|ve|d|ll)\b)")
+""""I'm", "I've": the speaker, as "I" is."""
+
+
 def _subject(part: str, ctx: Context) -> str | None:
     """The clause's subject when it is the speaker or one of the producer's people (not a
     word that opens a sentence: "Let's ...", "Long time no see"); a relative named by role
     ("Bram's landlord") is its owner's attribute here, so that "Bram's landlord is X" and
     "Bram no longer has a landlord" share a subject."""
     plain = " ".join(w for w in part.split() if w.lower() not in NOISE)
-    subject = clause_subject(plain, ctx)
+    subject = clause_subject(CONTRACTED.sub("I ", plain), ctx)
     owner = subject.split(">")[0] if subject else None
     return owner if owner == ctx.me or owner in ctx.entities else None
 
@@ -187,6 +192,19 @@ def _attribute_clauses(
     return out
 
 
+def _endings(sentence: str, ctx: Context) -> list[Ending]:
+    """The values a sentence names as over; one said of a relative ("my brother isn't a
+    fan anymore") is the relative's, not its owner's: it may end only the relative
+    itself ("my flatmate moved out") or a person holding that role ("my manager changed
+    from Hugo to Kim")."""
+    found = endings(sentence.lower())
+    subject = clause_subject(CONTRACTED.sub("I ", sentence), ctx) or ""
+    if ">" not in subject:
+        return found
+    relative = subject.split(">")[1]
+    return [e for e in found if relative in e.span or set(e.span) & ctx.entities]
+
+
 def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading | None:
     """The statement's open reading, or None when it is too long to be a stated fact."""
     speaker, body = split_speaker(text.replace("’", "'"))
@@ -207,7 +225,7 @@ def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading |
         tuple(clauses),
         tuple(sorted(subjects)),
         tuple(sorted(set(content(tokens(body))))),
-        tuple(e for s in low for e in endings(s)),
+        tuple(e for s in sentences for e in _endings(s, ctx)),
         tuple(things),
         bool(low) and all("temporary" in markers(s) for s in low),
     )

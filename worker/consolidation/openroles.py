@@ -18,27 +18,32 @@ from readmodel.text import STOPWORDS
 from worker.consolidation.openframes import Clause, OpenReading
 from worker.consolidation.openwords import CUES, NOISE, SUBJECT, content
 
-SUFFIXES = ("ers", "ors", "ists", "er", "or", "ist", "es", "s")
-"""Endings of agent nouns and of the present verb, which the stem drops."""
+SUFFIXES = ("ers", "ors", "ists", "ing", "er", "or", "ist", "es", "s")
+"""Endings of agent nouns, of the present verb and of a verb used as a noun's modifier
+("climbing partner"), which the stem drops."""
 MIN_STEM = 4
 PREPOSITIONS = frozenset("with to from for under at by".split())
+COPULAS = frozenset({"is", "are", "am", "'m", "'re", "'s"})
 
 
 @dataclass(frozen=True)
 class Role:
-    """`stem`: the stem its noun or verb shares; `frame`: the clause with the holder
-    masked; `holder`: the holder's words; `noun`: said by a noun ("<s> 's N is _")."""
+    """`stems`: the stems its noun's words or its verb give; `frame`: the clause with the
+    holder masked; `holder`: the holder's words; `noun`: said by a noun ("<s> 's N is _")."""
 
-    stem: str
+    stems: frozenset[str]
     frame: str
     holder: tuple[str, ...]
     noun: bool
 
 
 def stem(word: str) -> str:
-    """ "trainer", "trains" -> "train"; "manager", "manages" -> "manag"."""
+    """ "trainer", "trains" -> "train"; "manager", "manages" -> "manag"; "studies" ->
+    "study"."""
+    if word.endswith("ies") and len(word) > MIN_STEM:
+        return word[:-3] + "y"
     for suffix in SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= MIN_STEM - 1:
+        if word.endswith(suffix) and len(word) - len(suffix) >= MIN_STEM:
             word = word[: -len(suffix)]
             break
     return word[:-1] if word.endswith("e") and len(word) > MIN_STEM else word
@@ -49,10 +54,13 @@ def _masked(words: tuple[str, ...], at: int) -> str:
 
 
 def verb_role(c: Clause) -> Role | None:
-    """ "<s> trains with P": a present verb, a preposition, then the holder (to the end)."""
+    """ "<s> trains with P": a present verb, a preposition, then the holder (to the end);
+    or "<s> is tutored by P", the verb's past participle after a copula."""
     w = c.words
     if len(w) < 4 or w[0] != SUBJECT or c.markers:
         return None
+    if len(w) > 4 and w[1] in COPULAS and w[2].endswith("ed") and w[3] == "by":
+        w = (w[0], w[2][:-2], w[3], *w[4:])
     verb, prep = w[1], w[2]
     if verb in STOPWORDS or verb in NOISE or verb[0] == "'" or CUES.fullmatch(verb):
         return None
@@ -61,7 +69,9 @@ def verb_role(c: Clause) -> Role | None:
     holder = w[3:]
     if not content(list(holder)) or SUBJECT in holder:
         return None
-    return Role(stem(verb), _masked(w, 3), holder, noun=False)
+    return Role(
+        frozenset({stem(verb)}), _masked(c.words, len(c.words) - len(holder)), holder, False
+    )
 
 
 def noun_role(c: Clause) -> Role | None:
@@ -73,9 +83,8 @@ def noun_role(c: Clause) -> Role | None:
     noun, holder = w[2:cut], w[cut + 1 :]
     if len(content(list(noun))) != len(noun) or not content(list(holder)) or SUBJECT in holder:
         return None
-    if len(stem(noun[-1])) < MIN_STEM:
-        return None
-    return Role(stem(noun[-1]), _masked(w, cut + 1), holder, noun=True)
+    stems = frozenset(s for s in map(stem, noun) if len(s) >= MIN_STEM)
+    return Role(stems, _masked(w, cut + 1), holder, noun=True) if stems else None
 
 
 def role_of(c: Clause) -> Role | None:
@@ -89,8 +98,13 @@ def held_by_people(role: Role, r: OpenReading) -> bool:
 
 def role_stems(r: OpenReading) -> set[tuple[str, str]]:
     """(subject, stem) of each role the statement says with its holder, or ends."""
-    out = {(c.subject, role.stem) for c in r.clauses if (role := role_of(c)) is not None}
+    out = {(c.subject, s) for c in r.clauses if (role := role_of(c)) for s in role.stems}
     for e in r.endings:
-        if e.asserted and e.ends_only and e.span and len(stem(e.span[-1])) >= MIN_STEM:
-            out |= {(s, stem(e.span[-1])) for s in r.subjects}
+        if e.asserted and e.ends_only:
+            out |= {(subject, s) for subject in r.subjects for s in ended_stems(e.span)}
     return out
+
+
+def ended_stems(span: tuple[str, ...]) -> frozenset[str]:
+    """The stems of a noun named as ended ("no longer has a study partner")."""
+    return frozenset(s for s in map(stem, content(list(span))) if len(s) >= MIN_STEM)

@@ -24,7 +24,7 @@ from difflib import SequenceMatcher
 from contracts.memory import Relation
 from readmodel.text import STOPWORDS
 from worker.consolidation.openframes import Clause, OpenReading
-from worker.consolidation.openroles import MIN_STEM, held_by_people, role_of, role_stems, stem
+from worker.consolidation.openroles import ended_stems, held_by_people, role_of, role_stems
 from worker.consolidation.openvalues import SHORT
 from worker.consolidation.openwords import CUES, SUBJECT, content
 
@@ -135,7 +135,12 @@ def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
     if n.cue is None and not _possessive_noun(frame) and not _stative(frame, old, new, named):
         return None
     named_values = _names(old, o) and _names(new, n)
-    if n.cue is None and not _possessive_noun(frame) and not named_values and not _framed(frame):
+    if (
+        n.cue is None
+        and not _possessive_noun(frame)
+        and not named_values
+        and not _framed(frame, old)
+    ):
         return None
     why = explain(n.subject, " ".join(frame), " ".join(old), " ".join(new), n.cue)
     return OpenUpdate(Relation.EVOLVED_INTO, why)
@@ -166,14 +171,18 @@ def _noun_changed(frame: tuple[str, ...]) -> bool:
     return frame[cut - 1 : cut] == ("'s",) and frame[cut + 1 : cut + 2] in (("is",), ("are",))
 
 
-def _framed(frame: tuple[str, ...]) -> bool:
-    """The value stands between words of the frame that say something on both sides
-    ("<s> takes the _ to work"): a slot of the subject, not a word said of how it
-    feels ("<s> feel _")."""
+def _framed(frame: tuple[str, ...], old: tuple[str, ...]) -> bool:
+    """The value is a thing (led by a determiner) between words of the frame that say
+    something on both sides ("<s> takes the _ to work"): a slot of the subject, not a
+    word said of how it feels ("<s> feel _ about the exam")."""
     cut = frame.index("_")
     before = [w for w in content(list(frame[:cut])) if w not in MANNER]
     after = [w for w in content(list(frame[cut + 1 :])) if w not in MANNER]
-    return bool(before and after)
+    led = frame[cut - 1] in DETERMINERS or old[0] in DETERMINERS
+    return bool(before and after) and led
+
+
+DETERMINERS = frozenset({"a", "an", "the", "'s", "their", "our", "this", "that"})
 
 
 def _names(span: tuple[str, ...], c: Clause) -> bool:
@@ -307,7 +316,7 @@ def role_change(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
             continue
         for nc in n.clauses:
             new = role_of(nc)
-            if new is None or nc.subject != oc.subject or new.stem != old.stem:
+            if new is None or nc.subject != oc.subject or not new.stems & old.stems:
                 continue
             if new.noun == old.noun or not held_by_people(new, n) or (not new.noun and not nc.cue):
                 continue
@@ -318,7 +327,7 @@ def role_change(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
         for e in n.endings:
             if not (e.asserted and e.ends_only and e.span) or oc.subject not in n.subjects:
                 continue
-            if not old.noun and len(stem(e.span[-1])) >= MIN_STEM and stem(e.span[-1]) == old.stem:
+            if not old.noun and ended_stems(e.span) & old.stems:
                 why = explain(oc.subject, old.frame, " ".join(old.holder), "(ended)", e.how)
                 return OpenUpdate(Relation.INVALIDATED_BY, why)
     return None

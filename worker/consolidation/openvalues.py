@@ -1,7 +1,8 @@
 """Values a sentence names as over, and what it says of a definite thing.
 
 Endings are constructions, not attributes: "from X to", "instead of X", "used to ... X",
-"stopped ... X", "X left", "with X gone", "no longer has a X". The thing a sentence is
+"stopped ... X", "X left", "with X gone", "no longer has a X", "no longer works at X",
+"isn't X anymore", "doesn't drink X anymore". The thing a sentence is
 about is its first definite noun phrase when named within its first words ("the vendor
 audit has been pushed back to May 14", "they scrapped the pilot"), with the dates it
 gives and, for a short "the T is X", the status X. Pure functions of one sentence.
@@ -23,8 +24,11 @@ ENDED_BEFORE = re.compile(
     r"stopped(?: being| seeing| [a-z]+ing)?|gave up(?: on)?|no more|"
     r"quit(?: (?:my|his|her|their) job at)?|got rid of|sold|fired|"
     r"cancell?ed (?:my|his|her|their) membership at|(?:haven't|hasn't) [a-z]+|"
-    r"no longer (?:has|have)|(?:doesn't|don't) have|(?:split|broke) up with)\s+"
-    r"(?P<x>[^,;.!?:]+)"
+    r"no longer(?: (?:has|have|is|are|[a-z]+s(?= (?:in|at|for|with|to|on|from|by|a|an|the)\b)))?|"
+    r"(?:doesn't|don't) have|(?:split|broke) up with|"
+    r"(?:(?:doesn't|don't) [a-z]+|isn't|is not|aren't|are not|'m not|am not)"
+    r"(?=[^,;.!?:]* any ?more\b))"
+    r"\s+(?P<x>[^,;.!?:]+)"
 )
 FROM_TO = re.compile(
     r"\b(?:switched|switching|moved|moving|changed|changing|went|upgraded|downgraded|"
@@ -45,7 +49,8 @@ STOP = frozenset(
 )
 BOUNDARY = frozenset("with after since so and now that because while when".split())
 ENDING_ONLY = re.compile(
-    r"^(?:quit|got rid|sold|fired|cancel|no longer|doesn't|don't|got married|moved out|"
+    r"^(?:quit|got rid|sold|fired|cancel|no longer|doesn't|don't|isn't|is not|aren't|are not|"
+    r"'m not|am not|got married|moved out|"
     r"moved away|retired|is long gone|is gone|gone|is a thing|is history|is over|left|"
     r"broke up|split up)"
 )
@@ -117,7 +122,8 @@ def _after(sentence: str, how: str) -> str:
 def _asserted(sentence: str) -> bool:
     found = markers(sentence) & {"hypothetical", "negated"}
     own = re.search(
-        r"(?:doesn't|don't) have|(?:haven't|hasn't) [a-z]+|[,;] not |no longer|no more", sentence
+        r"(?:doesn't|don't) have|(?:haven't|hasn't) [a-z]+|[,;] not |no longer|no more|any ?more\b",
+        sentence,
     )
     return not (found - ({"negated"} if own else set()))
 
