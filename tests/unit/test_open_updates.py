@@ -78,6 +78,8 @@ UPDATES: list[tuple[Case, str]] = [
       "User: I don't eat meat anymore.", []), "'meat' -> '(ended)'"),
     (("User: I'm a volunteer at the shelter.", [],
       "User: I'm not a volunteer anymore.", []), "'volunteer' -> '(ended)'"),
+    (("User: My visa interview is on March 4.", [],
+      "User: My visa interview got pushed to March 18.", []), "'march 4' -> 'march 18'"),
     (("User: I report to Greta.", ["Greta"],
       "User: Quick one, I switched to Hamid as my reporter.", ["Hamid"]), "'greta' -> 'hamid'"),
 ]  # fmt: skip
@@ -115,6 +117,9 @@ STAYS: list[Case] = [
     ("Lena's partner is Tariq.", ["Lena", "Tariq"],
      "Lena's new coach is Tariq.", ["Lena", "Tariq"]),
     ("Oskar teaches at Brookfield.", ["Oskar"], "Oskar no longer teaches at Hillcrest.", ["Oskar"]),
+    ("Ana: My exam is on June 3.", [], "Ben: My exam is on June 9.", []),
+    ("User: My flight is on May 3.", [], "User: My return flight is on May 9.", []),
+    ("User: My flight is on May 3.", [], "User: My sister's flight is on May 9.", []),
     ("User: I'm a fan of jazz.", [], "User: I'm not a fan of jazz.", []),
     ("User: I'm a fan of jazz.", [], "User: My brother isn't a fan of jazz anymore.", []),
     ("Lale is mentored by Omid.", ["Lale", "Omid"], "Lale's new manager is Cem.", ["Lale", "Cem"]),

@@ -192,6 +192,19 @@ def _attribute_clauses(
     return out
 
 
+OWNED = re.compile(r"^(?:my|our) (?=[a-z])")
+
+
+def _owned_date(sentence: str, me: str) -> ThingSaid | None:
+    """What a (lowercased) sentence says of the speaker's own thing, when it gives a date
+    ("my lease ends on June 30" is about the thing `me lease`); a status is not read
+    of it ("my manager is busy" says nothing of who the manager is)."""
+    if not OWNED.match(sentence):
+        return None
+    found = thing_said(OWNED.sub(f"the {me} ", sentence))
+    return found if found is not None and found.dates else None
+
+
 def _endings(sentence: str, ctx: Context) -> list[Ending]:
     """The values a sentence names as over; one said of a relative ("my brother isn't a
     fan anymore") is the relative's, not its owner's: it may end only the relative
@@ -220,7 +233,7 @@ def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading |
     if FIRST_PERSON & set(tokens(body)) or re.search(r"\bmy\b", body, re.I):
         subjects.add(me)
     low = [s.lower() for s in sentences]
-    things = [t for s in low if (t := thing_said(s)) is not None]
+    things = [t for s in low if (t := thing_said(s) or _owned_date(s, me)) is not None]
     return OpenReading(
         tuple(clauses),
         tuple(sorted(subjects)),
