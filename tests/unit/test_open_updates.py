@@ -5,7 +5,8 @@ import pytest
 from contracts.memory import Relation
 from worker.consolidation.features import computed, decode, encode
 from worker.consolidation.openframes import read
-from worker.consolidation.openupdates import OpenUpdate, open_keys, open_query_keys, open_update
+from worker.consolidation.openkeys import open_keys, open_query_keys
+from worker.consolidation.openupdates import OpenUpdate, open_update
 
 Case = tuple[str, list[str], str, list[str]]
 
@@ -80,6 +81,21 @@ UPDATES: list[tuple[Case, str]] = [
       "User: I'm not a volunteer anymore.", []), "'volunteer' -> '(ended)'"),
     (("User: My visa interview is on March 4.", [],
       "User: My visa interview got pushed to March 18.", []), "'march 4' -> 'march 18'"),
+    (("User: I ride a Vespa.", [],
+      "User: I traded my Vespa for an e-bike.", []), "'vespa'"),
+    (("Edda reads on a Nook.", ["Edda"],
+      "Edda replaced her Nook with a tablet.", ["Edda"]), "'nook'"),
+    (("Tamsin's coach is Rolf.", ["Tamsin", "Rolf"],
+      "Ada took over from Rolf as Tamsin's coach.", ["Ada", "Rolf", "Tamsin"]), "'rolf'"),
+    (("User: I like bouldering.", [],
+      "User: I prefer sea kayaking over bouldering now.", []), "'bouldering'"),
+    (("Ilka's team is Orbit.", ["Ilka"],
+      "Ilka moved from Orbit to Atlas.", ["Ilka"]), "'orbit' -> 'atlas'"),
+    (("Jory's accountant is Mr. Vance.", ["Jory", "Mr. Vance"],
+      "Ms. Adeyemi is Jory's accountant now.", ["Jory", "Ms. Adeyemi"]),
+     "'mr vance' -> 'ms adeyemi'"),
+    (("User: I paint on Sundays.", [],
+      "User: I used to paint on Sundays; now I sculpt.", []), "'sundays'"),
     (("User: I report to Greta.", ["Greta"],
       "User: Quick one, I switched to Hamid as my reporter.", ["Hamid"]), "'greta' -> 'hamid'"),
 ]  # fmt: skip
@@ -118,6 +134,8 @@ STAYS: list[Case] = [
      "Lena's new coach is Tariq.", ["Lena", "Tariq"]),
     ("Oskar teaches at Brookfield.", ["Oskar"], "Oskar no longer teaches at Hillcrest.", ["Oskar"]),
     ("Ana: My exam is on June 3.", [], "Ben: My exam is on June 9.", []),
+    ("User: I paint on Sundays.", [], "User: I used to cook on Sundays.", []),
+    ("User: I ride a Vespa.", [], "User: I swapped the mirrors on the Vespa.", []),
     ("User: My flight is on May 3.", [], "User: My return flight is on May 9.", []),
     ("User: My flight is on May 3.", [], "User: My sister's flight is on May 9.", []),
     ("User: I'm a fan of jazz.", [], "User: I'm not a fan of jazz.", []),

@@ -24,7 +24,7 @@ from contracts.memory import Memory
 from readmodel.text import STOPWORDS, TEXT_CACHE_SIZE
 from worker.consolidation import openframes
 from worker.consolidation.openframes import OpenReading
-from worker.consolidation.openupdates import open_keys
+from worker.consolidation.openkeys import open_keys
 from worker.consolidation.policy import has_negation_cue
 from worker.consolidation.statements import Slot, StatementFeatures, statement_features
 from worker.consolidation.updates import slot_keys
@@ -66,7 +66,7 @@ def computed(text: str, entities: list[str] | tuple[str, ...] = ()) -> TextFeatu
 
 def stored_fields(text: str, entities: list[str] | tuple[str, ...]) -> dict[str, Any]:
     """What a raw memory stores about its text, computed here once: its features and
-    the slot keys they give, with the keys of its open frames (`openupdates.open_keys`),
+    the slot keys they give, with the keys of its open frames (`openkeys.open_keys`),
     at ingest and again by a rebuild."""
     found = computed(text, entities)
     keys = sorted({*slot_keys(found.statement), *open_keys(found.open)})

@@ -14,7 +14,7 @@ its bank and event id (`contracts.memory.derive_memory_id`), not from the event 
 alone, so two banks using one event id no longer share (and overwrite) one point: the
 rebuild moves each raw memory to its new id, and tombstones with it; 4, every statement
 short enough to be read by frame also keyed `subject|~word` per content word and
-`thing:words` per definite thing it is about (`openupdates.open_keys`), which updates
+`thing:words` per definite thing it is about (`openkeys.open_keys`), which updates
 found by frame and value read: the rebuild derives them again from each memory's text;
 5, those keys by role instead of by every word (`subject|~head:w`, `~said:w`, `~ended:w`),
 so that a statement reads only the statements its frame or its ended values can meet;

@@ -11,7 +11,7 @@ from readmodel.store import EMPTY_VECTOR, Filter, StoredPoint, tagset_of
 from worker.consolidation.batch import ConsolidationStore
 from worker.consolidation.decide import Neighbourhood
 from worker.consolidation.features import of as text_features
-from worker.consolidation.openupdates import open_query_keys
+from worker.consolidation.openkeys import open_query_keys
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import Link, features, memory_id
 from worker.consolidation.statements import StatementFeatures
@@ -71,7 +71,7 @@ def _candidates(
 
 def memory_open_keys(m: Memory) -> tuple[str, ...]:
     """The stored keys of the statements `m`'s reading by frame may relate to
-    (`openupdates.open_query_keys`), from its stored features."""
+    (`openkeys.open_query_keys`), from its stored features."""
     return tuple(open_query_keys(text_features(m).open))
 
 

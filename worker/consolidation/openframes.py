@@ -105,8 +105,21 @@ def split_sentences(body: str) -> list[str]:
     return [s for s in out if s]
 
 
+HOLDER_FIRST = re.compile(
+    r"^(?P<value>(?-i:[A-Z])[\w.'-]*(?: (?-i:[A-Z])[\w'-]*)?) is (?P<owner>my|his|her|their|"
+    r"(?-i:[A-Z])[a-z]+'s) (?:new )?(?P<noun>[a-z]+(?: (?!now\b)[a-z]+)?)(?P<rest>(?: now)?)$",
+    re.I,
+)
+"""A holder named first: "Mrs. Cole is Lin's landlord now" says "Lin's landlord is Mrs.
+Cole now" (only a name is a holder: "The plan is my idea" is not)."""
+
+
 def _rewritten(sentence: str) -> str:
     body = sentence.rstrip(".!")
+    first = HOLDER_FIRST.match(body)
+    if first:
+        owner, noun, value, rest = first.group("owner", "noun", "value", "rest")
+        return f"{owner[0].upper()}{owner[1:]} {noun} is {value}{rest}."
     for pattern, template in REWRITES:
         found = pattern.search(body.lower())
         if found:

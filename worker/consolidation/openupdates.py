@@ -1,32 +1,38 @@
 """Whether a newer statement replaces an older one, by frame and value, with no attribute list.
 
-Three kinds of evidence, each about one subject (`openframes.py` reads the statements):
+Four kinds of evidence, each about one subject (`openframes.py` reads the statements):
 
 * the frame: two clauses of the same subject that say the same words but for one short
   span, the value ("my dentist is Dr. Hale" / "my new dentist is Dr. Ortiz"). With no
   change word in the newer one, the frame must be a possessive noun ("my N is _", which
-  holds one value at a time) or a present state whose verb does not accumulate objects;
+  holds one value at a time), a present state whose values are names or numbers and
+  whose verb does not accumulate objects, or a thing between words of the frame on both
+  sides ("<s> takes the _ to work");
 * a value named as ended: the newer statement says the older one's value is over
   ("from X to", "instead of X", "used to ... X", "X left", "sold my X", "no longer has a
-  X"), and the older one states X of the same subject;
+  X", "isn't X anymore"), and the older one states X of the same subject;
+* a role said by its verb and by its noun ("trains with" / "trainer", `openroles.py`),
+  held by another person or ended;
 * a thing's date or status: two short statements about one definite thing ("the vendor
-  audit") with different dates, or a status and a later statement about it.
+  audit", the speaker's "my lease") with different dates, or a status and a later
+  statement about it.
 
 Clauses of plans, pasts, questions, one-offs or additions take no part (`MARKERS`).
-Pure, decided on the two stored readings alone, and every pair it relates meets by key:
-one's `open_query_keys` holds a stored key (`open_keys`) of the other, whichever arrives
-first, so the candidates read by key are exact.
+Pure, decided on the two stored readings alone, and every pair it relates meets by key
+(`openkeys.py`): one's `open_query_keys` holds a stored key (`open_keys`) of the other,
+whichever arrives first, so the candidates read by key are exact.
 """
 
+import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from contracts.memory import Relation
 from readmodel.text import STOPWORDS
 from worker.consolidation.openframes import Clause, OpenReading
-from worker.consolidation.openroles import ended_stems, held_by_people, role_of, role_stems
+from worker.consolidation.openroles import ended_stems, held_by_people, role_of
 from worker.consolidation.openvalues import SHORT
-from worker.consolidation.openwords import CUES, SUBJECT, content
+from worker.consolidation.openwords import CUES, SUBJECT, content, verb_stem
 
 MAX_VALUE = 5
 
@@ -64,7 +70,7 @@ def ended_value(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
         for c in o.clauses:
             if c.subject not in n.subjects or c.markers or not _contains(c.words, e.span):
                 continue
-            if _other_noun(c, n):
+            if _other_noun(c, n, e.span) or not _same_verb(e.how, e.span, c.words):
                 continue
             relation = Relation.INVALIDATED_BY if e.ends_only else Relation.EVOLVED_INTO
             new = "(ended)" if e.ends_only else e.after
@@ -85,13 +91,35 @@ def _noun_of(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _other_noun(c: Clause, n: OpenReading) -> bool:
-    """The older clause is "<s> 's N ..." and the newer statement speaks of the subject's
-    other nouns only: "<s> 's partner is Hugo" is not what "<s> 's trainer changed from
-    Hugo to ..." ends."""
+def _same_verb(how: str, span: tuple[str, ...], words: tuple[str, ...]) -> bool:
+    """ "used to run on tuesdays": when the value named as over is a time, the older
+    clause says that verb ("<s> run on tuesdays"), not another one at the same time
+    ("<s> swim on tuesdays"); a place or a thing may be said with another verb ("works
+    out at" / "used to train at")."""
+    said = how.split()
+    if said[0] not in ("used", "stopped") or said[-1] in ("be", "have", "being", "seeing"):
+        return True
+    if not TIMES.search(" ".join(span)):
+        return True
+    verb = verb_stem(said[-1])
+    return said[-1] in ("used", "stopped") or any(verb_stem(w) == verb for w in words)
+
+
+TIMES = re.compile(
+    r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun|week)days?|weekends?|mornings?|afternoons?|"
+    r"evenings?|nights?|lunch|breakfast|dinner)\b"
+)
+
+
+def _other_noun(c: Clause, n: OpenReading, span: tuple[str, ...]) -> bool:
+    """The older clause is "<s> 's N ..." and the newer statement ends its value in a
+    clause of another noun: "<s> 's partner is Hugo" is not what "<s> 's trainer changed
+    from Hugo to ..." ends."""
     noun = _noun_of(c.words)
-    said = {_noun_of(x.words) for x in n.clauses if x.subject == c.subject} - {()}
-    return bool(noun and said and noun not in said)
+    said = {
+        _noun_of(x.words) for x in n.clauses if x.subject == c.subject and _contains(x.words, span)
+    }
+    return bool(noun and said - {()} and noun not in said)
 
 
 def _masked_frame(words: tuple[str, ...], span: tuple[str, ...]) -> str:
@@ -331,69 +359,3 @@ def role_change(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
                 why = explain(oc.subject, old.frame, " ".join(old.holder), "(ended)", e.how)
                 return OpenUpdate(Relation.INVALIDATED_BY, why)
     return None
-
-
-def open_keys(r: OpenReading | None) -> list[str]:
-    """The keys a statement is stored under, so that `open_update` can relate it to one
-    that arrives later (`open_query_keys` are what that one reads by):
-
-    * `subject|~head:w`: the first content word of each plain clause. A frame change
-      keeps every word before its value, and its frame has a content word there (the
-      noun of "<s> 's N is _", or the predicate), so both clauses share their first one;
-    * `subject|~said:w`: every content word of each plain clause, which a later
-      statement may name as over;
-    * `subject|~ended:w`: the content words of each value the statement names as over;
-    * `thing:words`: each definite thing it is about.
-
-    Keying by head and by role, not by every word, keeps what a statement reads to the
-    statements it could relate to: one keyed by every word found every other statement
-    of its subject that shared a common word, and compared frames with each of them."""
-    if r is None or (not r.clauses and not r.things):
-        return []
-    keys = _heads(r) | _tails(r) | _roles(r) | _things(r) | _said(r, "said") | _ended(r, "ended")
-    return sorted(keys)
-
-
-def open_query_keys(r: OpenReading | None) -> list[str]:
-    """The stored keys (`open_keys`) of every statement this one may relate to, in either
-    order of arrival: the same heads and things, the values it names as over among what
-    others said, and what it says among the values others named as over."""
-    if r is None or (not r.clauses and not r.things):
-        return []
-    keys = _heads(r) | _tails(r) | _roles(r) | _things(r) | _said(r, "ended") | _ended(r, "said")
-    return sorted(keys)
-
-
-def _plain(r: OpenReading) -> list[Clause]:
-    return [c for c in r.clauses if not c.markers]
-
-
-def _heads(r: OpenReading) -> set[str]:
-    return {f"{c.subject}|~head:{said[0]}" for c in _plain(r) if (said := content(list(c.words)))}
-
-
-def _tails(r: OpenReading) -> set[str]:
-    """The word after the subject and the last content word: a frame whose value is not
-    at its end ("<s> is on the _ shift") keeps both."""
-    return {
-        f"{c.subject}|~tail:{c.words[1]}:{said[-1]}"
-        for c in _plain(r)
-        if len(c.words) > 1 and len(said := content(list(c.words))) > 1
-    }
-
-
-def _roles(r: OpenReading) -> set[str]:
-    return {f"{subject}|~role:{s}" for subject, s in role_stems(r)}
-
-
-def _said(r: OpenReading, role: str) -> set[str]:
-    return {f"{c.subject}|~{role}:{w}" for c in _plain(r) for w in content(list(c.words))}
-
-
-def _ended(r: OpenReading, role: str) -> set[str]:
-    spans = [content(list(e.span)) for e in r.endings if e.asserted]
-    return {f"{s}|~{role}:{w}" for s in r.subjects for span in spans for w in span}
-
-
-def _things(r: OpenReading) -> set[str]:
-    return {"thing:" + " ".join(t.thing) for t in r.things}

@@ -2,7 +2,8 @@
 
 Endings are constructions, not attributes: "from X to", "instead of X", "used to ... X",
 "stopped ... X", "X left", "with X gone", "no longer has a X", "no longer works at X",
-"isn't X anymore", "doesn't drink X anymore". The thing a sentence is
+"isn't X anymore", "doesn't drink X anymore", "traded X for", "replaced X with", "took over
+from X", "prefers ... over X". The thing a sentence is
 about is its first definite noun phrase when named within its first words ("the vendor
 audit has been pushed back to May 14", "they scrapped the pilot"), with the dates it
 gives and, for a short "the T is X", the status X. Pure functions of one sentence.
@@ -27,7 +28,8 @@ ENDED_BEFORE = re.compile(
     r"no longer(?: (?:has|have|is|are|[a-z]+s(?= (?:in|at|for|with|to|on|from|by|a|an|the)\b)))?|"
     r"(?:doesn't|don't) have|(?:split|broke) up with|"
     r"(?:(?:doesn't|don't) [a-z]+|isn't|is not|aren't|are not|'m not|am not)"
-    r"(?=[^,;.!?:]* any ?more\b))"
+    r"(?=[^,;.!?:]* any ?more\b)|took over from|(?:traded|swapped|exchanged)(?: in)?|replaced|"
+    r"prefers? [^,;.!?:]+? over)"
     r"\s+(?P<x>[^,;.!?:]+)"
 )
 FROM_TO = re.compile(
@@ -42,10 +44,10 @@ ENDED_AFTER = re.compile(
     r"(?:left|quit)(?=\s*(?:$|[,;.]|\s(?:so|and)\b)))"
 )
 PAIR_ENDED = re.compile(r"\b(?P<a>[a-z]+) and (?P<b>[a-z]+) (?:split|broke) up\b")
-LEAD = frozenset("in at on to with the a an my his her their our being for of".split())
+LEAD = frozenset("in at on to with the a an my his her their our being for of as".split())
 STOP = frozenset(
     """to for and but so in on at now from since after instead last this anymore any these
-    it 's is are was were has have""".split()
+    it 's is are was were has have with as""".split()
 )
 BOUNDARY = frozenset("with after since so and now that because while when".split())
 ENDING_ONLY = re.compile(

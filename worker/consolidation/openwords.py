@@ -64,3 +64,21 @@ def content(words: tuple[str, ...] | list[str]) -> list[str]:
 def cue_of(sentence: str) -> str | None:
     found = CUES.search(sentence.lower())
     return found.group(0) if found else None
+
+
+def verb_stem(word: str) -> str:
+    """A verb's form without its ending, so that its forms meet: "running", "runs", "run"
+    -> "run"; "lives", "living", "live" -> "liv"."""
+    if word.endswith("ing") and len(word) > 5:
+        word = word[:-3]
+        if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+            word = word[:-1]
+    elif word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif (len(word) > 3 and word.endswith("es") and word[-3] in "sxz") or word.endswith(
+        ("ches", "shes")
+    ):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        word = word[:-1]
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
