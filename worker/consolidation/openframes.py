@@ -136,8 +136,8 @@ def _recase(said: str, original: str) -> str:
     return " ".join(cased.get(w, w) for w in said.split(" "))
 
 
-CONTRACTED = re.compile(r"\bI(?=['’](?:m|ve|d|ll)\b)")
-""""I'm", "I've": the speaker, as "I" is."""
+CONTRACTED = re.compile(r"\bI(?=['’](?:m|ve)\b)")
+""""I'm", "I've": the speaker, as "I" is ("I'll", "I'd" are plans and wishes, not read)."""
 
 
 def _subject(part: str, ctx: Context) -> str | None:
@@ -184,21 +184,22 @@ ATTRIBUTE = re.compile(r"[a-z]+")
 
 
 def _attribute_clauses(
-    text: str, entities: tuple[str, ...] | list[str], clauses: list[Clause], body: str
+    text: str, entities: tuple[str, ...] | list[str], clauses: list[Clause], ctx: Context, body: str
 ) -> list[Clause]:
     """What the attribute rules read as a slot of one value at a time, said as its noun:
     "Bram is with Dev" is also "<s> 's partner is dev", so that "Bram no longer has a
     partner" or "Bram switched to Kim as his partner" meets it. Only an attribute named
-    by one plain word, of the speaker or one of the producer's people, and not said so
-    already."""
-    said = {(c.subject, c.words[:4]) for c in clauses}
+    by one plain word, of the speaker or one of the producer's people, and not of a
+    subject the statement already names a noun of ("<s> 's KTP number is ..." is not
+    read again as a phone)."""
+    owned = {c.subject for c in clauses if c.words[:2] == (SUBJECT, "'s")}
     out = []
     for slot in statement_features(text, entities).slots:
         if slot.mode != "is" or slot.tier != "slot" or not ATTRIBUTE.fullmatch(slot.attribute):
             continue
         value = tuple(w for w in tokens(slot.value) if w[0] != "'")
         words = (SUBJECT, "'s", slot.attribute, "is", *value)
-        if not value or ">" in slot.subject or (slot.subject, words[:4]) in said:
+        if not value or slot.subject not in (ctx.me, *ctx.entities) or slot.subject in owned:
             continue
         named = tuple(sorted(set(value))) if slot.value[:1].isupper() else ()
         out.append(Clause(slot.subject, words, tuple(sorted(markers(body))), cue_of(body), named))
@@ -241,7 +242,7 @@ def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading |
     ctx = Context(me, antecedent(body, people, me), people)
     sentences = split_sentences(body)
     clauses = [c for s in sentences for c in _clauses(s, ctx)]
-    clauses += _attribute_clauses(text, entities, clauses, body)
+    clauses += _attribute_clauses(text, entities, clauses, ctx, body)
     subjects = {c.subject for c in clauses} | set(people)
     if FIRST_PERSON & set(tokens(body)) or re.search(r"\bmy\b", body, re.I):
         subjects.add(me)

@@ -152,7 +152,7 @@ def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
         return None
     if not _same_kind(old, new, _names(old, o) and _names(new, n)):
         return None
-    if _names(old, o) != _names(new, n) or _past(old) or _past(new):
+    if _names(old, o) != _names(new, n) or _past(old) or _past(new) or _doing(old, new):
         return None
     frame = (*o.words[:i1], "_", *o.words[i2:])
     if SUBJECT not in frame[: frame.index("_")] or _noun_changed(frame):
@@ -211,6 +211,12 @@ def _framed(frame: tuple[str, ...], old: tuple[str, ...]) -> bool:
 
 
 DETERMINERS = frozenset({"a", "an", "the", "'s", "their", "our", "this", "that"})
+
+
+def _doing(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
+    """A value that is a verb with its words ("pushing forward" / "looking ahead") is
+    something being done, not a value held ("hiking" / "climbing" are)."""
+    return any(len(v) > 1 and v[0].endswith("ing") and v[0] not in STOPWORDS for v in (old, new))
 
 
 def _names(span: tuple[str, ...], c: Clause) -> bool:

@@ -28,7 +28,8 @@ ENDED_BEFORE = re.compile(
     r"no longer(?: (?:has|have|is|are|[a-z]+s(?= (?:in|at|for|with|to|on|from|by|a|an|the)\b)))?|"
     r"(?:doesn't|don't) have|(?:split|broke) up with|"
     r"(?:(?:doesn't|don't) [a-z]+|isn't|is not|aren't|are not|'m not|am not)"
-    r"(?=[^,;.!?:]* any ?more\b)|took over from|(?:traded|swapped|exchanged)(?: in)?|replaced|"
+    r"(?=[^,;.!?:]* any ?more\b)|took over from|"
+    r"(?:traded|swapped|exchanged)(?: in)?(?=[^,;.!?:]* for\b)|replaced(?=[^,;.!?:]* with\b)|"
     r"prefers? [^,;.!?:]+? over)"
     r"\s+(?P<x>[^,;.!?:]+)"
 )
