@@ -18,9 +18,10 @@ short enough to be read by frame also keyed `subject|~word` per content word and
 found by frame and value read: the rebuild derives them again from each memory's text;
 5, those keys by role instead of by every word (`subject|~head:w`, `~said:w`, `~ended:w`),
 so that a statement reads only the statements its frame or its ended values can meet;
-6, also keyed by the word after the subject with the last content word (`~tail:v:w`, a
-frame whose value is not at its end) and by the stem of a role's noun or verb
-(`~role:stem`, "trains with" / "trainer"), with features format 3.
+6, heads by their stem ("living" / "lives"), and also keyed by the word after the subject
+with the last content word (`~tail:v:w`, a frame whose value is not at its end) and by
+the stem of a role's noun or verb (`~role:stem`, "trains with" / "trainer"), with
+features format 3.
 """
 
 from readmodel.store import MemoryStore

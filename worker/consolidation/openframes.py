@@ -163,6 +163,10 @@ def _named(part: str) -> tuple[str, ...]:
     )  # fmt: skip
 
 
+THESE_DAYS = re.compile(r"\b(?:these days|at the moment|right now)\b", re.I)
+"""Said of the present, like "now" (`NOISE`): no part of a value ("Porto these days")."""
+
+
 def _clauses(sentence: str, ctx: Context) -> list[Clause]:
     asked = "?" in sentence
     sentence = _rewritten(sentence)
@@ -172,7 +176,7 @@ def _clauses(sentence: str, ctx: Context) -> list[Clause]:
         if asked and not PRESUPPOSED.match(part.strip()):
             continue
         subject = _subject(part, ctx)
-        raw = tokens(part)
+        raw = tokens(THESE_DAYS.sub(" ", part))
         if subject is None or not raw:
             continue
         words = _masked(raw, subject, ctx)

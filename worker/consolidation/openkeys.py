@@ -8,14 +8,15 @@ each statement read all the others.
 
 from worker.consolidation.openframes import Clause, OpenReading
 from worker.consolidation.openroles import role_stems
-from worker.consolidation.openwords import content
+from worker.consolidation.openwords import content, verb_stem
 
 
 def open_keys(r: OpenReading | None) -> list[str]:
     """The keys a statement is stored under, so that `open_update` can relate it to one
     that arrives later (`open_query_keys` are what that one reads by):
 
-    * `subject|~head:w`: the first content word of each plain clause. A frame change
+    * `subject|~head:w`: the first content word of each plain clause, a verb by its
+      stem ("lives", "living" -> `liv`, so "<s> 'm living in _" meets it). A frame change
       keeps every word before its value, and its frame has a content word there (the
       noun of "<s> 's N is _", or the predicate), so both clauses share their first one;
     * `subject|~said:w`: every content word of each plain clause, which a later
@@ -47,7 +48,11 @@ def _plain(r: OpenReading) -> list[Clause]:
 
 
 def _heads(r: OpenReading) -> set[str]:
-    return {f"{c.subject}|~head:{said[0]}" for c in _plain(r) if (said := content(list(c.words)))}
+    return {
+        f"{c.subject}|~head:{verb_stem(said[0])}"
+        for c in _plain(r)
+        if (said := content(list(c.words)))
+    }
 
 
 def _tails(r: OpenReading) -> set[str]:

@@ -132,9 +132,31 @@ def frame_change(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
     for nc in n.clauses:
         for oc in o.clauses:
             found = _frame(oc, nc)
+            if found is None and (_progressive(oc) or _progressive(nc)):
+                found = _frame(_simple(oc), _simple(nc))
             if found is not None:
                 return found
     return None
+
+
+def _progressive(c: Clause) -> bool:
+    """ "<s> 'm living in _": a present state said with "be" and the verb's -ing form."""
+    w = c.words
+    return len(w) > 2 and w[1] in BE and w[2].endswith("ing") and w[2] not in STOPWORDS
+
+
+def _simple(c: Clause) -> Clause:
+    """The clause with its verb as a stem and no "be" before it, so that "<s> 'm living
+    in _" and "<s> live in _" say one frame."""
+    w = c.words
+    if _progressive(c):
+        w = (w[0], *w[2:])
+    if len(w) > 1 and w[0] == SUBJECT and w[1] not in STOPWORDS and w[1][0] != "'":
+        w = (w[0], verb_stem(w[1]), *w[2:])
+    return Clause(c.subject, w, c.markers, c.cue, c.named)
+
+
+BE = frozenset({"is", "are", "am", "'m", "'re", "'s"})
 
 
 def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
