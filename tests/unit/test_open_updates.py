@@ -140,6 +140,7 @@ STAYS: list[Case] = [
     ("Ana: My exam is on June 3.", [], "Ben: My exam is on June 9.", []),
     ("User: I paint on Sundays.", [], "User: I used to cook on Sundays.", []),
     ("Wren works at Hollis.", ["Wren"], "Wren is working at Kestrel this week.", ["Wren"]),
+    ("Ayla: I live in Tromso.", [], "Ayla: I have been living in Tromso for years now.", []),
     ("Wren works at Hollis.", ["Wren"], "Wren is thinking about Kestrel now.", ["Wren"]),
     ("User: I edit my drafts at night.", [], "User: We exchanged drafts with the editor.", []),
     ("Jo: I'll definitely keep you posted.", [],

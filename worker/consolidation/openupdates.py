@@ -177,7 +177,7 @@ def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
     if _names(old, o) != _names(new, n) or _past(old) or _past(new) or _doing(old, new):
         return None
     frame = (*o.words[:i1], "_", *o.words[i2:])
-    if SUBJECT not in frame[: frame.index("_")] or _noun_changed(frame):
+    if SUBJECT not in frame[: frame.index("_") - 1] or _noun_changed(frame):
         return None
     if not _possessive_noun(frame) and not _predicate(frame):
         return None
