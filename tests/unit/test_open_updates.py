@@ -100,6 +100,9 @@ UPDATES: list[tuple[Case, str]] = [
       "Wren is working at Kestrel now.", ["Wren"]), "'hollis' -> 'kestrel'"),
     (("User: I'm staying in Braga.", [],
       "User: I stay in Porto these days.", []), "'braga' -> 'porto'"),
+    (("The merger is pending.", [], "The merger got called off.", []), "called off"),
+    (("User: The lease renewal is under negotiation.", [],
+      "User: The lease renewal was signed.", []), "'signed'"),
     (("User: I report to Greta.", ["Greta"],
       "User: Quick one, I switched to Hamid as my reporter.", ["Hamid"]), "'greta' -> 'hamid'"),
 ]  # fmt: skip
@@ -141,6 +144,8 @@ STAYS: list[Case] = [
     ("User: I paint on Sundays.", [], "User: I used to cook on Sundays.", []),
     ("Wren works at Hollis.", ["Wren"], "Wren is working at Kestrel this week.", ["Wren"]),
     ("Ayla: I live in Tromso.", [], "Ayla: I have been living in Tromso for years now.", []),
+    ("The merger is pending.", [], "The merger was discussed last year.", []),
+    ("The merger is pending.", [], "The merger was signed on May 3.", []),
     ("Wren works at Hollis.", ["Wren"], "Wren is thinking about Kestrel now.", ["Wren"]),
     ("User: I edit my drafts at night.", [], "User: We exchanged drafts with the editor.", []),
     ("Jo: I'll definitely keep you posted.", [],

@@ -177,6 +177,11 @@ def thing_of(sentence: str) -> tuple[str, ...] | None:
     return tuple(out) if content(out) else None
 
 
+RESULT = re.compile(r"\b(?:was|were) (?=[a-z]+ed\b(?! (?:on|in|at|by|last|ago)\b))")
+""""The contract was signed": of a thing, a passive says the state it is in now (not
+when "was signed on May 3", "last year": that is when it happened)."""
+
+
 def thing_said(sentence: str) -> ThingSaid | None:
     """What a (lowercased) sentence says of its definite thing; None for a question (but
     for its presupposed clause: "since the launch is on May 3 now, ..."), a plan, a past."""
@@ -185,7 +190,7 @@ def thing_said(sentence: str) -> ThingSaid | None:
             return None
         sentence = sentence.split(",")[0]
     thing = thing_of(sentence)
-    if thing is None or markers(sentence):
+    if thing is None or markers(RESULT.sub("is ", sentence)):
         return None
     words = tokens(sentence)
     said = tuple(w for w in content(words) if w not in thing)

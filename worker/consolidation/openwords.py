@@ -21,7 +21,7 @@ CUES = re.compile(
     r"\b(?:now|nowadays|these days|new|switched|switches|moved|moves|changed|changes|"
     r"anymore|any more|no longer|instead|rather than|as of|update|updated|became|"
     r"pushed back|postponed|delayed|extended|rescheduled|brought forward|took over|"
-    r"replaced|from now on)\b"
+    r"replaced|from now on|cancell?ed|scrapped|called off|shelved|paused|resumed)\b"
 )
 MARKERS: dict[str, re.Pattern[str]] = {
     "negated": re.compile(r"\b(?:not|never|nobody|neither|nor|no)\b|n't\b"),
