@@ -97,8 +97,14 @@ def held_by_people(role: Role, r: OpenReading) -> bool:
 
 
 def role_stems(r: OpenReading) -> set[tuple[str, str]]:
-    """(subject, stem) of each role the statement says with its holder, or ends."""
-    out = {(c.subject, s) for c in r.clauses if (role := role_of(c)) for s in role.stems}
+    """(subject, stem) of each role the statement says with a person as its holder, or
+    ends."""
+    out = {
+        (c.subject, s)
+        for c in r.clauses
+        if (role := role_of(c)) and held_by_people(role, r)
+        for s in role.stems
+    }
     for e in r.endings:
         if e.asserted and e.ends_only:
             out |= {(subject, s) for subject in r.subjects for s in ended_stems(e.span)}
