@@ -103,6 +103,8 @@ UPDATES: list[tuple[Case, str]] = [
     (("The merger is pending.", [], "The merger got called off.", []), "called off"),
     (("User: The lease renewal is under negotiation.", [],
       "User: The lease renewal was signed.", []), "'signed'"),
+    (("User: My cousin teaches at Elmhurst.", [],
+      "User: My cousin quit Elmhurst.", []), "'elmhurst' -> '(ended)'"),
     (("User: I report to Greta.", ["Greta"],
       "User: Quick one, I switched to Hamid as my reporter.", ["Hamid"]), "'greta' -> 'hamid'"),
 ]  # fmt: skip
@@ -144,6 +146,8 @@ STAYS: list[Case] = [
     ("User: I paint on Sundays.", [], "User: I used to cook on Sundays.", []),
     ("Wren works at Hollis.", ["Wren"], "Wren is working at Kestrel this week.", ["Wren"]),
     ("Ayla: I live in Tromso.", [], "Ayla: I have been living in Tromso for years now.", []),
+    ("Tova's sister is vegan.", ["Tova"], "Tova is no longer vegan.", ["Tova"]),
+    ("User: My cousin teaches at Elmhurst.", [], "User: I quit Elmhurst.", []),
     ("The merger is pending.", [], "The merger was discussed last year.", []),
     ("The merger is pending.", [], "The merger was signed on May 3.", []),
     ("Wren works at Hollis.", ["Wren"], "Wren is thinking about Kestrel now.", ["Wren"]),

@@ -223,19 +223,6 @@ def _owned_date(sentence: str, me: str) -> ThingSaid | None:
     return found if found is not None and found.dates else None
 
 
-def _endings(sentence: str, ctx: Context) -> list[Ending]:
-    """The values a sentence names as over; one said of a relative ("my brother isn't a
-    fan anymore") is the relative's, not its owner's: it may end only the relative
-    itself ("my flatmate moved out") or a person holding that role ("my manager changed
-    from Hugo to Kim")."""
-    found = endings(sentence.lower())
-    subject = clause_subject(CONTRACTED.sub("I ", sentence), ctx) or ""
-    if ">" not in subject:
-        return found
-    relative = subject.split(">")[1]
-    return [e for e in found if relative in e.span or set(e.span) & ctx.entities]
-
-
 def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading | None:
     """The statement's open reading, or None when it is too long to be a stated fact."""
     speaker, body = split_speaker(text.replace("’", "'"))
@@ -256,7 +243,7 @@ def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading |
         tuple(clauses),
         tuple(sorted(subjects)),
         tuple(sorted(set(content(tokens(body))))),
-        tuple(e for s in sentences for e in _endings(s, ctx)),
+        tuple(e for s in low for e in endings(s)),
         tuple(things),
         bool(low) and all("temporary" in markers(s) for s in low),
     )

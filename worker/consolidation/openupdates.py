@@ -33,6 +33,7 @@ from worker.consolidation.openframes import Clause, OpenReading
 from worker.consolidation.openroles import ended_stems, held_by_people, role_of
 from worker.consolidation.openvalues import SHORT
 from worker.consolidation.openwords import CUES, SUBJECT, content, verb_stem
+from worker.consolidation.subjects import RELATIONS
 
 MAX_VALUE = 5
 
@@ -112,14 +113,22 @@ TIMES = re.compile(
 
 
 def _other_noun(c: Clause, n: OpenReading, span: tuple[str, ...]) -> bool:
-    """The older clause is "<s> 's N ..." and the newer statement ends its value in a
-    clause of another noun: "<s> 's partner is Hugo" is not what "<s> 's trainer changed
-    from Hugo to ..." ends."""
+    """The older clause and the clause that ends its value speak of different nouns of
+    the subject: "<s> 's partner is Hugo" is not what "<s> 's trainer changed from Hugo to
+    ..." ends. A relative's value is the relative's ("<s> 's brother works at Acme" is not
+    ended by "I quit Acme", nor "I'm a fan" by "my brother isn't a fan anymore"), unless
+    what is ended is a person holding a relation, or the relation itself ("Omar no longer
+    has a partner")."""
     noun = _noun_of(c.words)
     said = {
         _noun_of(x.words) for x in n.clauses if x.subject == c.subject and _contains(x.words, span)
-    }
-    return bool(noun and said - {()} and noun not in said)
+    } - {()}
+    old_rel = set(noun) & RELATIONS
+    new_rel = {w for x in said for w in x} & RELATIONS
+    if noun and said and noun not in said and not old_rel & new_rel:
+        return True
+    ended_holder = set(span) & (set(n.subjects) | old_rel)
+    return old_rel != new_rel and not ended_holder
 
 
 def _masked_frame(words: tuple[str, ...], span: tuple[str, ...]) -> str:
