@@ -86,7 +86,7 @@ def frame_change(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
 
 def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
     """One subject, the same words but one short span each side, neither a plan nor a past."""
-    if o.subject != n.subject or o.markers or n.markers:
+    if o.subject != n.subject or o.markers or n.markers or not _one_span_apart(o.words, n.words):
         return None
     ops = [op for op in SequenceMatcher(None, o.words, n.words, False).get_opcodes()]
     changed = [op for op in ops if op[0] != "equal"]
@@ -111,6 +111,21 @@ def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
         return None
     why = explain(n.subject, " ".join(frame), " ".join(old), " ".join(new), n.cue)
     return OpenUpdate(Relation.EVOLVED_INTO, why)
+
+
+def _one_span_apart(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether `a` and `b` can differ by one span of at most `MAX_VALUE` words a side: the
+    words they share at the start and at the end leave no more than that between. A
+    test of word equality at both ends, before the alignment `_frame` makes (most pairs
+    of one subject fail it, and the alignment is the dearer part)."""
+    longest = max(len(a), len(b))
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
+        end += 1
+    return start + end >= longest - MAX_VALUE
 
 
 def _names(span: tuple[str, ...], c: Clause) -> bool:
