@@ -88,6 +88,8 @@ def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
     """One subject, the same words but one short span each side, neither a plan nor a past."""
     if o.subject != n.subject or o.markers or n.markers or not _one_span_apart(o.words, n.words):
         return None
+    if head(o) is None or head(o) != head(n):
+        return None
     ops = [op for op in SequenceMatcher(None, o.words, n.words, False).get_opcodes()]
     changed = [op for op in ops if op[0] != "equal"]
     if len(changed) != 1 or changed[0][0] != "replace":
@@ -111,6 +113,14 @@ def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
         return None
     why = explain(n.subject, " ".join(frame), " ".join(old), " ".join(new), n.cue)
     return OpenUpdate(Relation.EVOLVED_INTO, why)
+
+
+def head(c: Clause) -> str | None:
+    """The clause's first content word that is not written as a name: what its frame says
+    of the subject ("dentist", "drink", "works"), before any value. Two clauses compared
+    by frame share it (`_frame` requires that), so it keys them (`open_keys`); a name
+    would not do (a surname after a first name is said of everything about its person)."""
+    return next((w for w in content(list(c.words)) if w not in c.named), None)
 
 
 def _one_span_apart(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
@@ -243,30 +253,31 @@ def open_keys(r: OpenReading | None) -> list[str]:
     """The keys a statement is stored under, so that `open_update` can relate it to one
     that arrives later (`open_query_keys` are what that one reads by):
 
-    * `subject|~head:w`: the first content word of each plain clause. A frame change
-      keeps every word before its value, and its frame has a content word there (the
-      noun of "<s> 's N is _", or the predicate), so both clauses share their first one;
+    * `subject|~head:w`: each plain clause's `head`, which a frame change keeps;
     * `subject|~said:w`: every content word of each plain clause, which a later
       statement may name as over;
     * `subject|~ended:w`: the content words of each value the statement names as over;
-    * `thing:words`: each definite thing it is about.
+    * `thing:words|date`, `|status`, `|said`: a definite thing with one date, with a
+      status, or said of shortly (`thing_change` relates a date to a date and a status to
+      a later short statement).
 
-    Keying by head and by role, not by every word, keeps what a statement reads to the
-    statements it could relate to: one keyed by every word found every other statement
-    of its subject that shared a common word, and compared frames with each of them."""
+    Keying by role, not by every word, keeps what a statement reads to the statements
+    it could relate to: keyed by every content word, each statement found every other
+    one of its subject that shared a common word, and compared frames with each."""
     if r is None or (not r.clauses and not r.things):
         return []
-    keys = _heads(r) | _things(r) | _said(r, "said") | _ended(r, "ended")
+    keys = _heads(r) | _things(r, "status", "said") | _said(r, "said") | _ended(r, "ended")
     return sorted(keys)
 
 
 def open_query_keys(r: OpenReading | None) -> list[str]:
     """The stored keys (`open_keys`) of every statement this one may relate to, in either
-    order of arrival: the same heads and things, the values it names as over among what
-    others said, and what it says among the values others named as over."""
+    order of arrival: the same heads and dated things, its ended values among what others
+    said (and the reverse), a status among what others said of the thing shortly (and
+    the reverse)."""
     if r is None or (not r.clauses and not r.things):
         return []
-    keys = _heads(r) | _things(r) | _said(r, "ended") | _ended(r, "said")
+    keys = _heads(r) | _things(r, "said", "status") | _said(r, "ended") | _ended(r, "said")
     return sorted(keys)
 
 
@@ -275,7 +286,7 @@ def _plain(r: OpenReading) -> list[Clause]:
 
 
 def _heads(r: OpenReading) -> set[str]:
-    return {f"{c.subject}|~head:{said[0]}" for c in _plain(r) if (said := content(list(c.words)))}
+    return {f"{c.subject}|~head:{h}" for c in _plain(r) if (h := head(c)) is not None}
 
 
 def _said(r: OpenReading, role: str) -> set[str]:
@@ -287,5 +298,19 @@ def _ended(r: OpenReading, role: str) -> set[str]:
     return {f"{s}|~{role}:{w}" for s in r.subjects for span in spans for w in span}
 
 
-def _things(r: OpenReading) -> set[str]:
-    return {"thing:" + " ".join(t.thing) for t in r.things}
+def _things(r: OpenReading, status: str, said: str) -> set[str]:
+    """Keys of the roles `thing_change` gives a thing's statements: `status` names the
+    role of one that gives a status (the older of a pair), `said` of one short enough to
+    say it again (the newer)."""
+    out = set()
+    for t in r.things:
+        name = "thing:" + " ".join(t.thing)
+        if len(t.dates) == 1:
+            out.add(f"{name}|date")
+        if t.dates:
+            continue
+        if t.status:
+            out.add(f"{name}|{status}")
+        if t.length <= SHORT and t.said and (len(t.thing) >= 2 or t.cue):
+            out.add(f"{name}|{said}")
+    return out
