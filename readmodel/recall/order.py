@@ -3,7 +3,7 @@
 import uuid
 from dataclasses import dataclass
 
-from readmodel.recall.candidate import Candidate
+from readmodel.recall.candidate import Candidate, text_stats
 from readmodel.recall.observations import members, take
 
 
@@ -18,7 +18,7 @@ def rank(candidates: list[Candidate], limit: int) -> list[Candidate]:
 
 def tokens_of(c: Candidate) -> int:
     """Whitespace tokens of the text: what `max_tokens` budgets."""
-    return len(c.record.text.split())
+    return text_stats(c).tokens
 
 
 @dataclass(frozen=True)
