@@ -48,7 +48,8 @@ def fill_window(
     Scores below `min_score` are skipped. With `prefer_observations`, an observation
     taken into the window removes its members already shown, and members met later
     are skipped, so their slots backfill from further down. The walk stops at the
-    first candidate that would exceed the whitespace-token budget.
+    first candidate that would exceed the whitespace-token budget (counted only when
+    there is one).
     """
     passing = [c for c in ordered if c.score >= min_score]
     shown: list[Candidate] = []
@@ -61,8 +62,7 @@ def fill_window(
             dropped += 1
             continue
         after, left = take(shown, c) if prefer_observations else ([*shown, c], 0)
-        size = sum(tokens_of(s) for s in after)
-        if max_tokens is not None and size > max_tokens:
+        if max_tokens is not None and sum(tokens_of(s) for s in after) > max_tokens:
             return Window(shown, dropped, len(ordered) - len(passing), budget_cut=True)
         shown = after
         dropped += left
