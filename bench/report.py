@@ -22,13 +22,17 @@ from bench.tables import SHORT, fmt
 
 PLOT_NAME = "recall_at_k.png"
 RETRIEVAL = ("locomo", "retrieval")
-TITLES = {"locomo": "LoCoMo", "realmem": "RealMem"}
+TITLES = {"locomo": "LoCoMo", "realmem": "RealMem", "beam-100k-dev": "BEAM"}
 """Section titles of known datasets; any other dataset is titled by its own name."""
 HEADLINE = ("recall@10", "budget_recall@200")
 RELIABILITY = "reliability.json"
 PAGE_ORDER = (
     "locomo",
     "realmem",
+    "beam",
+    "locomo_minilm",
+    "realmem_minilm",
+    "beam_minilm",
     "supersession",
     "supersession_before",
     "updates_corpus",
@@ -85,9 +89,65 @@ def _systems_table(per_system: dict[str, Figures], ratios: dict[str, float | Non
     return _table(["system", *(SHORT[m] for m in METRICS)], rows)
 
 
-def section_title(report: RetrievalReport) -> str:
+def dataset_title(report: RetrievalReport) -> str:
     key = "locomo" if report["benchmark"] == "locomo" else report["dataset"]
-    return f"{TITLES.get(key, key)} retrieval"
+    return TITLES.get(key, key)
+
+
+def embedder_of(report: RetrievalReport) -> str:
+    return str(report["settings"].get("embedder", "static"))
+
+
+def section_title(report: RetrievalReport) -> str:
+    embedder = embedder_of(report)
+    named = "" if embedder == "static" else f", embedder {embedder}"
+    return f"{dataset_title(report)} retrieval{named}"
+
+
+BELOW_MARGIN = 0.02
+"""A category counts against Sediment in the summary when its recall@10 is below the
+best baseline's by more than this (the ranking issue's bar)."""
+
+
+def _best(figures: dict[str, Figures], metric: str) -> tuple[str, float]:
+    return max(((n, f[metric]) for n, f in figures.items() if n != "sediment"), key=lambda p: p[1])
+
+
+def below_best(systems: dict[str, SystemFigures], margin: float = 0.0) -> list[str]:
+    """The categories where Sediment's recall@10 is below the best baseline's by more than
+    `margin`."""
+    out = []
+    for category, mine in systems["sediment"]["by_category"].items():
+        others = {n: s["by_category"][category] for n, s in systems.items()}
+        if mine["recall@10"] < _best(others, "recall@10")[1] - margin - 1e-9:
+            out.append(category)
+    return out
+
+
+def summary_table(reports: list[RetrievalReport]) -> list[str]:
+    """One row per retrieval run (dataset and embedder): Sediment beside its best same-run
+    baseline on recall@10, budget recall@200 and MRR, its p50 as a multiple of RRF's, and
+    how many categories fall below the best baseline (by any amount, and by more than
+    `BELOW_MARGIN`)."""
+    rows = []
+    for report in reports:
+        systems = report["systems"]
+        overall = {n: s["overall"] for n, s in systems.items()}
+        mine = overall["sediment"]
+        row = [dataset_title(report), embedder_of(report)]
+        for metric in ("recall@10", "budget_recall@200", "mrr"):
+            best, value = _best(overall, metric)
+            row += [f"{mine[metric]:.3f}", f"{value:.3f} ({best})", f"{mine[metric] - value:+.3f}"]
+        p50, rrf = mine["latency_p50_ms"], overall.get("rrf", {}).get("latency_p50_ms")
+        row += [f"{p50:.1f}", f"{p50 / rrf:.1f}x" if rrf else "-"]
+        n = len(systems["sediment"]["by_category"])
+        below, far = below_best(systems), below_best(systems, BELOW_MARGIN)
+        row.append(f"{len(below)} of {n} ({len(far)} by > {BELOW_MARGIN})")
+        rows.append(row)
+    header = ["dataset", "embedder", "R@10", "best baseline R@10", "difference", "BR@200",
+              "best baseline BR@200", "difference", "MRR", "best baseline MRR", "difference",
+              "p50 ms", "p50 / RRF's", "categories below the best baseline"]  # fmt: skip
+    return _table(header, rows)
 
 
 def headline_table(systems: dict[str, SystemFigures]) -> list[str]:
@@ -254,6 +314,17 @@ def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
         "noisy 2-core machine; compare systems within one run only.",
         "",
     ]
+    retrieval = [
+        cast(RetrievalReport, d) for d in map(_load, files) if d.get("benchmark") in RETRIEVAL
+    ]
+    if retrieval:
+        lines += ["## Summary: every dev set against its best same-run baseline", ""]
+        lines += summary_table(retrieval)
+        lines += [
+            "Per dataset and embedder, one run; the sections below give each category and "
+            "how the run was made. p50 is compared with RRF's p50 in the same run.",
+            "",
+        ]
     for path in files:
         data = _load(path)
         source = f"{results_dir.as_posix()}/{path.name}"

@@ -35,21 +35,36 @@ class SparseVector:
 
 
 @dataclass(frozen=True)
+class TextStats:
+    """What recall's ranking reads of a record's text: the distinct stems of its words
+    (exact match, direct answer) and its whitespace tokens (length prior, token budget).
+    Written with the record (`readmodel.text.text_stats`) and read back with each hit,
+    so no recall tokenises a stored text; a record stored without them has none."""
+
+    stems: frozenset[str]
+    tokens: int
+
+
+@dataclass(frozen=True)
 class StoredPoint:
-    """A record with its vectors, as written to and read from the store."""
+    """A record with its vectors, as written to and read from the store; read back, also
+    its text's stored `TextStats` (None when written without; never read on a write)."""
 
     record: Record
     dense: Vector
     sparse: SparseVector = SparseVector()
+    stats: TextStats | None = None
 
 
 @dataclass(frozen=True)
 class Hit:
-    """A search result: the record, the engine's score, and vectors when asked for."""
+    """A search result: the record, the engine's score, vectors when asked for, and the
+    text's stored `TextStats` (None for a record written without them)."""
 
     record: Record
     score: float
     dense: Vector | None = None
+    stats: TextStats | None = None
 
 
 @dataclass(frozen=True)

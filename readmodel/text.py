@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import snowballstemmer
 
-from readmodel.store import SparseVector
+from readmodel.store import SparseVector, TextStats
 
 TEXT_CACHE_SIZE = 16384
 """Entries of each per-text cache (`speaker` here; statement features, value words, word
@@ -105,3 +105,18 @@ def speaker(text: str) -> str | None:
         return None
     name = found.group(1).lower()
     return None if name in NOT_SPEAKERS else name
+
+
+def text_stats(text: str) -> TextStats:
+    """What recall ranks a text by (`TextStats`), from the text itself."""
+    return TextStats(frozenset(stem(w) for w in tokens(text)), len(text.split()))
+
+
+def encode_stems(stems: Iterable[str]) -> str:
+    """One string, the stems sorted and space-separated (a stem holds no space): a
+    single payload value, cheap for an engine to convert, where a list costs per item."""
+    return " ".join(sorted(stems))
+
+
+def decode_stems(value: str) -> frozenset[str]:
+    return frozenset(value.split())

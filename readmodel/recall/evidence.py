@@ -4,10 +4,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from readmodel.recall.candidate import Candidate, replace
+from readmodel.recall.candidate import Candidate, replace, text_stats
 from readmodel.recall.query import QueryAnalysis
 from readmodel.store import Record
-from readmodel.text import stem, tokens
+from readmodel.text import stem
 
 _SPLIT = re.compile(r"[^\w]+|_")
 
@@ -29,10 +29,7 @@ def exact_strengths(
     `bonus` when the term is a whole word of the key, title or entities."""
     wanted = set(analysis.stems)
     labels = [wanted & _label_stems(c.record) for c in candidates]
-    hits = [
-        (wanted & _stems(tokens(c.record.text))) | lab
-        for c, lab in zip(candidates, labels, strict=True)
-    ]
+    hits = [(wanted & text_stats(c).stems) | lab for c, lab in zip(candidates, labels, strict=True)]
     df = Counter(t for h in hits for t in h)
     out = []
     for h, lab in zip(hits, labels, strict=True):

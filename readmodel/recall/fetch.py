@@ -20,13 +20,13 @@ def merge_hits(dense: Sequence[Hit], keyword: Sequence[Hit]) -> list[Candidate]:
     found: dict[uuid.UUID, Candidate] = {}
     for rank, h in enumerate(dense, 1):
         found[h.record.id] = Candidate(
-            h.record, vector=min(1.0, max(0.0, h.score)), vector_rank=rank
+            h.record, vector=min(1.0, max(0.0, h.score)), vector_rank=rank, stats=h.stats
         )
     for rank, h in enumerate(keyword, 1):
         kw = min(1.0, h.score / top_kw) if top_kw > 0 else 0.0
         prior = found.get(h.record.id)
         found[h.record.id] = (
-            Candidate(h.record, keyword=kw, keyword_rank=rank)
+            Candidate(h.record, keyword=kw, keyword_rank=rank, stats=h.stats)
             if prior is None
             else replace(prior, keyword=kw, keyword_rank=rank)
         )

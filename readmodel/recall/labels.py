@@ -4,9 +4,8 @@ import uuid
 
 from contracts.memory import State
 from contracts.recall import Label
-from readmodel.recall.candidate import Candidate
+from readmodel.recall.candidate import Candidate, text_stats
 from readmodel.recall.query import QueryAnalysis
-from readmodel.text import stem, tokens
 
 SEMANTIC_FLOOR = 0.3
 """Vector similarity (cosine clipped to 0..1) from which a result counts as found by
@@ -38,11 +37,11 @@ def low_confidence(shown: list[Candidate], semantic_floor: float = SEMANTIC_FLOO
     return bool(shown) and all(c.gate < 1.0 or not semantic(c, semantic_floor) for c in shown)
 
 
-def overlap(analysis: QueryAnalysis, text: str) -> float:
-    """Share of the query's salient terms found in `text`."""
+def overlap(analysis: QueryAnalysis, c: Candidate) -> float:
+    """Share of the query's salient terms found in the candidate's text."""
     if not analysis.stems:
         return 0.0
-    present = {stem(t) for t in tokens(text)}
+    present = text_stats(c).stems
     return sum(1 for s in analysis.stems if s in present) / len(analysis.stems)
 
 
@@ -53,7 +52,7 @@ def direct_answer(
     if not shown:
         return None
     top = shown[0]
-    if top.record.state is not State.CURRENT or overlap(analysis, top.record.text) < min_overlap:
+    if top.record.state is not State.CURRENT or overlap(analysis, top) < min_overlap:
         return None
     second = shown[1].score if len(shown) > 1 else 0.0
     return top.id if top.score - second >= margin else None

@@ -7,7 +7,7 @@ most of a caller's token budget. Above `ref_tokens` whitespace tokens the score 
 multiplied by `(ref_tokens / tokens) ** weight`; shorter memories are untouched.
 """
 
-from readmodel.recall.candidate import Candidate, replace
+from readmodel.recall.candidate import Candidate, replace, text_stats
 
 
 def length_factor(tokens: int, weight: float, ref_tokens: int) -> float:
@@ -19,6 +19,6 @@ def length_factor(tokens: int, weight: float, ref_tokens: int) -> float:
 def length_prior(candidates: list[Candidate], weight: float, ref_tokens: int) -> list[Candidate]:
     out = []
     for c in candidates:
-        factor = length_factor(len(c.record.text.split()), weight, ref_tokens)
+        factor = length_factor(text_stats(c).tokens, weight, ref_tokens)
         out.append(c if factor == 1.0 else replace(c, score=c.score * factor))
     return out

@@ -3,7 +3,7 @@
 import uuid
 from dataclasses import dataclass
 
-from readmodel.recall.candidate import Candidate
+from readmodel.recall.candidate import Candidate, text_stats
 from readmodel.recall.observations import members, take
 
 
@@ -18,7 +18,7 @@ def rank(candidates: list[Candidate], limit: int) -> list[Candidate]:
 
 def tokens_of(c: Candidate) -> int:
     """Whitespace tokens of the text: what `max_tokens` budgets."""
-    return len(c.record.text.split())
+    return text_stats(c).tokens
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,8 @@ def fill_window(
     Scores below `min_score` are skipped. With `prefer_observations`, an observation
     taken into the window removes its members already shown, and members met later
     are skipped, so their slots backfill from further down. The walk stops at the
-    first candidate that would exceed the whitespace-token budget.
+    first candidate that would exceed the whitespace-token budget (counted only when
+    there is one).
     """
     passing = [c for c in ordered if c.score >= min_score]
     shown: list[Candidate] = []
@@ -61,8 +62,7 @@ def fill_window(
             dropped += 1
             continue
         after, left = take(shown, c) if prefer_observations else ([*shown, c], 0)
-        size = sum(tokens_of(s) for s in after)
-        if max_tokens is not None and size > max_tokens:
+        if max_tokens is not None and sum(tokens_of(s) for s in after) > max_tokens:
             return Window(shown, dropped, len(ordered) - len(passing), budget_cut=True)
         shown = after
         dropped += left

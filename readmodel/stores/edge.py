@@ -48,7 +48,6 @@ from readmodel.store import (
     Feedback,
     Filter,
     Hit,
-    Record,
     SparseVector,
     StoredPoint,
     StoreInfo,
@@ -234,7 +233,7 @@ class EdgeStore:
         return DIALECT.bank(bank_id)
 
     def _keyword_hits(
-        self, bank_id: str, limit: int, first: list[ties.Scored], known: dict[uuid.UUID, Record]
+        self, bank_id: str, limit: int, first: list[ties.Scored], known: dict[uuid.UUID, Hit]
     ) -> list[Hit]:
         return ties.kept_hits(first, limit, known, functools.partial(self.fetch, bank_id))
 
@@ -255,7 +254,7 @@ class EdgeStore:
         )
         if len(answers) == 1:
             return dense_hits, []
-        known = {h.record.id: h.record for h in dense_hits}
+        known = {h.record.id: h for h in dense_hits}
         first = _scored(answers[1])
         return dense_hits, self._keyword_hits(flt.bank_id, limit, first, known)
 

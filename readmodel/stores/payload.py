@@ -25,9 +25,11 @@ from readmodel.store import (
     Record,
     SparseVector,
     StoredPoint,
+    TextStats,
     Vector,
     tagset_of,
 )
+from readmodel.text import decode_stems, encode_stems, text_stats
 
 TAGSET_FIELD: Final = "tagset"
 OCCURRED_TS_FIELD: Final = "occurred_ts"
@@ -40,12 +42,19 @@ ENTITY_KEYS_FIELD: Final = "entity_keys"
 names none: what `Filter.entities_shared` matches. A record written before the field
 existed has none and is not selected by it (`sediment rebuild` writes it)."""
 NO_ENTITY: Final = "none"
+STEMS_FIELD: Final = "text_stems"
+TOKENS_FIELD: Final = "text_tokens"
+"""The text's `TextStats`, which recall ranks by: written with every record, read back
+with its hits. A record written before the fields existed has neither, and recall
+computes them from its text (`sediment rebuild` writes them)."""
 INDEX_ONLY_FIELDS: Final = (
     TAGSET_FIELD,
     ENTITY_KEYS_FIELD,
     OCCURRED_TS_FIELD,
     EXPIRES_TS_FIELD,
     CURRENT_UNTIL_TS_FIELD,
+    STEMS_FIELD,
+    TOKENS_FIELD,
 )
 TIME_STEP: Final = timedelta(microseconds=1)
 """The resolution of stored times: "at or after t" is "not at or before t - TIME_STEP"."""
@@ -106,6 +115,9 @@ def to_payload(record: Record) -> dict[str, Any]:
     payload[TAGSET_FIELD] = tagset_of(record.tags)
     payload[ENTITY_KEYS_FIELD] = entity_keys(record.entities)
     payload[OCCURRED_TS_FIELD] = record.occurred_at.timestamp()
+    stats = text_stats(record.text)
+    payload[STEMS_FIELD] = encode_stems(stats.stems)
+    payload[TOKENS_FIELD] = stats.tokens
     if record.expires_at is not None:
         payload[EXPIRES_TS_FIELD] = record.expires_at.timestamp()
     if record.current_until is not None:
@@ -231,12 +243,26 @@ def stored_point(payload: Mapping[str, Any], vectors: Any) -> StoredPoint:
         record=from_payload(payload),
         dense=_dense_or_empty(named),
         sparse=_sparse(named),
+        stats=stored_stats(payload),
     )
+
+
+def stored_stats(payload: Mapping[str, Any]) -> TextStats | None:
+    """The `TextStats` written with the record, or None when it was written without."""
+    stems, count = payload.get(STEMS_FIELD), payload.get(TOKENS_FIELD)
+    if not isinstance(stems, str) or not isinstance(count, int):
+        return None
+    return TextStats(decode_stems(stems), count)
 
 
 def hit(payload: Mapping[str, Any], score: float, vectors: Any) -> Hit:
     named: Mapping[str, Any] = vectors if isinstance(vectors, Mapping) else {}
-    return Hit(record=from_payload(payload), score=float(score), dense=_dense(named))
+    return Hit(
+        record=from_payload(payload),
+        score=float(score),
+        dense=_dense(named),
+        stats=stored_stats(payload),
+    )
 
 
 class HitReader:
@@ -244,7 +270,7 @@ class HitReader:
     (validating a payload is the costly part of reading a hit)."""
 
     def __init__(self) -> None:
-        self._seen: dict[object, tuple[Record, Vector | None]] = {}
+        self._seen: dict[object, tuple[Record, Vector | None, TextStats | None]] = {}
 
     def __call__(
         self, point_id: object, payload: Mapping[str, Any], score: float, vectors: Any
@@ -252,9 +278,9 @@ class HitReader:
         known = self._seen.get(point_id)
         if known is None:
             named: Mapping[str, Any] = vectors if isinstance(vectors, Mapping) else {}
-            known = (from_payload(payload), _dense(named))
+            known = (from_payload(payload), _dense(named), stored_stats(payload))
             self._seen[point_id] = known
-        return Hit(record=known[0], score=float(score), dense=known[1])
+        return Hit(record=known[0], score=float(score), dense=known[1], stats=known[2])
 
 
 def _dense_or_empty(vectors: Mapping[str, Any]) -> Vector:

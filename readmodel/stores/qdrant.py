@@ -29,7 +29,6 @@ from readmodel.store import (
     Feedback,
     Filter,
     Hit,
-    Record,
     SparseVector,
     StoredPoint,
     StoreInfo,
@@ -263,7 +262,7 @@ class QdrantStore:
         return _scored(answer[0].points)
 
     def _keyword_hits(
-        self, bank_id: str, limit: int, first: list[ties.Scored], known: dict[uuid.UUID, Record]
+        self, bank_id: str, limit: int, first: list[ties.Scored], known: dict[uuid.UUID, Hit]
     ) -> list[Hit]:
         return ties.kept_hits(first, limit, known, functools.partial(self.fetch, bank_id))
 
@@ -290,7 +289,7 @@ class QdrantStore:
         dense_hits = [read(p.id, p.payload or {}, p.score, p.vector) for p in answers[0].points]
         if len(answers) == 1:
             return dense_hits, []
-        known = {h.record.id: h.record for h in dense_hits}
+        known = {h.record.id: h for h in dense_hits}
         first = _scored(answers[1].points)
         return dense_hits, self._keyword_hits(flt.bank_id, limit, first, known)
 

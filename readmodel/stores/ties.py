@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
-from readmodel.store import Hit, Record, StoredPoint
+from readmodel.store import Hit, Record, StoredPoint, TextStats
 
 Scored = tuple[uuid.UUID, float]
 
@@ -38,12 +38,15 @@ def top(read: Sequence[Scored], limit: int) -> list[Scored]:
 def kept_hits(
     read: Sequence[Scored],
     limit: int,
-    known: Mapping[uuid.UUID, Record],
+    known: Mapping[uuid.UUID, Hit],
     fetch: Callable[[list[uuid.UUID]], Sequence[StoredPoint]],
 ) -> list[Hit]:
-    """The `top` of `read` as hits: records from `known` (what the dense half brought),
-    the others read with `fetch` (by id, in the bank)."""
+    """The `top` of `read` as hits: records and their text stats from `known` (what the
+    dense half brought), the others read with `fetch` (by id, in the bank)."""
     chosen = top(read, limit)
     missing = [i for i, _ in chosen if i not in known]
-    records = {**known, **{p.record.id: p.record for p in fetch(missing)}}
-    return [Hit(records[i], s, None) for i, s in chosen if i in records]
+    found: dict[uuid.UUID, tuple[Record, TextStats | None]] = {
+        i: (h.record, h.stats) for i, h in known.items()
+    }
+    found.update((p.record.id, (p.record, p.stats)) for p in fetch(missing))
+    return [Hit(found[i][0], s, None, found[i][1]) for i, s in chosen if i in found]

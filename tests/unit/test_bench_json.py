@@ -154,3 +154,27 @@ def test_generic_report_is_titled_by_dataset_with_a_headline(tmp_path: Path) -> 
     assert f"| {best:.3f} (" in page
     for category in ("single-hop", "open-domain"):
         assert f"| {category} | " in page
+
+
+def test_the_report_opens_with_one_summary_row_per_dataset_and_embedder(tmp_path: Path) -> None:
+    """The summary counts a category against Sediment by any amount and by more than the
+    margin, and gives p50 as a multiple of RRF's from the same run."""
+    results = tmp_path / "results"
+    invoke("retrieval", "--dataset", str(TINY), "--json", str(results / "beam_minilm.json"))
+    data = json.loads((results / "beam_minilm.json").read_text())
+    data["dataset"], data["settings"]["embedder"] = "beam-100k-dev", "minilm"
+    systems = data["systems"]
+    systems["dense"]["by_category"]["single-hop"]["recall@10"] = 1.0
+    systems["sediment"]["by_category"]["single-hop"]["recall@10"] = 0.99
+    systems["sediment"]["by_category"]["open-domain"]["recall@10"] = 0.5
+    systems["rrf"]["by_category"]["open-domain"]["recall@10"] = 0.9
+    systems["sediment"]["overall"]["latency_p50_ms"] = 9.0
+    systems["rrf"]["overall"]["latency_p50_ms"] = 3.0
+    (results / "beam_minilm.json").write_text(json.dumps(data), encoding="utf-8")
+    docs = tmp_path / "docs"
+    invoke("report", "--results", str(results), "--docs", str(docs))
+    page = (docs / "benchmarks.md").read_text()
+    summary = page[page.index("## Summary") : page.index("## BEAM retrieval, embedder minilm")]
+    row = next(line for line in summary.splitlines() if line.startswith("| BEAM | minilm |"))
+    assert "| 9.0 | 3.0x |" in row
+    assert row.endswith("| 2 of 2 (1 by > 0.02) |")

@@ -131,6 +131,9 @@ class TestMiniLM:
     def test_batch_matches_single(self, minilm: Embedder) -> None:
         assert_batch_matches_single(minilm)
 
+    def test_a_process_loads_the_model_once(self, minilm: Embedder) -> None:
+        assert make_embedder("minilm") is minilm
+
 
 def test_minilm_without_extra_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     from readmodel.embedders.minilm import MiniLMEmbedder
@@ -143,5 +146,6 @@ def test_minilm_without_extra_says_what_to_install(monkeypatch: pytest.MonkeyPat
 def test_factory_builds_each_cheap_embedder() -> None:
     assert make_embedder("hash").name == "hash-256"
     assert make_embedder("static").dimension == 256
+    assert make_embedder("static") is make_embedder("static")
     with pytest.raises(ValueError):
         make_embedder("word2vec")  # type: ignore[arg-type]

@@ -278,3 +278,15 @@ def test_statements_of_one_subject_meet_only_where_a_frame_or_an_ended_value_can
     assert not query_keys(walk, []) & keys(drink, [])
     assert meet(drink, [], "User: I drink green tea in the afternoon now.", [])
     assert meet(drink, [], "User: I gave up espresso.", [])
+
+
+def test_a_surname_is_no_head_and_a_thing_is_keyed_by_its_role() -> None:
+    """ "Jonas Rasski has two goldfish" and "Jonas Rasski walks to work" share a person,
+    not a frame; "the afternoon" said of in passing is no thing whose date or status
+    changes, while a dated thing is keyed by its date role."""
+    fish = "Jonas Rasski has two goldfish."
+    walk = "Jonas Rasski walks to work."
+    assert not meet(fish, ["Jonas Rasski"], walk, ["Jonas Rasski"])
+    assert not {k for k in keys("Ana naps in the afternoon.", ["Ana"]) if k.startswith("thing:")}
+    dated = keys("The budget review is on May 3.", [])
+    assert "thing:budget review|date" in dated

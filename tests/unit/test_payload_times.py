@@ -111,7 +111,7 @@ def test_fields_at_their_default_are_not_written_but_read_back() -> None:
     assert set(payload) == {
         "schema_version", "kind", "state", "id", "bank_id", "text", "occurred_at",
         "created_at", "source_memory_ids", "proof_count", "first_occurred_at",
-        "last_occurred_at", "tagset", "entity_keys", "occurred_ts",
+        "last_occurred_at", "tagset", "entity_keys", "occurred_ts", "text_stems", "text_tokens",
     }  # fmt: skip
     assert (payload["kind"], payload["state"], payload["schema_version"]) == (
         "observation",

@@ -8,6 +8,8 @@ each statement read all the others.
 
 from worker.consolidation.openframes import Clause, OpenReading
 from worker.consolidation.openroles import role_stems
+from worker.consolidation.openupdates import head
+from worker.consolidation.openvalues import SHORT
 from worker.consolidation.openwords import content, verb_stem
 
 
@@ -15,31 +17,36 @@ def open_keys(r: OpenReading | None) -> list[str]:
     """The keys a statement is stored under, so that `open_update` can relate it to one
     that arrives later (`open_query_keys` are what that one reads by):
 
-    * `subject|~head:w`: the first content word of each plain clause, a verb by its
-      stem ("lives", "living" -> `liv`, so "<s> 'm living in _" meets it). A frame change
-      keeps every word before its value, and its frame has a content word there (the
-      noun of "<s> 's N is _", or the predicate), so both clauses share their first one;
+    * `subject|~head:w`: each plain clause's `head`, which a frame change keeps, a verb
+      by its stem ("lives", "living" -> `liv`, so "<s> 'm living in _" meets it);
     * `subject|~said:w`: every content word of each plain clause, which a later
       statement may name as over;
     * `subject|~ended:w`: the content words of each value the statement names as over;
-    * `thing:words`: each definite thing it is about.
+    * `thing:words|date`, `|status`, `|said`: a definite thing with one date, with a
+      status, or said of shortly (`thing_change` relates a date to a date and a status to
+      a later short statement).
 
-    Keying by head and by role, not by every word, keeps what a statement reads to the
-    statements it could relate to: one keyed by every word found every other statement
-    of its subject that shared a common word, and compared frames with each of them."""
+    * `subject|~tail:v:w`, `subject|~role:stem`: see `_tails` and `_roles`.
+
+    Keying by role, not by every word, keeps what a statement reads to the statements
+    it could relate to: keyed by every content word, each statement found every other
+    one of its subject that shared a common word, and compared frames with each."""
     if r is None or (not r.clauses and not r.things):
         return []
-    keys = _heads(r) | _tails(r) | _roles(r) | _things(r) | _said(r, "said") | _ended(r, "ended")
+    keys = _heads(r) | _tails(r) | _roles(r) | _things(r, "status", "said")
+    keys |= _said(r, "said") | _ended(r, "ended")
     return sorted(keys)
 
 
 def open_query_keys(r: OpenReading | None) -> list[str]:
     """The stored keys (`open_keys`) of every statement this one may relate to, in either
-    order of arrival: the same heads and things, the values it names as over among what
-    others said, and what it says among the values others named as over."""
+    order of arrival: the same heads, tails, roles and dated things, its ended values
+    among what others said (and the reverse), a status among what others said of the
+    thing shortly (and the reverse)."""
     if r is None or (not r.clauses and not r.things):
         return []
-    keys = _heads(r) | _tails(r) | _roles(r) | _things(r) | _said(r, "ended") | _ended(r, "said")
+    keys = _heads(r) | _tails(r) | _roles(r) | _things(r, "said", "status")
+    keys |= _said(r, "ended") | _ended(r, "said")
     return sorted(keys)
 
 
@@ -48,11 +55,7 @@ def _plain(r: OpenReading) -> list[Clause]:
 
 
 def _heads(r: OpenReading) -> set[str]:
-    return {
-        f"{c.subject}|~head:{verb_stem(said[0])}"
-        for c in _plain(r)
-        if (said := content(list(c.words)))
-    }
+    return {f"{c.subject}|~head:{verb_stem(h)}" for c in _plain(r) if (h := head(c)) is not None}
 
 
 def _tails(r: OpenReading) -> set[str]:
@@ -78,5 +81,19 @@ def _ended(r: OpenReading, role: str) -> set[str]:
     return {f"{s}|~{role}:{w}" for s in r.subjects for span in spans for w in span}
 
 
-def _things(r: OpenReading) -> set[str]:
-    return {"thing:" + " ".join(t.thing) for t in r.things}
+def _things(r: OpenReading, status: str, said: str) -> set[str]:
+    """Keys of the roles `thing_change` gives a thing's statements: `status` names the
+    role of one that gives a status (the older of a pair), `said` of one short enough to
+    say it again (the newer)."""
+    out = set()
+    for t in r.things:
+        name = "thing:" + " ".join(t.thing)
+        if len(t.dates) == 1:
+            out.add(f"{name}|date")
+        if t.dates:
+            continue
+        if t.status:
+            out.add(f"{name}|{status}")
+        if t.length <= SHORT and t.said and (len(t.thing) >= 2 or t.cue):
+            out.add(f"{name}|{said}")
+    return out
