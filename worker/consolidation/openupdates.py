@@ -72,6 +72,8 @@ def ended_value(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
                 continue
             if _other_noun(c, n, e.span) or not _same_verb(e.how, e.span, c.words):
                 continue
+            if _other_than_a_couple(e.how, c.words):
+                continue
             relation = Relation.INVALIDATED_BY if e.ends_only else Relation.EVOLVED_INTO
             new = "(ended)" if e.ends_only else e.after
             frame = _masked_frame(c.words, e.span)
@@ -128,6 +130,17 @@ def _other_noun(c: Clause, n: OpenReading, span: tuple[str, ...]) -> bool:
         return True
     ended_holder = set(span) & (set(n.subjects) | old_rel)
     return old_rel != new_rel and not ended_holder
+
+
+def _other_than_a_couple(how: str, words: tuple[str, ...]) -> bool:
+    """ "Hugo and Rosa broke up" ends what the two were to each other as a couple: a
+    clause of a relation ("<s> 's partner is Hugo") or of none ("<s> is with Hugo"), not
+    one of a noun of another kind ("<s> 's personal trainer is Hugo")."""
+    noun = _noun_of(words)
+    return bool(COUPLE.match(how) and noun) and not set(noun) & RELATIONS
+
+
+COUPLE = re.compile(r"(?:broke|split) up\b")
 
 
 def _masked_frame(words: tuple[str, ...], span: tuple[str, ...]) -> str:
