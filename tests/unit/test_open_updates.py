@@ -250,6 +250,25 @@ def test_an_attribute_the_rules_read_is_said_as_its_noun() -> None:
     assert related(*reports, "Ugo switched to Baran as his partner.", ["Ugo", "Baran"]) is None
 
 
+def test_a_couple_that_broke_up_ends_what_they_were_as_a_couple() -> None:
+    """ "Hugo and Rosa broke up" ends Rosa's partner, or "Rosa is with Hugo", but not
+    Rosa's personal trainer who is also Hugo (a noun that is no relation of a couple)."""
+    people = ["Rosa", "Hugo"]
+    for newer in ("Hugo and Rosa broke up.", "Rosa split up with Hugo."):
+        for older in ("Rosa's partner is Hugo.", "Rosa is with Hugo."):
+            found = related(older, people, newer, people)
+            assert found is not None and found.relation is Relation.INVALIDATED_BY, older
+            assert "'hugo' -> '(ended)'" in found.reason
+        assert related("Rosa's personal trainer is Hugo.", people, newer, people) is None
+    found = related(
+        "Rosa's personal trainer is Hugo.",
+        people,
+        "Rosa no longer has a personal trainer.",
+        ["Rosa"],
+    )
+    assert found is not None and found.relation is Relation.INVALIDATED_BY
+
+
 def test_long_turns_are_not_read_by_frame() -> None:
     turn = "User: " + " ".join(["I really think that the weather was lovely today"] * 5)
     assert read(turn, []) is None and keys(turn, []) == set()

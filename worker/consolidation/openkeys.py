@@ -8,9 +8,42 @@ each statement read all the others.
 
 from worker.consolidation.openframes import Clause, OpenReading
 from worker.consolidation.openroles import role_stems
-from worker.consolidation.openupdates import head
 from worker.consolidation.openvalues import SHORT
 from worker.consolidation.openwords import content, verb_stem
+
+MAX_VALUE = 5
+"""The longest value, in words, a frame change reads on either side."""
+
+
+def head(c: Clause) -> str | None:
+    """The clause's first content word that is not written as a name: what its frame says
+    of the subject ("dentist", "drink", "works"), before any value. Two clauses compared
+    by frame share it (`openupdates._frame` requires that), so it keys them
+    (`open_keys`); a name would not do (a surname after a first name is said of
+    everything about its person)."""
+    return next((w for w in content(list(c.words)) if w not in c.named), None)
+
+
+def same_tail(o: Clause, n: Clause) -> bool:
+    """The word after the subject and the last content word are one: a frame whose value
+    comes before its predicate ("<s> is on the _ shift"), so its head is the value."""
+    a, b = content(list(o.words)), content(list(n.words))
+    return len(o.words) > 1 and o.words[1:2] == n.words[1:2] and a[-1:] == b[-1:] != []
+
+
+def one_span_apart(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether `a` and `b` can differ by one span of at most `MAX_VALUE` words a side: the
+    words they share at the start and at the end leave no more than that between. A
+    test of word equality at both ends, before the alignment `openupdates._frame` makes
+    (most pairs of one subject fail it, and the alignment is the dearer part)."""
+    longest = max(len(a), len(b))
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
+        end += 1
+    return start + end >= longest - MAX_VALUE
 
 
 def open_keys(r: OpenReading | None) -> list[str]:

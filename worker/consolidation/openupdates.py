@@ -30,12 +30,11 @@ from difflib import SequenceMatcher
 from contracts.memory import Relation
 from readmodel.text import STOPWORDS
 from worker.consolidation.openframes import Clause, OpenReading
+from worker.consolidation.openkeys import MAX_VALUE, head, one_span_apart, same_tail
 from worker.consolidation.openroles import ended_stems, held_by_people, role_of
 from worker.consolidation.openvalues import SHORT
 from worker.consolidation.openwords import CUES, SUBJECT, content, verb_stem
 from worker.consolidation.subjects import RELATIONS
-
-MAX_VALUE = 5
 
 
 @dataclass(frozen=True)
@@ -72,6 +71,8 @@ def ended_value(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
             if c.subject not in n.subjects or c.markers or not _contains(c.words, e.span):
                 continue
             if _other_noun(c, n, e.span) or not _same_verb(e.how, e.span, c.words):
+                continue
+            if _other_than_a_couple(e.how, c.words):
                 continue
             relation = Relation.INVALIDATED_BY if e.ends_only else Relation.EVOLVED_INTO
             new = "(ended)" if e.ends_only else e.after
@@ -131,6 +132,17 @@ def _other_noun(c: Clause, n: OpenReading, span: tuple[str, ...]) -> bool:
     return old_rel != new_rel and not ended_holder
 
 
+def _other_than_a_couple(how: str, words: tuple[str, ...]) -> bool:
+    """ "Hugo and Rosa broke up" ends what the two were to each other as a couple: a
+    clause of a relation ("<s> 's partner is Hugo") or of none ("<s> is with Hugo"), not
+    one of a noun of another kind ("<s> 's personal trainer is Hugo")."""
+    noun = _noun_of(words)
+    return bool(COUPLE.match(how) and noun) and not set(noun) & RELATIONS
+
+
+COUPLE = re.compile(r"(?:broke|split) up\b")
+
+
 def _masked_frame(words: tuple[str, ...], span: tuple[str, ...]) -> str:
     k = len(span)
     at = next(i for i in range(len(words) - k + 1) if words[i : i + k] == span)
@@ -170,9 +182,9 @@ BE = frozenset({"is", "are", "am", "'m", "'re", "'s"})
 
 def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
     """One subject, the same words but one short span each side, neither a plan nor a past."""
-    if o.subject != n.subject or o.markers or n.markers or not _one_span_apart(o.words, n.words):
+    if o.subject != n.subject or o.markers or n.markers or not one_span_apart(o.words, n.words):
         return None
-    if head(o) is None or (head(o) != head(n) and not _same_tail(o, n)):
+    if head(o) is None or (head(o) != head(n) and not same_tail(o, n)):
         return None
     span = _changed_span(o, n)
     if span is None:
@@ -250,36 +262,6 @@ def _doing(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
     """A value that is a verb with its words ("pushing forward" / "looking ahead") is
     something being done, not a value held ("hiking" / "climbing" are)."""
     return any(len(v) > 1 and v[0].endswith("ing") and v[0] not in STOPWORDS for v in (old, new))
-
-
-def head(c: Clause) -> str | None:
-    """The clause's first content word that is not written as a name: what its frame says
-    of the subject ("dentist", "drink", "works"), before any value. Two clauses compared
-    by frame share it (`_frame` requires that), so it keys them (`open_keys`); a name
-    would not do (a surname after a first name is said of everything about its person)."""
-    return next((w for w in content(list(c.words)) if w not in c.named), None)
-
-
-def _same_tail(o: Clause, n: Clause) -> bool:
-    """The word after the subject and the last content word are one: a frame whose value
-    comes before its predicate ("<s> is on the _ shift"), so its head is the value."""
-    a, b = content(list(o.words)), content(list(n.words))
-    return len(o.words) > 1 and o.words[1:2] == n.words[1:2] and a[-1:] == b[-1:] != []
-
-
-def _one_span_apart(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Whether `a` and `b` can differ by one span of at most `MAX_VALUE` words a side: the
-    words they share at the start and at the end leave no more than that between. A
-    test of word equality at both ends, before the alignment `_frame` makes (most pairs
-    of one subject fail it, and the alignment is the dearer part)."""
-    longest = max(len(a), len(b))
-    start = 0
-    while start < min(len(a), len(b)) and a[start] == b[start]:
-        start += 1
-    end = 0
-    while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
-        end += 1
-    return start + end >= longest - MAX_VALUE
 
 
 def _names(span: tuple[str, ...], c: Clause) -> bool:
