@@ -6,7 +6,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import astuple, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -21,7 +21,7 @@ from contracts.events import RetainEvent
 from contracts.memory import State
 from contracts.recall import RecallRequest, RecallResult
 from readmodel.embedders import Embedder
-from readmodel.recall.fusion import DEFAULT_WEIGHTS
+from readmodel.recall.notes import fusion_note
 from readmodel.recall.pipeline import RecallPipeline
 from readmodel.store import Filter, MemoryStore
 from sediment.bootstrap import bootstrap
@@ -208,6 +208,7 @@ def run_retrieval(
                 start = time.perf_counter()
                 systems_ = Systems(rt.recall_pipeline, rt.store, rt.embedder, bs)
                 wall["bm25_index"] = round(time.perf_counter() - start, 2)
+                rt_weights = rt.recall_pipeline.fusion_weights
                 out = Outcomes()
                 everything = [*bs.queries, *bs.adversarial]
                 if everything:
@@ -234,7 +235,7 @@ def run_retrieval(
             "mode": "embedded",
             "embedder": settings.embedder,
             "merge_threshold": settings.merge_threshold,
-            "fusion": "weighted " + "/".join(f"{w:g}" for w in astuple(DEFAULT_WEIGHTS)[:3]),
+            "fusion": fusion_note(rt_weights),
             "recall_depth": settings.recall_depth,
             "exact_bonus": settings.recall_exact_bonus,
             "date_weight": settings.recall_date_weight,

@@ -115,12 +115,17 @@ class RecallRequest(Frozen):
 class Components(Frozen):
     """Evidence behind a score, each in 0..1 except the signed feedback bias.
 
+    `vector` is the cosine; `vector_calibrated` is the same cosine measured against this
+    query's other dense hits (how far above their mean, in standard deviations, a third
+    of the way to 1 per deviation), the form the fusion weighs.
+
     `score_from` is set on a chain head shown in place of a superseded state when the
     score and these components are that state's (the query did not find the head, or
     found it with less evidence): they describe the older text, not this one.
     """
 
     vector: float = 0.0
+    vector_calibrated: float = 0.0
     keyword: float = 0.0
     exact: float = 0.0
     date: float = 0.0

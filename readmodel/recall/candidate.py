@@ -20,6 +20,7 @@ class Candidate:
 
     record: Record
     vector: float = 0.0
+    vector_calibrated: float = 0.0
     keyword: float = 0.0
     vector_rank: int | None = None
     keyword_rank: int | None = None

@@ -17,7 +17,9 @@ dense vector of a small static embedder, the more so once the keyword vector als
 holds a memory's context.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Final
 
 from readmodel.recall.candidate import Candidate, replace
 
@@ -26,7 +28,11 @@ RRF_K = 60
 
 @dataclass(frozen=True)
 class Weights:
-    vector: float = 0.25
+    """`vector` weighs the raw cosine, `calibrated` the cosine measured against the
+    query's other dense hits (`evidence.calibrated_cosines`)."""
+
+    vector: float = 0.0
+    calibrated: float = 0.25
     keyword: float = 0.45
     exact: float = 0.3
     importance: float = 0.02
@@ -34,13 +40,30 @@ class Weights:
 
 
 DEFAULT_WEIGHTS = Weights()
+"""The static embedder's weights, and any embedder's without weights of its own."""
+
+EMBEDDER_WEIGHTS: Final[Mapping[str, Weights]] = {
+    "minilm": Weights(vector=0.25, calibrated=0.4),
+}
+"""Weights fit for an embedder, by the family its name starts with (`minilm-384`): a
+stronger embedder's dense signal earns more (docs/decisions/0046)."""
+
+
+def weights_for(embedder_name: str) -> Weights:
+    family = embedder_name.split("-", 1)[0]
+    return EMBEDDER_WEIGHTS.get(family, DEFAULT_WEIGHTS)
 
 
 def weighted(candidates: list[Candidate], w: Weights = DEFAULT_WEIGHTS) -> list[Candidate]:
     """Relevance (vector, keyword, exact) plus small query-independent parts."""
     out = []
     for c in candidates:
-        relevance = w.vector * c.vector + w.keyword * min(1.0, c.keyword) + w.exact * c.exact
+        relevance = (
+            w.vector * c.vector
+            + w.calibrated * c.vector_calibrated
+            + w.keyword * min(1.0, c.keyword)
+            + w.exact * c.exact
+        )
         prior = w.importance * c.importance + w.recency * c.recency
         out.append(replace(c, fused=relevance + prior, score=relevance + prior))
     return out

@@ -3,6 +3,7 @@ records: enough to tell which rule acted on a recall without reading the code.""
 
 from contracts.recall import RecallRequest
 from readmodel.recall.config import RecallConfig
+from readmodel.recall.fusion import Weights
 from readmodel.recall.order import Window
 from readmodel.recall.rerank import RerankStage
 from readmodel.recall.state import Resolution
@@ -47,10 +48,20 @@ def truncate_note(window: Window, request: RecallRequest) -> str:
     return f"limit {request.limit}; {floor}; {budget}"
 
 
-def deployment_settings(config: RecallConfig, reranker: RerankStage | None) -> dict[str, Setting]:
+def fusion_note(w: Weights) -> str:
+    """The weights as the fuse stage's note and the impression log show them."""
+    return (
+        f"weighted: vector {w.vector:g}, calibrated vector {w.calibrated:g}, "
+        f"keyword {w.keyword:g}, exact {w.exact:g}, importance {w.importance:g}"
+    )
+
+
+def deployment_settings(
+    config: RecallConfig, reranker: RerankStage | None, weights: Weights
+) -> dict[str, Setting]:
     """Deployment settings that change ranking, as the impression log keeps them."""
     return {
-        "fusion": "weighted",
+        "fusion": fusion_note(weights),
         "depth": config.depth,
         "exact_bonus": config.exact_bonus,
         "relevance_gate": config.relevance_gate,

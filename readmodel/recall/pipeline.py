@@ -16,12 +16,13 @@ from readmodel.recall.config import RecallConfig
 from readmodel.recall.dates import DateWindow, date_match, date_note, query_window, within
 from readmodel.recall.evidence import with_evidence
 from readmodel.recall.fetch import fetch_candidates, merge_candidates
-from readmodel.recall.fusion import weighted
+from readmodel.recall.fusion import Weights, weighted, weights_for
 from readmodel.recall.gate import relevance_gate
 from readmodel.recall.labels import direct_answer, low_confidence
 from readmodel.recall.length import length_prior
 from readmodel.recall.notes import (
     deployment_settings,
+    fusion_note,
     prefer_note,
     queries_note,
     state_note,
@@ -87,6 +88,12 @@ class RecallPipeline:
     reranker: RerankStage | None = None
     clock: Callable[[], datetime] = field(default=partial(datetime.now, UTC))
     tracer: Tracer = NOOP_TRACER
+    weights: Weights | None = None
+    """Fusion weights; None takes those fit for the embedder (`fusion.weights_for`)."""
+
+    @property
+    def fusion_weights(self) -> Weights:
+        return self.weights if self.weights is not None else weights_for(self.embedder.name)
 
     def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse:
         trace, cfg = Trace(), self.config
@@ -102,8 +109,9 @@ class RecallPipeline:
         flt = store_filter(bank_id, request, now)
         when = query_window(request.query) if cfg.date_weight > 0 else None
         cands = self._fetch_candidates(queries, vectors, flt, when, request.limit, trace)
-        cands = weighted(with_evidence(cands, analysis, cfg.exact_bonus))
-        trace.lap("fuse", cands, "weighted: vector, keyword, exact, importance")
+        weights = self.fusion_weights
+        cands = weighted(with_evidence(cands, analysis, cfg.exact_bonus), weights)
+        trace.lap("fuse", cands, fusion_note(weights))
         if when is not None:
             cands = date_match(cands, when, cfg.date_weight)
             trace.lap("date", cands, date_note(when, cfg.date_weight))
@@ -251,4 +259,4 @@ class RecallPipeline:
 
     def ranking_settings(self) -> dict[str, str | int | float | bool]:
         """The deployment's settings that change ranking, for the impression log."""
-        return deployment_settings(self.config, self.reranker)
+        return deployment_settings(self.config, self.reranker, self.fusion_weights)

@@ -11,6 +11,7 @@ from readmodel.recall.labels import SEMANTIC_FLOOR, labels_of
 def components_of(c: Candidate, score_from: uuid.UUID | None = None) -> Components:
     return Components(
         vector=round(c.vector, 6),
+        vector_calibrated=round(c.vector_calibrated, 6),
         keyword=round(c.keyword, 6),
         exact=round(c.exact, 6),
         date=c.date,

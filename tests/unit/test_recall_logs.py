@@ -17,6 +17,8 @@ import pytest
 from contracts.recall import RecallRequest
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.recall.config import RecallConfig
+from readmodel.recall.fusion import DEFAULT_WEIGHTS
+from readmodel.recall.notes import fusion_note
 from readmodel.recall.pipeline import RecallPipeline
 from readmodel.recall.recaller import Recaller
 from readmodel.recall.rerank import Reranker, RerankStage
@@ -251,7 +253,7 @@ def test_impression_records_the_deployment_settings_that_rank(
     settings = json.loads(setup.log.impressions(1)[0]["settings"])
     assert {k: settings[k] for k in expected} == expected
     assert settings["reranker"] == expected.get("reranker", "off")
-    assert settings["limit"] == 2 and settings["fusion"] == "weighted"
+    assert settings["limit"] == 2 and settings["fusion"] == fusion_note(DEFAULT_WEIGHTS)
     service.close()
 
 

@@ -242,25 +242,27 @@ def test_rrf_rewards_agreement_and_stays_in_unit_range() -> None:
 @pytest.mark.parametrize(
     ("evidence", "expected"),
     [
-        ({"vector": 1.0}, 0.25),
+        ({"vector_calibrated": 1.0}, 0.25),
+        ({"vector": 1.0}, 0.0),
         ({"keyword": 1.0}, 0.45),
         ({"exact": 1.0}, 0.3),
         ({"keyword": 3.0}, 0.45),
         (
-            {"vector": 0.8, "keyword": 0.5, "exact": 0.2, "importance": 0.5},
+            {"vector_calibrated": 0.8, "keyword": 0.5, "exact": 0.2, "importance": 0.5},
             0.2 + 0.225 + 0.06 + 0.01,
         ),
     ],
 )
 def test_weighted_fusion_sums_bounded_evidence(evidence: dict[str, float], expected: float) -> None:
-    """Keyword evidence is clamped to 1 where it is consumed, whatever produced it."""
+    """Keyword evidence is clamped to 1 where it is consumed, whatever produced it; by
+    default the cosine counts only as calibrated against the query's other hits."""
     (fused,) = weighted([Candidate(memory("m", 0), **evidence)])  # type: ignore[arg-type]
     assert fused.score == fused.fused == pytest.approx(expected)
 
 
 def test_weighted_fusion_lets_a_distinctive_word_beat_a_vague_neighbour() -> None:
-    vague = Candidate(memory("vague", 0), vector=0.7, keyword=0.2)
-    exact = Candidate(memory("exact", 0), vector=0.4, keyword=1.0, exact=1.0)
+    vague = Candidate(memory("vague", 0), vector=0.7, vector_calibrated=0.7, keyword=0.2)
+    exact = Candidate(memory("exact", 0), vector=0.4, vector_calibrated=0.4, keyword=1.0, exact=1.0)
     ranked = sorted(weighted([vague, exact], Weights()), key=lambda c: -c.score)
     assert [c.record.text for c in ranked] == ["exact", "vague"]
 
