@@ -43,7 +43,7 @@ DEFAULT_WEIGHTS = Weights()
 """The static embedder's weights, and any embedder's without weights of its own."""
 
 EMBEDDER_WEIGHTS: Final[Mapping[str, Weights]] = {
-    "minilm": Weights(vector=0.25, calibrated=0.4),
+    "minilm": Weights(vector=0.15, calibrated=0.6),
 }
 """Weights fit for an embedder, by the family its name starts with (`minilm-384`): a
 stronger embedder's dense signal earns more (docs/decisions/0046)."""
