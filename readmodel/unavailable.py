@@ -10,4 +10,9 @@ class TransientError(Exception):
 
 
 class StoreUnavailable(TransientError):
-    """The store did not answer, or answered that it is failing or overloaded."""
+    """The store did not answer, or answered that it is failing or overloaded. `store`
+    names it (`Qdrant`) for messages that tell a caller what to check."""
+
+    def __init__(self, message: str, store: str = "the store") -> None:
+        super().__init__(message)
+        self.store = store

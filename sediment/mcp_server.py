@@ -16,17 +16,20 @@ from typing import Any, TypeVar
 
 import anyio.to_thread
 import pydantic
+import structlog
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.types import CallToolResult, InputRequiredResult, Tool, ToolAnnotations
 from starlette.types import Receive, Scope, Send
 
+from sediment.api.problems import UNAVAILABLE, unavailable_message
 from sediment.bootstrap import Runtime
 from sediment.mcp_tools.tools import SedimentTools, bad_fields, invalid, scope_refusal
 from sediment.recall_gate import RecallGate
 
 T = TypeVar("T")
+log = structlog.get_logger("sediment.mcp")
 
 NAME = "sediment"
 INSTRUCTIONS = (
@@ -63,9 +66,11 @@ class SedimentServer(MCPServer[Any]):
     """The SDK's server, with its argument errors said as the tools say theirs: the SDK
     returns pydantic's own text, which repeats each rejected value (`input_value=`,
     memory text included) to the client; here each bad field is named with its
-    problem, never its value. A caller's API key limits what is listed and called:
-    a tool outside its scopes is not listed, and a call to one is a tool error naming
-    the missing scope."""
+    problem, never its value. Redis, the broker or the store unreachable is a tool
+    error saying so and that the call may be sent again (`unavailable: ...`, the HTTP
+    API's 503 message), where the SDK would say only "Error executing tool". A
+    caller's API key limits what is listed and called: a tool outside its scopes is
+    not listed, and a call to one is a tool error naming the missing scope."""
 
     async def list_tools(self) -> list[Tool]:
         """Only the tools the caller's API key may call."""
@@ -81,11 +86,25 @@ class SedimentServer(MCPServer[Any]):
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) and isinstance(cause, UNAVAILABLE):
+                raise unavailable(name, cause) from cause
             if isinstance(exc, UnexpectedToolError) or not isinstance(
                 cause, pydantic.ValidationError
             ):
                 raise
             raise invalid(name, bad_fields(cause)) from cause
+
+
+def unavailable(tool: str, cause: BaseException) -> ToolError:
+    """A dependency's failure as the tool error an agent can act on: what did not
+    answer, and that the same call may be sent again (retains carry event ids)."""
+    log.warning(
+        "mcp_unavailable",
+        tool=tool,
+        error_class=type(cause).__name__,
+        cause_class=type(cause.__cause__).__name__ if cause.__cause__ else None,
+    )
+    return ToolError(f"unavailable: {unavailable_message(cause)}")
 
 
 def note(tools: SedimentTools) -> str:

@@ -12,15 +12,13 @@ import functools
 import os
 import sqlite3
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Final, ParamSpec, TypeVar
+from typing import Any, Final
 
-import httpx
 import numpy as np
 from qdrant_client import QdrantClient, models
-from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from readmodel.store import (
     DENSE_VECTOR,
@@ -52,34 +50,7 @@ from readmodel.stores.payload import (
     vector_names,
 )
 from readmodel.stores.pending_purge import PendingPurge
-from readmodel.unavailable import StoreUnavailable
-
-P = ParamSpec("P")
-R = TypeVar("R")
-_RETRYABLE_STATUS: Final = frozenset({408, 429})
-
-
-def unavailable(exc: BaseException) -> bool:
-    """The server is down, unreachable, failing (5xx) or overloaded (408, 429); a 4xx
-    other than those is the request's fault and would fail again."""
-    if isinstance(exc, UnexpectedResponse):
-        status = exc.status_code
-        return status is not None and (status >= 500 or status in _RETRYABLE_STATUS)
-    return isinstance(exc, ResponseHandlingException | httpx.TransportError | ConnectionError)
-
-
-def _translated(method: Callable[P, R]) -> Callable[P, R]:
-    @functools.wraps(method)
-    def call(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return method(*args, **kwargs)
-        except Exception as exc:
-            if unavailable(exc):
-                raise StoreUnavailable(f"Qdrant: {type(exc).__name__}: {exc}") from exc
-            raise
-
-    return call
-
+from readmodel.stores.qdrant_errors import translated
 
 ENGINE: Final = "qdrant"
 DEFAULT_COLLECTION: Final = "sediment_memories"
@@ -127,7 +98,7 @@ class QdrantStore:
         self._collection = collection
         self._page_size = page_size
 
-    @_translated
+    @translated
     def ensure_schema(self, dense_size: int) -> None:
         if not self._client.collection_exists(self._collection):
             self._client.create_collection(
@@ -144,24 +115,24 @@ class QdrantStore:
         if self._mode == "server":
             self._ensure_payload_indexes()
 
-    @_translated
+    @translated
     def layout(self) -> int | None:
         metadata = self._client.get_collection(self._collection).config.metadata or {}
         value = metadata.get(LAYOUT_KEY)
         return value if isinstance(value, int) else None
 
-    @_translated
+    @translated
     def mark_layout(self, version: int) -> None:
         self._client.update_collection(self._collection, metadata={LAYOUT_KEY: version})
 
-    @_translated
+    @translated
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         if points:
             self._client.upsert(
                 self._collection, points=[DIALECT.point_of(p) for p in points], wait=True
             )
 
-    @_translated
+    @translated
     def fetch(
         self, bank_id: str, ids: Sequence[uuid.UUID], with_vectors: bool = False
     ) -> list[StoredPoint]:
@@ -181,7 +152,7 @@ class QdrantStore:
         }
         return [found[i] for i in wanted if i in found]
 
-    @_translated
+    @translated
     def search_dense(
         self,
         vector: Vector | Sequence[float],
@@ -203,7 +174,7 @@ class QdrantStore:
         )
         return [hit(p.payload or {}, p.score, p.vector) for p in response.points]
 
-    @_translated
+    @translated
     def search_dense_batch(
         self,
         queries: Sequence[tuple[Vector, Filter]],
@@ -231,7 +202,7 @@ class QdrantStore:
         read = HitReader()
         return [[read(p.id, p.payload or {}, p.score, p.vector) for p in a.points] for a in answers]
 
-    @_translated
+    @translated
     def search_keyword(self, vector: SparseVector, flt: Filter, limit: int) -> list[Hit]:
         """IDF statistics are taken over the bank alone, so other banks never shift scores."""
         if not vector.indices:
@@ -266,7 +237,7 @@ class QdrantStore:
     ) -> list[Hit]:
         return ties.kept_hits(first, limit, known, functools.partial(self.fetch, bank_id))
 
-    @_translated
+    @translated
     def search_hybrid(
         self, dense: Vector | Sequence[float], sparse: SparseVector, flt: Filter, limit: int
     ) -> tuple[list[Hit], list[Hit]]:
@@ -293,7 +264,7 @@ class QdrantStore:
         first = _scored(answers[1].points)
         return dense_hits, self._keyword_hits(flt.bank_id, limit, first, known)
 
-    @_translated
+    @translated
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
         if not patches:
             return
@@ -319,14 +290,14 @@ class QdrantStore:
         if ids:
             self._set_payload(bank_id, tuple(ids), touch_payload(at))
 
-    @_translated
+    @translated
     def _set_payload(
         self, bank_id: str, ids: tuple[uuid.UUID, ...], values: dict[str, Any]
     ) -> None:
         scope = _filter(Filter(bank_id=bank_id, ids=ids))
         self._client.set_payload(self._collection, payload=values, points=scope, wait=True)
 
-    @_translated
+    @translated
     def delete(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None:
         if ids:
             scope = _filter(Filter(bank_id=bank_id, ids=tuple(ids)))
@@ -337,7 +308,7 @@ class QdrantStore:
         engine_filter = _filter(flt)
         return scrolled(lambda offset: self._page(engine_filter, offset, with_vectors))
 
-    @_translated
+    @translated
     def _page(
         self, engine_filter: models.Filter | None, offset: Any, with_vectors: bool
     ) -> tuple[list[models.Record], Any]:
@@ -350,18 +321,18 @@ class QdrantStore:
             with_vectors=vector_names(with_vectors, sparse=True),
         )
 
-    @_translated
+    @translated
     def count(self, flt: Filter) -> int:
         return self._client.count(self._collection, count_filter=_filter(flt), exact=True).count
 
-    @_translated
+    @translated
     def banks(self) -> list[str]:
         if not self._client.collection_exists(self._collection):
             return []
         response = self._client.facet(self._collection, key="bank_id", limit=1_000_000, exact=True)
         return sorted(str(hit.value) for hit in response.hits if hit.count > 0)
 
-    @_translated
+    @translated
     def info(self) -> StoreInfo:
         details = {"mode": self._mode, "collection": self._collection}
         if not self._client.collection_exists(self._collection):

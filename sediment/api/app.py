@@ -176,7 +176,9 @@ def create_app(
             422: {"model": ErrorBody, "description": "invalid fields, each named"},
             503: {
                 "model": ErrorBody,
-                "description": "Redis or the broker unreachable; retry after `Retry-After` s",
+                "description": (
+                    "Redis, the broker or the store unreachable; retry after `Retry-After` s"
+                ),
                 "headers": {"Retry-After": {"schema": {"type": "integer"}}},
             },
         },

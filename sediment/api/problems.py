@@ -1,8 +1,9 @@
 """Every error as JSON that names what was wrong: validation problems per field, and
 a code with a message for everything else (401, 404, 413, 503, ...).
 
-Redis or the broker unreachable is 503 with `Retry-After`, from one handler, whichever
-route found out: the request may be sent again as it was (events carry their ids)."""
+Redis, the broker or the store unreachable is 503 with `Retry-After`, from one handler,
+whichever route found out: the request may be sent again as it was (events carry their
+ids). The MCP server says the same in its tool errors (`unavailable_message`)."""
 
 import re
 from collections.abc import Sequence
@@ -16,6 +17,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from readmodel.unavailable import StoreUnavailable
 from sediment.api.models import ErrorBody, ErrorDetail
 from sediment.retain import PublishError
 
@@ -34,7 +36,7 @@ CODES = {
 HTTP_METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"})
 RETRY_AFTER_S: Final = 2
 """What a 503 asks a client to wait: Redis restarting or failing over takes seconds."""
-UNAVAILABLE: Final = (redis.ConnectionError, redis.TimeoutError, PublishError)
+UNAVAILABLE: Final = (redis.ConnectionError, redis.TimeoutError, PublishError, StoreUnavailable)
 """Failures that are the deployment's, not the request's: 503, never 500."""
 BANK_FROM_URL = "bank_id comes from the URL (/v1/banks/{bank_id}/...); remove it from the item"
 
@@ -93,14 +95,33 @@ def unavailable(message: str) -> JSONResponse:
     return error_response(503, message, {"Retry-After": str(RETRY_AFTER_S)})
 
 
-async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
-    log.warning("api_unavailable", path=request.url.path, error_class=type(exc).__name__)
+def unavailable_message(exc: BaseException) -> str:
+    """What did not answer (an `UNAVAILABLE` failure), that the same call may be sent
+    again, and what to check if it keeps failing; the exception's class, never its
+    text (a client library's may quote what was sent)."""
     if isinstance(exc, PublishError):
-        return unavailable(f"the broker did not take the events ({exc}); retry")
-    return unavailable(
+        return f"the broker did not take the events ({exc}); retry"
+    if isinstance(exc, StoreUnavailable):
+        cause = type(exc.__cause__ or exc).__name__
+        return (
+            f"the store ({exc.store}) is unavailable ({cause}); retry in {RETRY_AFTER_S} s, "
+            "and if it persists check SEDIMENT_QDRANT_URL and the store's server"
+        )
+    return (
         f"Redis is unreachable ({type(exc).__name__}); retry in {RETRY_AFTER_S} s, and if "
-        "it persists check SEDIMENT_REDIS_URL and the Redis server (GET /healthz)"
+        "it persists check SEDIMENT_REDIS_URL and the Redis server"
     )
+
+
+async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
+    log.warning(
+        "api_unavailable",
+        path=request.url.path,
+        error_class=type(exc).__name__,
+        cause_class=type(exc.__cause__).__name__ if exc.__cause__ else None,
+    )
+    hint = "" if isinstance(exc, PublishError) else " (GET /healthz)"
+    return unavailable(unavailable_message(exc) + hint)
 
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -6,7 +6,8 @@ reads through the recall service and the store. A call the server cannot serve a
 given raises `ToolError` with what was wrong; the SDK returns it as an `isError`
 result and the server carries on. Messages name fields, ids and banks, never memory
 or query text, because the SDK logs them (the SDK's own argument errors are rewritten
-so, sediment/mcp_server.py).
+so, sediment/mcp_server.py). Redis, the broker or the store failing is not caught
+here: the server says it for every tool in one place (`unavailable: ...`).
 
 Which banks a call may name: the caller's API key's (`current_key`, set per request
 for /mcp), and for a server pinned to its default bank (`sediment mcp --bank B`
@@ -14,7 +15,7 @@ without --all-banks) that bank only. `banks` lists no other.
 """
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
@@ -40,7 +41,7 @@ from sediment.forgetting import forget_event
 from sediment.mcp_tools.models import Banks, BankStats, Forgot, MemoryItem, Retained, Voted
 from sediment.mcp_tools.story import story
 from sediment.memory_ids import MemoryIdError, resolve
-from sediment.retain import PublishError, repeat_problem, repeats
+from sediment.retain import repeat_problem, repeats
 from telemetry.metrics import EVENTS, RECALLS
 from worker.consolidation.neighbourhood import RAW_KINDS
 
@@ -121,12 +122,6 @@ class SedimentTools:
             return False
         return key is None or key.opens(bank_id)
 
-    def _publish(self, send: Callable[[], object]) -> None:
-        try:
-            send()
-        except PublishError as exc:
-            raise ToolError(f"the broker did not take the events ({exc}); retry") from exc
-
     def retain(
         self,
         items: Annotated[
@@ -142,7 +137,7 @@ class SedimentTools:
         deps = self._deps
         with deps.service.slow_calls.timed("mcp.retain", bank_id, {"items": len(items)}):
             events = to_events(bank_id, items, deps.max_text_bytes, datetime.now(UTC))
-            self._publish(lambda: deps.publisher.publish_retain(events))
+            deps.publisher.publish_retain(events)
         ids = [e.event_id for e in events]
         if not self._immediate:
             return Retained(bank=bank_id, event_ids=ids, status="queued")
@@ -278,7 +273,7 @@ class SedimentTools:
             occurred_at=datetime.now(UTC),
             session_key=session_key,
         )
-        self._publish(lambda: deps.publisher.publish_feedback([event]))
+        deps.publisher.publish_feedback([event])
         status = "counted" if self._immediate else "queued"
         return Voted(bank=bank_id, event_id=event.event_id, status=status)
 
@@ -300,11 +295,10 @@ class SedimentTools:
             event = forget_event(bank_id, memory_ids=ids, tags=tags, source_id=source_id)
         except pydantic.ValidationError as exc:
             raise invalid("forget", bad_fields(exc)) from None
-        counted: list[int] = []
-        self._publish(lambda: counted.append(self._deps.publisher.publish_forget([event])))
+        counted = self._deps.publisher.publish_forget([event])
         if self._immediate:
             return Forgot(
-                bank=bank_id, event_id=event.event_id, status="forgotten", forgotten=counted[0]
+                bank=bank_id, event_id=event.event_id, status="forgotten", forgotten=counted
             )
         return Forgot(bank=bank_id, event_id=event.event_id, status="queued")
 
