@@ -15,6 +15,12 @@ Rank fusion throws away how far apart two candidates are and cannot use the
 exact-match strength; the weighted sum can. Keyword evidence earns more weight than the
 dense vector of a small static embedder, the more so once the keyword vector also
 holds a memory's context.
+
+The dense half enters as the cosine calibrated against the query's own hits
+(`evidence.calibrated_cosines`), which lifted all three dev sets over the raw cosine at
+the same weight (LoCoMo 0.7695 -> 0.7718, RealMem 0.4888 -> 0.5029, BEAM 0.4574 ->
+0.4862, static); a stronger embedder earns a larger dense weight, fit per embedder
+family fold by fold (docs/decisions/0046).
 """
 
 from collections.abc import Mapping
