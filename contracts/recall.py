@@ -75,6 +75,14 @@ class RecallRequest(Frozen):
         json_schema_extra={"pattern": PRINTABLE_PATTERN},
     )
     explain: StrictBool = False
+    full_text: StrictBool = Field(
+        default=False,
+        description=(
+            "The whole text of every result. By default a long memory (several "
+            "passages) returns only the passage that matched, with `snippet` saying "
+            "where it lies in the whole."
+        ),
+    )
     wait_for: list[uuid.UUID] = Field(
         default_factory=list,
         max_length=MAX_WAIT_FOR,
@@ -139,8 +147,18 @@ class Components(Frozen):
     score_from: uuid.UUID | None = None
 
 
+class Span(Frozen):
+    """Character offsets into a memory's whole text: `text[start:end]`."""
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+
 class RecallResult(Frozen):
-    """`state_replaces`: the superseded state this current one was shown for;
+    """`text` is what the result returns: the memory's text, or for a long memory
+    (unless the request asks `full_text`) only the passage that answers the query, with
+    `snippet` giving its span in the whole text (empty when `text` is the whole).
+    `state_replaces`: the superseded state this current one was shown for;
     `outdated_by`: a newer memory of the same subject that answers a question about the
     present with another value, where no supersession joins them (decided when recalling;
     nothing stored changed)."""
@@ -148,6 +166,7 @@ class RecallResult(Frozen):
     id: uuid.UUID
     kind: MemoryKind
     text: str
+    snippet: list[Span] = Field(default_factory=list)
     occurred_at: AwareDatetime
     score: float
     state: State

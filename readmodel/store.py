@@ -19,6 +19,9 @@ Record = Memory | Observation
 
 DENSE_VECTOR = "dense"
 KEYWORD_VECTOR = "keywords"
+PASSAGE_VECTOR = "passages"
+"""A long memory's passages, one dense vector each (a multivector); absent on a memory
+of one passage (`readmodel.passages`). Read to choose a result's snippet, not searched."""
 
 
 Vector = npt.NDArray[np.float32]
@@ -35,25 +38,41 @@ class SparseVector:
 
 
 @dataclass(frozen=True)
-class TextStats:
-    """What recall's ranking reads of a record's text: the distinct stems of its words
-    (exact match, direct answer) and its whitespace tokens (length prior, token budget).
-    Written with the record (`readmodel.text.text_stats`) and read back with each hit,
-    so no recall tokenises a stored text; a record stored without them has none."""
+class PassageStats:
+    """One passage of a long text: its character span, stems and whitespace tokens."""
 
+    start: int
+    end: int
     stems: frozenset[str]
     tokens: int
 
 
 @dataclass(frozen=True)
+class TextStats:
+    """What recall's ranking reads of a record's text: the distinct stems of its words
+    (exact match, direct answer), its whitespace tokens (length prior, token budget) and,
+    for a text of several passages, each passage's (`readmodel.passages`: snippets).
+    Written with the record (`readmodel.text.text_stats`) and read back with each hit,
+    so no recall tokenises a stored text; a record stored without them has none."""
+
+    stems: frozenset[str]
+    tokens: int
+    passages: tuple[PassageStats, ...] = ()
+
+
+@dataclass(frozen=True)
 class StoredPoint:
     """A record with its vectors, as written to and read from the store; read back, also
-    its text's stored `TextStats` (None when written without; never read on a write)."""
+    its text's stored `TextStats` (None when written without; never read on a write).
+    `passages`: one dense vector per passage of a long text, a row each in the order of
+    `readmodel.passages.passage_spans` (None: none stored; a record of one passage has
+    none). Whoever rewrites a point carries them, as it carries `dense`."""
 
     record: Record
     dense: Vector
     sparse: SparseVector = SparseVector()
     stats: TextStats | None = None
+    passages: Vector | None = None
 
 
 @dataclass(frozen=True)
@@ -225,7 +244,9 @@ class MemoryStore(Protocol):
         """`search_dense(dense, flt, limit)` and `search_keyword(sparse, flt, limit)`: one
         engine call for both, then one read of the keyword hits the dense half did not
         bring. No keyword hits without terms. Recall's search: the dense half may use
-        the engine's approximate (HNSW) index."""
+        the engine's approximate (HNSW) index. A long memory is found by its whole
+        text's vectors; its passage vectors choose what recall returns of it
+        (`readmodel.recall.snippets`; docs/decisions/0047 says why)."""
 
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
         """Overwrite the derived fields of records of `bank_id`; other banks are untouched."""

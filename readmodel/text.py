@@ -13,7 +13,8 @@ from functools import lru_cache
 
 import snowballstemmer
 
-from readmodel.store import SparseVector, TextStats
+from readmodel.passages import passage_spans
+from readmodel.store import PassageStats, SparseVector, TextStats
 
 TEXT_CACHE_SIZE = 16384
 """Entries of each per-text cache (`speaker` here; statement features, value words, word
@@ -109,7 +110,16 @@ def speaker(text: str) -> str | None:
 
 def text_stats(text: str) -> TextStats:
     """What recall ranks a text by (`TextStats`), from the text itself."""
-    return TextStats(frozenset(stem(w) for w in tokens(text)), len(text.split()))
+    return TextStats(
+        frozenset(stem(w) for w in tokens(text)),
+        len(text.split()),
+        tuple(
+            PassageStats(
+                s, e, frozenset(stem(w) for w in tokens(text[s:e])), len(text[s:e].split())
+            )
+            for s, e in passage_spans(text)
+        ),
+    )
 
 
 def encode_stems(stems: Iterable[str]) -> str:

@@ -100,7 +100,7 @@ def _reset(point: StoredPoint) -> StoredPoint:
             "consolidated": False,
         }
     )
-    return StoredPoint(record, point.dense, point.sparse)
+    return StoredPoint(record, point.dense, point.sparse, passages=point.passages)
 
 
 def _tombstones(event: ForgetEvent, targets: Sequence[StoredPoint]) -> list[Tombstone]:

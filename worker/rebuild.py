@@ -1,7 +1,9 @@
 """Re-derive observations and edges of a bank from its stored raw memories.
 
 Replays the raw memories through the same consolidation in event-time order,
-reusing their stored vectors; by convergence the result equals the incremental one.
+reusing their stored vectors (a long memory stored without passage vectors, before
+layout 7, gets them: `worker/consolidation/passages.py`); by convergence the result
+equals the incremental one.
 Text features and slot keys are computed again from each memory's text, so a rebuild
 also brings memories stored by an earlier version (or under earlier rules) to the
 current rules and index. A raw memory stored under an earlier version's id (layout 2
@@ -20,6 +22,7 @@ from readmodel.store import DerivedPatch, Filter, StoredPoint
 from worker.consolidation.consolidator import Consolidator, consolidate_points
 from worker.consolidation.features import stored_fields
 from worker.consolidation.neighbourhood import RAW_KINDS
+from worker.consolidation.passages import with_passages
 from worker.consolidation.relations import memory_id, time_key
 from worker.tombstones import Tombstones
 
@@ -38,7 +41,7 @@ def _reset(point: StoredPoint) -> StoredPoint:
             **stored_fields(point.record.text, point.record.entities),
         }
     )
-    return StoredPoint(record, point.dense, point.sparse)
+    return StoredPoint(record, point.dense, point.sparse, passages=point.passages)
 
 
 def _rekeyed(bank_id: str, raw: Sequence[StoredPoint]) -> tuple[list[StoredPoint], list[uuid.UUID]]:
@@ -52,7 +55,7 @@ def _rekeyed(bank_id: str, raw: Sequence[StoredPoint]) -> tuple[list[StoredPoint
         if new != p.record.id:
             moved[p.record.id] = new
         record = p.record.model_copy(update={"id": new})
-        by_id.setdefault(new, StoredPoint(record, p.dense, p.sparse))
+        by_id.setdefault(new, StoredPoint(record, p.dense, p.sparse, passages=p.passages))
     if not moved:
         return [], []
     out = []
@@ -60,7 +63,8 @@ def _rekeyed(bank_id: str, raw: Sequence[StoredPoint]) -> tuple[list[StoredPoint
         declared = p.record.declared_supersedes
         if any(d in moved for d in declared):
             update = {"declared_supersedes": [moved.get(d, d) for d in declared]}
-            out.append(StoredPoint(p.record.model_copy(update=update), p.dense, p.sparse))
+            record = p.record.model_copy(update=update)
+            out.append(StoredPoint(record, p.dense, p.sparse, passages=p.passages))
         elif new in moved.values():
             out.append(p)
     return out, sorted(moved, key=str)
@@ -113,7 +117,8 @@ def rebuild_bank(
         )
     raw.sort(key=lambda p: time_key(p.record))
     for start in range(0, len(raw), REBUILD_BATCH):
-        consolidate_points(bank_id, raw[start : start + REBUILD_BATCH], deps)
+        batch = with_passages(deps.embedder, raw[start : start + REBUILD_BATCH])
+        consolidate_points(bank_id, batch, deps)
         if progress is not None:
             progress(min(start + REBUILD_BATCH, len(raw)), len(raw))
     return len(raw)

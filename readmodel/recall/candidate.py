@@ -15,7 +15,9 @@ class Candidate:
     Evidence components are in 0..1 (`feedback` is a signed bias); ranks are 1-based
     and None when the record was not in that list; `gate` is the factor the relevance
     gate applied to query-independent parts (1.0 when not gated); `stats` are the text's
-    stored `TextStats` when the store had them (read them with `text_stats`).
+    stored `TextStats` when the store had them (read them with `text_stats`);
+    `snippet`: the passages of a long text the result returns instead of the whole
+    (indices into `TextStats.passages`; `readmodel.recall.snippets`), None for all of it.
     """
 
     record: Record
@@ -38,6 +40,7 @@ class Candidate:
     state_replaces: uuid.UUID | None = None
     outdated_by: uuid.UUID | None = None
     stats: TextStats | None = None
+    snippet: tuple[int, ...] | None = None
 
     @property
     def id(self) -> uuid.UUID:
@@ -68,6 +71,7 @@ def replace(c: Candidate, /, **changes: Any) -> Candidate:
     record = changes.get("record")
     if record is not None and "stats" not in changes and record.text != c.record.text:
         values["stats"] = None
+        values["snippet"] = None
     return new
 
 

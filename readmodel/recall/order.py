@@ -3,8 +3,9 @@
 import uuid
 from dataclasses import dataclass
 
-from readmodel.recall.candidate import Candidate, text_stats
+from readmodel.recall.candidate import Candidate
 from readmodel.recall.observations import members, take
+from readmodel.recall.snippets import returned_tokens
 
 
 def sort_key(c: Candidate) -> tuple[float, float, str]:
@@ -17,8 +18,9 @@ def rank(candidates: list[Candidate], limit: int) -> list[Candidate]:
 
 
 def tokens_of(c: Candidate) -> int:
-    """Whitespace tokens of the text: what `max_tokens` budgets."""
-    return text_stats(c).tokens
+    """Whitespace tokens of what the result returns (its snippet, or its whole text):
+    what `max_tokens` budgets."""
+    return returned_tokens(c)
 
 
 @dataclass(frozen=True)

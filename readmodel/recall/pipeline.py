@@ -35,9 +35,10 @@ from readmodel.recall.rerank import RerankStage
 from readmodel.recall.results import to_result
 from readmodel.recall.scope import admits, store_filter
 from readmodel.recall.session import session_affinity
+from readmodel.recall.snippets import with_snippets
 from readmodel.recall.speaker import speaker_match
 from readmodel.recall.state import Resolution, resolve_current
-from readmodel.store import Filter, MemoryStore, Record, expired
+from readmodel.store import Filter, MemoryStore, Record, Vector, expired
 from readmodel.text import query_vector
 from telemetry.tracing import NOOP_TRACER, Attributes, Tracer
 
@@ -148,6 +149,8 @@ class RecallPipeline:
             trace.lap(
                 "outdated", ordered, f"older values of one subject, after the newest: {outdated}"
             )
+        if not request.full_text:
+            ordered = self._snippets(bank_id, ordered, vectors[0], analysis, request, trace)
         window = self._window(ordered, request, trace)
         response = self._response(bank_id, request, analysis, window, resolved, bias_on, trace)
         if self.tracer.enabled:
@@ -178,6 +181,31 @@ class RecallPipeline:
         cands = merge_candidates(lists)
         trace.lap("fetch", cands, f"depth {depth}" + (", and within the date" if dated else ""))
         return cands
+
+    def _snippets(
+        self,
+        bank_id: str,
+        ordered: list[Candidate],
+        query: Vector,
+        analysis: QueryAnalysis,
+        request: RecallRequest,
+        trace: Trace,
+    ) -> list[Candidate]:
+        """Long memories in reach of the window return the passage that answers."""
+        head = request.limit * 3
+        ordered = with_snippets(
+            ordered, head, partial(self._passage_vectors, bank_id), query, analysis.stems
+        )
+        cut = sum(1 for c in ordered[:head] if c.snippet)
+        trace.lap("snippets", ordered, f"long memories returned as their passage: {cut}")
+        return ordered
+
+    def _passage_vectors(self, bank_id: str, ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Vector]:
+        return {
+            p.record.id: p.passages
+            for p in self.store.fetch(bank_id, ids, with_vectors=True)
+            if p.passages is not None
+        }
 
     def _window(self, ordered: list[Candidate], request: RecallRequest, trace: Trace) -> Window:
         """Rerank the head of the order, then fill the shown window. Prefer-observations

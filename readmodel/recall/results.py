@@ -3,9 +3,10 @@
 import uuid
 
 from contracts.memory import Observation
-from contracts.recall import Components, RecallResult
+from contracts.recall import Components, RecallResult, Span
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.labels import SEMANTIC_FLOOR, labels_of
+from readmodel.recall.snippets import returned_text, snippet_spans
 
 
 def components_of(c: Candidate, score_from: uuid.UUID | None = None) -> Components:
@@ -37,7 +38,8 @@ def to_result(
     return RecallResult(
         id=r.id,
         kind=r.kind,
-        text=r.text,
+        text=returned_text(c),
+        snippet=[Span(start=s, end=e) for s, e in snippet_spans(c)],
         occurred_at=r.occurred_at,
         score=round(c.score, 6),
         state=r.state,

@@ -8,7 +8,14 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 
-from readmodel.store import DENSE_VECTOR, KEYWORD_VECTOR, Filter, SparseVector, StoredPoint
+from readmodel.store import (
+    DENSE_VECTOR,
+    KEYWORD_VECTOR,
+    PASSAGE_VECTOR,
+    Filter,
+    SparseVector,
+    StoredPoint,
+)
 from readmodel.stores.payload import (
     TENANT_FIELD,
     Condition,
@@ -63,10 +70,14 @@ class Dialect(Generic[F, C, P, S]):
     def bank(self, bank_id: str) -> F:
         return self.all_of([self.equals(TENANT_FIELD, bank_id)], [])
 
-    def point_of(self, point: StoredPoint) -> P:
+    def point_of(self, point: StoredPoint, passages: bool = True) -> P:
+        """The engine's point; with `passages` false (a collection without the passage
+        vector) a point's passage vectors are left out."""
         vectors: dict[str, Any] = {DENSE_VECTOR: np.asarray(point.dense, dtype=np.float32).tolist()}
         if point.sparse.indices:
             vectors[KEYWORD_VECTOR] = self.sparse_of(point.sparse)
+        if passages and point.passages is not None and len(point.passages) > 1:
+            vectors[PASSAGE_VECTOR] = np.asarray(point.passages, dtype=np.float32).tolist()
         return self.point(str(point.record.id), vectors, to_payload(point.record))
 
     def sparse_of(self, vector: SparseVector) -> S:

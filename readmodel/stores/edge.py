@@ -44,6 +44,7 @@ import qdrant_edge as qe
 from readmodel.store import (
     DENSE_VECTOR,
     KEYWORD_VECTOR,
+    PASSAGE_VECTOR,
     DerivedPatch,
     Feedback,
     Filter,
@@ -112,11 +113,20 @@ class EdgeStore:
         self._banks_found: frozenset[str] | None = None
         self._banks_written: set[str] = set()
         self._banks_lock = threading.Lock()
+        self._passages = True
+        """Whether the shard has the passage vector: one created before it had none
+        until `ensure_schema` copies it into one that has (`_compact`)."""
         if (self._shard_dir / ENGINE_CONFIG_FILE).exists():
             # With our config, so that a store created before a placement changed
             # gets it for every segment written from now on (optimized or compacted).
-            config = _config(self._dense_size) if self._dense_size is not None else None
-            self._shard = qe.EdgeShard.load(str(self._shard_dir), config)
+            self._shard, self._passages = _load(self._shard_dir, self._dense_size)
+            if not self._passages and self._dense_size is not None:
+                # Created before long memories had passages: copied once into a shard
+                # that has the passage vector (`sediment rebuild --all` then derives
+                # the passages of the memories stored before).
+                self._shard.close()
+                self._compact(self._dense_size)
+                self._shard, self._passages = _load(self._shard_dir, self._dense_size)
 
     @property
     def path(self) -> Path:
@@ -127,6 +137,7 @@ class EdgeStore:
         if self._shard is None:
             self._write_dense_size(dense_size)
             self._shard = qe.EdgeShard.create(str(self._shard_dir), _config(dense_size))
+            self._passages = True
         elif self._dense_size is None:
             self._adopt_unrecorded_shard(dense_size)
         elif self._dense_size != dense_size:
@@ -141,7 +152,9 @@ class EdgeStore:
 
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         if points:
-            op = qe.UpdateOperation.upsert_points([DIALECT.point_of(p) for p in points])
+            op = qe.UpdateOperation.upsert_points(
+                [DIALECT.point_of(p, self._passages) for p in points]
+            )
             # Before the write, so the banks known are never behind the engine's.
             self._banks_written.update(p.record.bank_id for p in points)
             self._update(op)
@@ -155,7 +168,7 @@ class EdgeStore:
         records = self._require().retrieve(
             [str(i) for i in wanted],
             with_payload=True,
-            with_vector=vector_names(with_vectors, sparse=True),
+            with_vector=vector_names(with_vectors, sparse=True, passages=self._passages),
         )
         found = {
             point_id(r.id): stored_point(r.payload or {}, r.vector)
@@ -303,7 +316,7 @@ class EdgeStore:
                 limit=self._page_size,
                 filter=engine_filter,
                 with_payload=True,
-                with_vector=vector_names(with_vectors, sparse=True),
+                with_vector=vector_names(with_vectors, sparse=True, passages=self._passages),
             )
             records, next_offset = shard.scroll(request)
             return list(records), next_offset
@@ -409,7 +422,7 @@ class EdgeStore:
         the renames is repaired when the store is next opened (`_recover_swap`)."""
         fresh_dir, old_dir = self._root / COMPACT_DIR, self._root / OLD_DIR
         shutil.rmtree(fresh_dir, ignore_errors=True)
-        source = qe.EdgeShard.load(str(self._shard_dir), _config(dense_size))
+        source, had_passages = _load(self._shard_dir, dense_size)
         target = qe.EdgeShard.create(str(fresh_dir), _config(dense_size))
         for field, schema in _index_schemas().items():
             target.update(qe.UpdateOperation.create_field_index(field, schema))
@@ -419,7 +432,7 @@ class EdgeStore:
                 offset=offset,
                 limit=self._page_size,
                 with_payload=True,
-                with_vector=vector_names(True, sparse=True),
+                with_vector=vector_names(True, sparse=True, passages=had_passages),
             )
             records, offset = source.scroll(request)
             points = [DIALECT.point_of(stored_point(r.payload or {}, r.vector)) for r in records]
@@ -455,7 +468,7 @@ class EdgeStore:
         self._require().close()
         self._shard = None
         try:
-            self._shard = qe.EdgeShard.load(str(self._shard_dir), _config(dense_size))
+            self._shard, self._passages = _load(self._shard_dir, dense_size)
         except Exception as exc:
             self._shard = qe.EdgeShard.load(str(self._shard_dir))
             raise DenseSizeMismatchError(str(self._root), None, dense_size, str(exc)) from exc
@@ -538,14 +551,40 @@ def _scored(points: Sequence[qe.ScoredPoint]) -> list[ties.Scored]:
     return [(point_id(p.id), float(p.score)) for p in points]
 
 
+NO_GRAPH: Final = qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000)
+"""The passage vectors are read by id, never searched: no HNSW graph is built for them."""
+
+
+def _load(shard_dir: Path, dense_size: int | None) -> tuple[qe.EdgeShard, bool]:
+    """The shard opened with our config, and whether it has the passage vector: one
+    created before that vector existed opens as it is (the engine refuses a config
+    whose vectors differ from its segments'), and says it has none."""
+    if dense_size is None:
+        return qe.EdgeShard.load(str(shard_dir), None), True
+    try:
+        return qe.EdgeShard.load(str(shard_dir), _config(dense_size)), True
+    except Exception as exc:
+        # The engine names the vectors it expected and those it found.
+        if f'["\\"{DENSE_VECTOR}\\""]' not in str(exc):
+            raise
+        return qe.EdgeShard.load(str(shard_dir)), False
+
+
 def _config(dense_size: int) -> qe.EdgeConfig:
     """Dense vectors `Cold`: mapped from their files and paged in as searches read them,
     not copied into memory when a segment opens (the engine's default, `Cached`, which
     also keeps a mutable segment's vectors resident twice). See docs/decisions/0019,
     "Resident memory at 100,000 memories"."""
     dense = qe.EdgeVectorParams(size=dense_size, distance=qe.Distance.Cosine, memory=DENSE_MEMORY)
+    passages = qe.EdgeVectorParams(
+        size=dense_size,
+        distance=qe.Distance.Cosine,
+        memory=DENSE_MEMORY,
+        multivector_config=qe.MultiVectorConfig(comparator=qe.MultiVectorComparator.MaxSim),
+        hnsw_config=NO_GRAPH,
+    )
     return qe.EdgeConfig(
-        vectors={DENSE_VECTOR: dense},
+        vectors={DENSE_VECTOR: dense, PASSAGE_VECTOR: passages},
         sparse_vectors={KEYWORD_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
     )
 

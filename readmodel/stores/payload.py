@@ -18,10 +18,12 @@ from readmodel.store import (
     DENSE_VECTOR,
     EMPTY_VECTOR,
     KEYWORD_VECTOR,
+    PASSAGE_VECTOR,
     DerivedPatch,
     Feedback,
     Filter,
     Hit,
+    PassageStats,
     Record,
     SparseVector,
     StoredPoint,
@@ -47,6 +49,12 @@ TOKENS_FIELD: Final = "text_tokens"
 """The text's `TextStats`, which recall ranks by: written with every record, read back
 with its hits. A record written before the fields existed has neither, and recall
 computes them from its text (`sediment rebuild` writes them)."""
+PASSAGE_SPANS_FIELD: Final = "passage_spans"
+PASSAGE_STEMS_FIELD: Final = "passage_stems"
+PASSAGE_TOKENS_FIELD: Final = "passage_tokens"
+"""A text of several passages (`readmodel.passages`): their spans as one flat list of
+offsets (start, end, start, end, ...), and each one's stems and whitespace tokens, read
+back into `TextStats.passages`; absent on a text of one passage."""
 INDEX_ONLY_FIELDS: Final = (
     TAGSET_FIELD,
     ENTITY_KEYS_FIELD,
@@ -55,6 +63,9 @@ INDEX_ONLY_FIELDS: Final = (
     CURRENT_UNTIL_TS_FIELD,
     STEMS_FIELD,
     TOKENS_FIELD,
+    PASSAGE_SPANS_FIELD,
+    PASSAGE_STEMS_FIELD,
+    PASSAGE_TOKENS_FIELD,
 )
 TIME_STEP: Final = timedelta(microseconds=1)
 """The resolution of stored times: "at or after t" is "not at or before t - TIME_STEP"."""
@@ -118,6 +129,10 @@ def to_payload(record: Record) -> dict[str, Any]:
     stats = text_stats(record.text)
     payload[STEMS_FIELD] = encode_stems(stats.stems)
     payload[TOKENS_FIELD] = stats.tokens
+    if stats.passages:
+        payload[PASSAGE_SPANS_FIELD] = [x for p in stats.passages for x in (p.start, p.end)]
+        payload[PASSAGE_STEMS_FIELD] = [encode_stems(p.stems) for p in stats.passages]
+        payload[PASSAGE_TOKENS_FIELD] = [p.tokens for p in stats.passages]
     if record.expires_at is not None:
         payload[EXPIRES_TS_FIELD] = record.expires_at.timestamp()
     if record.current_until is not None:
@@ -229,21 +244,30 @@ def point_id(value: object) -> uuid.UUID:
     return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
 
 
-def vector_names(with_vectors: bool, sparse: bool) -> list[str] | bool:
-    """The `with_vector(s)` selector both engines accept."""
+def vector_names(with_vectors: bool, sparse: bool, passages: bool = False) -> list[str] | bool:
+    """The `with_vector(s)` selector both engines accept; `passages` adds the passage
+    vectors (to a full read: `sparse` true)."""
     if not with_vectors:
         return False
-    return [DENSE_VECTOR, KEYWORD_VECTOR] if sparse else [DENSE_VECTOR]
+    if not sparse:
+        return [DENSE_VECTOR]
+    return (
+        [DENSE_VECTOR, KEYWORD_VECTOR, PASSAGE_VECTOR]
+        if passages
+        else [DENSE_VECTOR, KEYWORD_VECTOR]
+    )
 
 
 def stored_point(payload: Mapping[str, Any], vectors: Any) -> StoredPoint:
     """A point as read back; engine sparse vectors are duck-typed (`indices`, `values`)."""
     named: Mapping[str, Any] = vectors if isinstance(vectors, Mapping) else {}
+    rows = named.get(PASSAGE_VECTOR)
     return StoredPoint(
         record=from_payload(payload),
         dense=_dense_or_empty(named),
         sparse=_sparse(named),
         stats=stored_stats(payload),
+        passages=None if not rows else np.asarray(rows, dtype=np.float32),
     )
 
 
@@ -252,7 +276,21 @@ def stored_stats(payload: Mapping[str, Any]) -> TextStats | None:
     stems, count = payload.get(STEMS_FIELD), payload.get(TOKENS_FIELD)
     if not isinstance(stems, str) or not isinstance(count, int):
         return None
-    return TextStats(decode_stems(stems), count)
+    return TextStats(decode_stems(stems), count, _passage_stats(payload))
+
+
+def _passage_stats(payload: Mapping[str, Any]) -> tuple[PassageStats, ...]:
+    spans = payload.get(PASSAGE_SPANS_FIELD)
+    stems = payload.get(PASSAGE_STEMS_FIELD)
+    counts = payload.get(PASSAGE_TOKENS_FIELD)
+    if not spans or not stems or not counts:
+        return ()
+    if len(spans) != 2 * len(stems) or len(stems) != len(counts):
+        return ()
+    return tuple(
+        PassageStats(int(spans[2 * i]), int(spans[2 * i + 1]), decode_stems(s), int(n))
+        for i, (s, n) in enumerate(zip(stems, counts, strict=True))
+    )
 
 
 def hit(payload: Mapping[str, Any], score: float, vectors: Any) -> Hit:

@@ -23,6 +23,7 @@ from qdrant_client import QdrantClient, models
 from readmodel.store import (
     DENSE_VECTOR,
     KEYWORD_VECTOR,
+    PASSAGE_VECTOR,
     DerivedPatch,
     Feedback,
     Filter,
@@ -97,18 +98,25 @@ class QdrantStore:
         self._mode = "local" if path is not None or location == ":memory:" else "server"
         self._collection = collection
         self._page_size = page_size
+        self._passages = True
+        """Whether the collection has the passage vector (one created before it has not:
+        its points are written and searched without passages; docs/upgrading.md)."""
 
     @translated
     def ensure_schema(self, dense_size: int) -> None:
         if not self._client.collection_exists(self._collection):
             self._client.create_collection(
                 self._collection,
-                vectors_config={DENSE_VECTOR: _dense_params(dense_size)},
+                vectors_config={
+                    DENSE_VECTOR: _dense_params(dense_size),
+                    PASSAGE_VECTOR: _passage_params(dense_size),
+                },
                 sparse_vectors_config={
                     KEYWORD_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)
                 },
             )
         existing = self._dense_size()
+        self._passages = self._has_passages()
         if existing != dense_size:
             where = f"Qdrant collection {self._collection!r}"
             raise DenseSizeMismatchError(where, existing, dense_size)
@@ -129,7 +137,9 @@ class QdrantStore:
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         if points:
             self._client.upsert(
-                self._collection, points=[DIALECT.point_of(p) for p in points], wait=True
+                self._collection,
+                points=[DIALECT.point_of(p, self._passages) for p in points],
+                wait=True,
             )
 
     @translated
@@ -143,7 +153,7 @@ class QdrantStore:
             self._collection,
             ids=[str(i) for i in wanted],
             with_payload=True,
-            with_vectors=vector_names(with_vectors, sparse=True),
+            with_vectors=vector_names(with_vectors, sparse=True, passages=self._passages),
         )
         found = {
             point_id(r.id): stored_point(r.payload or {}, r.vector)
@@ -318,7 +328,7 @@ class QdrantStore:
             limit=self._page_size,
             offset=offset,
             with_payload=True,
-            with_vectors=vector_names(with_vectors, sparse=True),
+            with_vectors=vector_names(with_vectors, sparse=True, passages=self._passages),
         )
 
     @translated
@@ -361,6 +371,10 @@ class QdrantStore:
         params = vectors.get(DENSE_VECTOR) if isinstance(vectors, dict) else None
         return None if params is None else params.size
 
+    def _has_passages(self) -> bool:
+        vectors = self._client.get_collection(self._collection).config.params.vectors
+        return isinstance(vectors, dict) and PASSAGE_VECTOR in vectors
+
     def _ensure_payload_indexes(self) -> None:
         present = set(self._client.get_collection(self._collection).payload_schema)
         for field, schema in _index_schemas().items():
@@ -384,6 +398,19 @@ def _vacuum(sqlite_file: Path) -> None:
 
 def _dense_params(dense_size: int) -> models.VectorParams:
     return models.VectorParams(size=dense_size, distance=models.Distance.COSINE)
+
+
+def _passage_params(dense_size: int) -> models.VectorParams:
+    """A long memory's passages: one vector each, read by id and never searched (no
+    HNSW graph)."""
+    return models.VectorParams(
+        size=dense_size,
+        distance=models.Distance.COSINE,
+        hnsw_config=models.HnswConfigDiff(m=0),
+        multivector_config=models.MultiVectorConfig(
+            comparator=models.MultiVectorComparator.MAX_SIM
+        ),
+    )
 
 
 def _index_schemas() -> dict[str, models.PayloadSchemaParams | models.PayloadSchemaType]:

@@ -21,12 +21,13 @@ from readmodel.recall.pipeline import RecallPipeline
 from readmodel.store import (
     DENSE_VECTOR,
     KEYWORD_VECTOR,
+    PASSAGE_VECTOR,
     Filter,
     MemoryStore,
     SparseVector,
     StoredPoint,
 )
-from readmodel.stores.edge import META_FILE, SHARD_DIR, EdgeStore
+from readmodel.stores.edge import META_FILE, NO_GRAPH, SHARD_DIR, EdgeStore
 from readmodel.text import document_vector
 from sediment.maintenance import optimize
 from tests.helpers import T0, event
@@ -53,7 +54,15 @@ def indexing_shard(root: Path, dense_size: int) -> None:
     root.mkdir(parents=True, exist_ok=True)
     (root / META_FILE).write_text(json.dumps({"dense_size": dense_size}))
     config = qe.EdgeConfig(
-        vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=dense_size, distance=qe.Distance.Cosine)},
+        vectors={
+            DENSE_VECTOR: qe.EdgeVectorParams(size=dense_size, distance=qe.Distance.Cosine),
+            PASSAGE_VECTOR: qe.EdgeVectorParams(
+                size=dense_size,
+                distance=qe.Distance.Cosine,
+                multivector_config=qe.MultiVectorConfig(comparator=qe.MultiVectorComparator.MaxSim),
+                hnsw_config=NO_GRAPH,
+            ),
+        },
         sparse_vectors={KEYWORD_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
         hnsw_config=qe.HnswIndexConfig(
             m=16, ef_construct=100, full_scan_threshold=1, max_indexing_threads=1

@@ -111,6 +111,7 @@ DEFAULT_STAGES = [
     "feedback",
     "sort",
     "outdated",
+    "snippets",
     "prefer_observations",
     "truncate",
 ]
@@ -141,6 +142,7 @@ DEFAULT_STAGES = [
         (RecallConfig(decay_enabled=True), {}, "decay", "half-life 14 d"),
         (RecallConfig(), {}, "length", "weight 0.3 over 60"),
         (RecallConfig(), {}, "session", "weight 0.2"),
+        (RecallConfig(), {}, "snippets", "long memories returned as their passage: 0"),
         (RecallConfig(), {"recency_bias": "on"}, "recency_bias", "on, weight 0.3"),
     ],
 )

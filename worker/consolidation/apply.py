@@ -38,7 +38,9 @@ def _observation_points(
         same = existing.get(w.record.id)
         record = carry_usage(w.record, [same] if same is not None else absorbed)
         source = sources[w.vectors_from]
-        points.append(StoredPoint(record, source.dense, source.sparse))
+        # An observation saying its source's text has its passages too.
+        rows = source.passages if record.text == source.record.text else None
+        points.append(StoredPoint(record, source.dense, source.sparse, passages=rows))
     return points
 
 

@@ -36,6 +36,7 @@ from worker.consolidation.neighbourhood import (
     neighbour_scope,
     slot_filters,
 )
+from worker.consolidation.passages import passage_vectors
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import LinkKind, features, memory_id
 from worker.forget_rules import ruled_out
@@ -256,12 +257,15 @@ def _consolidate(
     todo = _first_of_each(events, _already_done(events, deps.store))
     started = time.perf_counter()
     embedded = deps.embedder.embed([e.indexed_text() for e in todo])
+    records = [raw_memory(e, deps.clock()) for e in todo]
+    passages = passage_vectors(deps.embedder, [r.text for r in records])
     by_bank: dict[str, list[StoredPoint]] = {}
-    for event, vector in zip(todo, embedded, strict=True):
+    for event, record, vector, rows in zip(todo, records, embedded, passages, strict=True):
         point = StoredPoint(
-            raw_memory(event, deps.clock()),
+            record,
             np.asarray(vector, dtype=np.float32),
             document_vector(event.indexed_text()),
+            passages=rows,
         )
         by_bank.setdefault(event.bank_id, []).append(point)
     stored: dict[uuid.UUID, Outcome] = {}

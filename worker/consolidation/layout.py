@@ -21,12 +21,14 @@ so that a statement reads only the statements its frame or its ended values can 
 6, heads by their stem ("living" / "lives"), and also keyed by the word after the subject
 with the last content word (`~tail:v:w`, a frame whose value is not at its end) and by
 the stem of a role's noun or verb (`~role:stem`, "trains with" / "trainer"), with
-features format 3.
+features format 3; 7, a memory of several passages (`readmodel.passages`) stored with
+a vector per passage and each passage's span, stems and tokens, which recall finds and
+cuts snippets by: the rebuild embeds the passages of memories stored before.
 """
 
 from readmodel.store import MemoryStore
 
-LAYOUT = 6
+LAYOUT = 7
 
 
 class StaleLayoutError(RuntimeError):
