@@ -209,6 +209,11 @@ class MemoryStore(Protocol):
     ) -> list[StoredPoint]:
         """Records of `bank_id` with these ids; ids of other banks or unknown ids are absent."""
 
+    def passage_vectors(self, bank_id: str, ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Vector]:
+        """The passage vectors (`StoredPoint.passages`) of these records of `bank_id`, and
+        nothing else of them: what recall reads to cut snippets. Records of other banks,
+        unknown ids and records without passages are absent."""
+
     def search_dense(
         self,
         vector: Vector | Sequence[float],

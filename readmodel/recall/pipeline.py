@@ -191,21 +191,16 @@ class RecallPipeline:
         request: RecallRequest,
         trace: Trace,
     ) -> list[Candidate]:
-        """Long memories in reach of the window return the passage that answers."""
-        head = request.limit * 3
+        """Long memories in reach of the window (twice its size, for the places
+        prefer-observations frees) return the passage that answers; one further down
+        that the window still reaches is returned whole."""
+        head = request.limit * 2
         ordered = with_snippets(
-            ordered, head, partial(self._passage_vectors, bank_id), query, analysis.stems
+            ordered, head, partial(self.store.passage_vectors, bank_id), query, analysis.stems
         )
         cut = sum(1 for c in ordered[:head] if c.snippet)
         trace.lap("snippets", ordered, f"long memories returned as their passage: {cut}")
         return ordered
-
-    def _passage_vectors(self, bank_id: str, ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Vector]:
-        return {
-            p.record.id: p.passages
-            for p in self.store.fetch(bank_id, ids, with_vectors=True)
-            if p.passages is not None
-        }
 
     def _window(self, ordered: list[Candidate], request: RecallRequest, trace: Trace) -> Window:
         """Rerank the head of the order, then fill the shown window. Prefer-observations

@@ -66,6 +66,7 @@ from readmodel.stores.payload import (
     HitReader,
     feedback_payload,
     hit,
+    passages_by_id,
     point_id,
     same_values,
     stored_point,
@@ -177,6 +178,15 @@ class EdgeStore:
         }
         points = [found[i] for i in wanted if i in found]
         return self._restamped(bank_id, points)
+
+    def passage_vectors(self, bank_id: str, ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Vector]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted or not self._passages:
+            return {}
+        records = self._require().retrieve(
+            [str(i) for i in wanted], with_payload=[TENANT_FIELD], with_vector=[PASSAGE_VECTOR]
+        )
+        return passages_by_id(bank_id, ((r.id, r.payload, r.vector) for r in records))
 
     def search_dense(
         self,

@@ -130,6 +130,14 @@ class MeteredStore:
             {"ids": len(ids)},
         )
 
+    def passage_vectors(self, bank_id: str, ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Vector]:
+        return self._call(
+            "passage_vectors",
+            lambda: self._inner.passage_vectors(bank_id, ids),
+            bank_id,
+            {"ids": len(ids)},
+        )
+
     def search_dense(
         self,
         vector: Vector | Sequence[float],

@@ -6,7 +6,7 @@ neutral conditions into its engine's filter types.
 """
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
@@ -269,6 +269,19 @@ def stored_point(payload: Mapping[str, Any], vectors: Any) -> StoredPoint:
         stats=stored_stats(payload),
         passages=None if not rows else np.asarray(rows, dtype=np.float32),
     )
+
+
+def passages_by_id(
+    bank_id: str, records: Iterable[tuple[object, Mapping[str, Any] | None, Any]]
+) -> dict[uuid.UUID, Vector]:
+    """(id, payload holding the bank, vectors) read back, to the passage vectors of the
+    records of `bank_id` that have them."""
+    out: dict[uuid.UUID, Vector] = {}
+    for rid, payload, vectors in records:
+        rows = vectors.get(PASSAGE_VECTOR) if isinstance(vectors, Mapping) else None
+        if rows and (payload or {}).get(TENANT_FIELD) == bank_id:
+            out[point_id(rid)] = np.asarray(rows, dtype=np.float32)
+    return out
 
 
 def stored_stats(payload: Mapping[str, Any]) -> TextStats | None:

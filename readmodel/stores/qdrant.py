@@ -45,6 +45,7 @@ from readmodel.stores.payload import (
     derived_payload,
     feedback_payload,
     hit,
+    passages_by_id,
     point_id,
     stored_point,
     touch_payload,
@@ -161,6 +162,19 @@ class QdrantStore:
             if (r.payload or {}).get(TENANT_FIELD) == bank_id
         }
         return [found[i] for i in wanted if i in found]
+
+    @translated
+    def passage_vectors(self, bank_id: str, ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Vector]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted or not self._passages:
+            return {}
+        records = self._client.retrieve(
+            self._collection,
+            ids=[str(i) for i in wanted],
+            with_payload=[TENANT_FIELD],
+            with_vectors=[PASSAGE_VECTOR],
+        )
+        return passages_by_id(bank_id, ((r.id, r.payload, r.vector) for r in records))
 
     @translated
     def search_dense(

@@ -133,3 +133,19 @@ def test_an_edge_store_from_before_passages_opens_with_its_points(tmp_path: Path
         assert p.passages is not None and p.passages.shape == (3, DIM)
     finally:
         reopened.close()
+
+
+def test_passage_vectors_are_read_alone_and_bank_scoped(store: MemoryStore) -> None:
+    store.upsert(
+        [
+            long_point(BANK, 1, [1, 2, 3]),
+            long_point(OTHER, 2, [4, 5, 6]),
+            StoredPoint(memory(BANK, 3), axis(1), SparseVector()),
+        ]
+    )
+    ids = [mid(BANK, 1), mid(OTHER, 2), mid(BANK, 3), mid(BANK, 99)]
+    found = store.passage_vectors(BANK, ids)
+    assert list(found) == [mid(BANK, 1)]
+    assert np.allclose(found[mid(BANK, 1)], np.stack([axis(1), axis(2), axis(3)]), atol=1e-6)
+    assert list(store.passage_vectors(OTHER, ids)) == [mid(OTHER, 2)]
+    assert store.passage_vectors(BANK, []) == {}
