@@ -115,6 +115,9 @@ def recall(
         str | None, typer.Option(help="groups the recalls of one conversation")
     ] = None,
     max_tokens: Annotated[int | None, typer.Option(help="budget for the results' text")] = None,
+    full_text: Annotated[
+        bool, typer.Option(help="whole texts; by default a long memory shows the part that matched")
+    ] = False,
     wait_for: Annotated[
         list[str] | None,
         typer.Option(help="an event id retain answered: recall once it is consolidated"),
@@ -138,6 +141,7 @@ def recall(
                 "prefer_observations": prefer_observations,
                 "session_key": session_key,
                 "max_tokens": max_tokens,
+                "full_text": full_text,
                 "wait_for": wait_for or [],
                 "wait_timeout_s": wait_timeout_s,
             }

@@ -26,6 +26,8 @@ def recall_table(response: RecallResponse) -> Table:
             note += f" (outdated by {short(r.outdated_by)})"
         if r.source_memory_ids:
             note += f" [{len(r.source_memory_ids)} sources]"
+        if r.snippet:
+            note += " [excerpt: --full-text for the whole]"
         table.add_row(
             str(i),
             short(r.id),

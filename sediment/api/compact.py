@@ -5,8 +5,9 @@ components, timings, nulls) and its pretty-printed JSON echo came to about fifte
 times the characters of the memory texts it carried; the compact form keeps what an
 agent acts on: per result the short id (which `inspect`, `feedback` and `forget`
 take back), the date, the kind, the text and the state. Its text content is one line
-per result, `<id> <date> [obs: |exp: ]<text>[ [<state>]]`, the kind said only when it is not
-a plain fact (`world`) and the state only when it is not current; the structured
+per result, `<id> <date> [obs: |exp: ]<text>[ [excerpt]][ [<state>]]`, the kind said only
+when it is not a plain fact (`world`), `[excerpt]` when the text is the passage of a longer
+memory that answered, and the state only when it is not current; the structured
 content carries the same fields by name, and with `explain` the scores, their
 components and the stage timings too.
 """
@@ -26,7 +27,8 @@ KIND_TAGS: dict[str, str] = {"observation": "obs: ", "experience": "exp: "}
 class Found(Model):
     """One result: `id` is the short id; `superseded_by` and `replaces` are short ids,
     present only when there is one; `outdated`: true as of the request's `as_of`, since
-    replaced."""
+    replaced; `excerpt`: true when `text` is the passage of a longer memory that
+    answered (`inspect` shows the whole, as does recall with `full_text`)."""
 
     id: str
     date: str
@@ -36,6 +38,7 @@ class Found(Model):
     superseded_by: str | None = None
     replaces: str | None = None
     outdated: bool | None = None
+    excerpt: bool | None = None
     score: float | None = None
     components: Components | None = None
     labels: list[Label] | None = None
@@ -66,6 +69,7 @@ def found(r: RecallResult, explained: bool) -> Found:
         superseded_by=short(r.superseded_by) if superseded and r.superseded_by else None,
         replaces=short(r.state_replaces) if r.state_replaces else None,
         outdated=True if not superseded and r.superseded_by else None,
+        excerpt=True if r.snippet else None,
         score=r.score if explained else None,
         components=r.components if explained else None,
         labels=(r.labels or None) if explained else None,
@@ -99,7 +103,8 @@ def line(f: Found) -> str:
         state = " [superseded]"
     elif f.outdated:
         state = " [outdated]"
-    return f"{f.id} {f.date} {KIND_TAGS.get(f.kind, '')}{f.text}{state}"
+    excerpt = " [excerpt]" if f.excerpt else ""
+    return f"{f.id} {f.date} {KIND_TAGS.get(f.kind, '')}{f.text}{excerpt}{state}"
 
 
 def text_of(answer: Recalled) -> str:

@@ -178,6 +178,10 @@ class SedimentTools:
         prefer_observations: Annotated[
             bool, Field(description="show a consolidated observation instead of its sources")
         ] = True,
+        full_text: Annotated[
+            bool,
+            Field(description="whole texts; by default a long memory shows the part that matched"),
+        ] = False,
         wait_for: Annotated[
             Sequence[uuid.UUID],
             Field(
@@ -209,6 +213,7 @@ class SedimentTools:
                 session_key=session_key,
                 max_tokens=max_tokens,
                 prefer_observations=prefer_observations,
+                full_text=full_text,
                 wait_for=list(wait_for),
                 wait_timeout_s=wait_timeout_s,
             )

@@ -281,3 +281,10 @@ def test_get_on_mcp_is_405_not_an_idle_stream(api: Api) -> None:
             assert r.status_code == 405 and r.headers["allow"] == "POST", r.text
             assert r.json()["error"] == "method_not_allowed"
         assert client.post("/mcp", json=LIST_TOOLS, headers=auth).status_code == 200
+
+
+def test_recall_takes_full_text(api: Api) -> None:
+    result = call(api, "recall", {"query": "Where does Alice live?", "limit": 1, "full_text": True})
+    assert not result.is_error
+    [top] = result.structured_content["results"]
+    assert top["text"] == "Alice lives in Seattle." and "excerpt" not in top

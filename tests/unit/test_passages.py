@@ -19,6 +19,8 @@ from readmodel.recall.snippets import best_passage, returned_text, returned_toke
 from readmodel.store import Filter, PassageStats, StoredPoint
 from readmodel.stores.edge import EdgeStore
 from readmodel.text import text_stats
+from sediment.api.compact import compact, text_of
+from sediment.render import recall_table
 from tests.helpers import edge_consolidator, event, memory
 from worker.consolidation.consolidator import consolidate
 from worker.consolidation.neighbourhood import RAW_KINDS
@@ -184,3 +186,18 @@ def test_rebuild_embeds_the_passages_of_a_memory_stored_without(tmp_path: Path) 
     [after] = list(store.scroll(Filter("b1", kinds=RAW_KINDS), True))
     assert after.passages is not None
     assert np.allclose(after.passages, stored.passages, atol=1e-6)
+
+
+def test_an_agent_sees_which_results_are_excerpts(tmp_path: Path) -> None:
+    store, embedder = _ingest(tmp_path, [long_text(BOAT), "I moved to Lisbon."])
+    pipeline = RecallPipeline(store, embedder)
+    query = "my sister's sailing boat Petrel and where I moved"
+    answer = compact(pipeline.recall("b1", RecallRequest(query=query, limit=2)))
+    by_text = {f.text: f for f in answer.results}
+    boat = next(f for t, f in by_text.items() if "Petrel" in t)
+    assert boat.excerpt is True and by_text["I moved to Lisbon."].excerpt is None
+    lines = text_of(answer).splitlines()
+    assert any("Petrel" in ln and ln.endswith("[excerpt]") for ln in lines)
+    assert any(ln.endswith("I moved to Lisbon.") for ln in lines)
+    table = recall_table(pipeline.recall("b1", RecallRequest(query=query, limit=2)))
+    assert table.row_count == 2
