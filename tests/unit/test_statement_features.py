@@ -90,3 +90,21 @@ def test_the_speaker_is_the_first_person() -> None:
     assert ("chiara", "residence", "dunedin", "is") in chat
     assert ("user", "residence", "dunedin", "is") in slots("I live in Dunedin.")
     assert slots("Correction: the offsite is in room 402, not 204.")
+
+
+def test_a_package_at_a_version_is_no_email_address() -> None:
+    text = "Assistant: install it with npm i bootstrap@5.3.0 and pin core@2.11.6 as well."
+    assert not {s for s in slots(text) if s[1].startswith("email")}
+    assert ("user", "email", "ana@mail.example.org", "is") in slots(
+        "My email is ana@mail.example.org."
+    )
+
+
+def test_a_text_of_several_passages_is_read_for_no_slot() -> None:
+    fact = "My email is ana@example.com and I live in Lisbon. "
+    assert slots(fact)
+    filler = "We went through the plan step by step and wrote down what to do next. " * 12
+    long = "User: " + fact + filler
+    found = statement_features(long)
+    assert found.slots == () and not found.is_fact
+    assert found.speaker == "user"

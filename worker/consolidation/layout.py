@@ -22,8 +22,10 @@ so that a statement reads only the statements its frame or its ended values can 
 with the last content word (`~tail:v:w`, a frame whose value is not at its end) and by
 the stem of a role's noun or verb (`~role:stem`, "trains with" / "trainer"), with
 features format 3; 7, a memory of several passages (`readmodel.passages`) stored with
-a vector per passage and each passage's span, stems and tokens, which recall finds and
-cuts snippets by: the rebuild embeds the passages of memories stored before.
+a vector per passage and each passage's span, stems and tokens, which recall cuts
+snippets by: the rebuild embeds the passages of memories stored before; such a text is
+read for no slot (`statements.py`), and a package at a version is no email address, so
+the rebuild derives their slot keys again.
 """
 
 from readmodel.store import MemoryStore

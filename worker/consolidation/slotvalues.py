@@ -47,7 +47,9 @@ TIME = re.compile(
     r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d{2}\b|\bnoon\b", re.I
 )
 PHONE = re.compile(r"(?<![\w-])\+?\(?\d[\d ().-]{5,}\d(?![\w-])")
-EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}\b")
+"""An address whose domain ends in a name of letters: "bootstrap@5.3.0", a package at
+a version, is not one."""
 TEMPERATURE = re.compile(r"\b\d{1,2}(?:\.\d)?\s*(?:degrees|°\s*[cf]?|deg)\b", re.I)
 AMOUNT = re.compile(r"[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:mg|ml|g|kg|dollars|euros|pounds)\b", re.I)
 NUMBER = re.compile(r"\b\d[\d,.]*\b")

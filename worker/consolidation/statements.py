@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Literal
 
+from readmodel.passages import passage_spans
 from readmodel.text import TEXT_CACHE_SIZE
 from worker.consolidation import readers as rd
 from worker.consolidation import rules
@@ -101,6 +102,12 @@ def statement_features(text: str, entities: Iterable[str] = ()) -> StatementFeat
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _features(text: str, entities: tuple[str, ...]) -> StatementFeatures:
     speaker, body = split_speaker(text.replace("’", "'"))
+    if passage_spans(text):
+        # A text of several passages (an answer, a document) is read for no slot: the
+        # rules read sentences, and a long text's sentences name versions, sums and
+        # examples as often as a value of its speaker's.
+        told: StatementKind = "episode" if EPISODE_HINT.search(body) else "other"
+        return StatementFeatures(speaker.lower() if speaker else None, told, change_cue(text))
     people = frozenset(e.split()[0].lower() for e in entities if e.strip())
     me = speaker.lower() if speaker else "user"
     ctx = Context(me, antecedent(body, people, me), people)
