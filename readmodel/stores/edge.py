@@ -43,6 +43,7 @@ import qdrant_edge as qe
 
 from readmodel.store import (
     DENSE_VECTOR,
+    EMPTY_VECTOR,
     KEYWORD_VECTOR,
     DerivedPatch,
     Feedback,
@@ -55,6 +56,7 @@ from readmodel.store import (
 )
 from readmodel.stores import ties
 from readmodel.stores.access import AccessTimes, Restampable, from_micros, restamped
+from readmodel.stores.decoded import DecodedRecords
 from readmodel.stores.dialect import Dialect, scrolled
 from readmodel.stores.payload import (
     DONE_PAYLOAD,
@@ -109,6 +111,7 @@ class EdgeStore:
         self._recover_swap()
         self._finish_pending_purge()
         self._access = AccessTimes(self._root)
+        self._decoded = DecodedRecords()
         self._banks_found: frozenset[str] | None = None
         self._banks_written: set[str] = set()
         self._banks_lock = threading.Lock()
@@ -149,6 +152,12 @@ class EdgeStore:
     def fetch(
         self, bank_id: str, ids: Sequence[uuid.UUID], with_vectors: bool = False
     ) -> list[StoredPoint]:
+        return self._restamped(bank_id, self._read(bank_id, ids, with_vectors))
+
+    def _read(
+        self, bank_id: str, ids: Sequence[uuid.UUID], with_vectors: bool = False
+    ) -> list[StoredPoint]:
+        """The bank's points of `ids` as stored, without their pending access times."""
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return []
@@ -162,7 +171,25 @@ class EdgeStore:
             for r in records
             if (r.payload or {}).get(TENANT_FIELD) == bank_id
         }
-        points = [found[i] for i in wanted if i in found]
+        return [found[i] for i in wanted if i in found]
+
+    def _read_seen(
+        self, bank_id: str, versions: dict[uuid.UUID, int], ids: Sequence[uuid.UUID]
+    ) -> list[StoredPoint]:
+        """The points of `ids` a search found at `versions`: those decoded at that version
+        from `DecodedRecords`, the others read (at that version or a later one) and kept
+        there."""
+        points: list[StoredPoint] = []
+        missing: list[uuid.UUID] = []
+        for i in ids:
+            found = self._decoded.get(i, versions[i])
+            if found is None or found[0].bank_id != bank_id:
+                missing.append(i)
+            else:
+                points.append(StoredPoint(found[0], EMPTY_VECTOR, stats=found[1]))
+        for p in self._read(bank_id, missing):
+            self._decoded.put(p.record.id, versions[p.record.id], (p.record, p.stats))
+            points.append(p)
         return self._restamped(bank_id, points)
 
     def search_dense(
@@ -207,8 +234,7 @@ class EdgeStore:
         scope = _filter(flt)
         corpus = self._idf_corpus(flt.bank_id)
         request = _keyword_request(vector, scope, corpus, ties.first_read(limit))
-        first = _scored(self._require().query(request))
-        return self._keyword_hits(flt.bank_id, limit, first, {})
+        return self._keyword_hits(flt.bank_id, limit, self._require().query(request), {})
 
     def _idf_corpus(self, bank_id: str) -> qe.Filter | None:
         """The points the keyword half's IDF statistics are taken over: the bank's, or
@@ -233,9 +259,15 @@ class EdgeStore:
         return DIALECT.bank(bank_id)
 
     def _keyword_hits(
-        self, bank_id: str, limit: int, first: list[ties.Scored], known: dict[uuid.UUID, Hit]
+        self,
+        bank_id: str,
+        limit: int,
+        answer: Sequence[qe.ScoredPoint],
+        known: dict[uuid.UUID, Hit],
     ) -> list[Hit]:
-        return ties.kept_hits(first, limit, known, functools.partial(self.fetch, bank_id))
+        versions = {point_id(p.id): p.version for p in answer}
+        read = functools.partial(self._read_seen, bank_id, versions)
+        return ties.kept_hits(_scored(answer), limit, known, read)
 
     def search_hybrid(
         self, dense: Vector | Sequence[float], sparse: SparseVector, flt: Filter, limit: int
@@ -248,15 +280,15 @@ class EdgeStore:
             corpus = self._idf_corpus(flt.bank_id)
             requests.append(_keyword_request(sparse, scope, corpus, ties.first_read(limit)))
         answers = self._require().query_batch(qe.QueryBatchRequest(requests))
-        read = HitReader()
+        read = HitReader(self._decoded)
         dense_hits = self._restamped(
-            flt.bank_id, [read(p.id, p.payload or {}, p.score, p.vector) for p in answers[0]]
+            flt.bank_id,
+            [read.read_at(point_id(p.id), p.version, p.payload or {}, p.score) for p in answers[0]],
         )
         if len(answers) == 1:
             return dense_hits, []
         known = {h.record.id: h for h in dense_hits}
-        first = _scored(answers[1])
-        return dense_hits, self._keyword_hits(flt.bank_id, limit, first, known)
+        return dense_hits, self._keyword_hits(flt.bank_id, limit, answers[1], known)
 
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
         """Patches with the same values are one engine operation (a batch's done-markers
@@ -384,6 +416,7 @@ class EdgeStore:
 
     def close(self) -> None:
         self._access.close()
+        self._decoded.clear()
         if self._shard is not None:
             shard, self._shard = self._shard, None
             shard.flush()
