@@ -273,21 +273,32 @@ class EdgeStore:
         self, dense: Vector | Sequence[float], sparse: SparseVector, flt: Filter, limit: int
     ) -> tuple[list[Hit], list[Hit]]:
         """Recall's search: the dense half uses the HNSW graph where one was built
-        (approximate; see the module's docstring), the keyword half is exact."""
+        (approximate; see the module's docstring), the keyword half is exact.
+
+        Both halves read ids, scores and versions only; the records of the dense hits
+        and of the keyword hits kept come from `DecodedRecords`, the rest from one read
+        by id (the engine converts a payload as fast either way; a record read twice
+        is converted once). A point deleted between the search and that read is not
+        a hit."""
         scope = _filter(flt)
-        requests = [_dense_request(dense, scope, limit, None, False, None)]
+        requests = [_dense_request(dense, scope, limit, None, False, None, with_payload=False)]
         if sparse.indices:
             corpus = self._idf_corpus(flt.bank_id)
             requests.append(_keyword_request(sparse, scope, corpus, ties.first_read(limit)))
         answers = self._require().query_batch(qe.QueryBatchRequest(requests))
-        read = HitReader(self._decoded)
-        dense_hits = self._restamped(
-            flt.bank_id,
-            [read.read_at(point_id(p.id), p.version, p.payload or {}, p.score) for p in answers[0]],
-        )
+        versions = {point_id(p.id): p.version for answer in answers for p in answer}
+        dense_read = _scored(answers[0])
+        keyword_read = _scored(answers[1]) if len(answers) > 1 else []
+        wanted = [i for i, _ in dense_read] + [i for i, _ in ties.top(keyword_read, limit)]
+        found = self._read_seen(flt.bank_id, versions, list(dict.fromkeys(wanted)))
+        known = {p.record.id: Hit(p.record, 0.0, None, p.stats) for p in found}
+        dense_hits = [
+            Hit(known[i].record, score, None, known[i].stats)
+            for i, score in dense_read
+            if i in known
+        ]
         if len(answers) == 1:
             return dense_hits, []
-        known = {h.record.id: h for h in dense_hits}
         return dense_hits, self._keyword_hits(flt.bank_id, limit, answers[1], known)
 
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
@@ -539,12 +550,13 @@ def _dense_request(
     score_threshold: float | None,
     with_vectors: bool,
     params: qe.SearchParams | None,
+    with_payload: bool = True,
 ) -> qe.QueryRequest:
     return qe.QueryRequest(
         limit=limit,
         query=qe.Query.Nearest(np.asarray(vector, dtype=np.float32).tolist(), using=DENSE_VECTOR),
         filter=scope,
-        with_payload=True,
+        with_payload=with_payload,
         with_vector=vector_names(with_vectors, sparse=False),
         score_threshold=score_threshold,
         params=params,

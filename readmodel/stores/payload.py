@@ -29,7 +29,6 @@ from readmodel.store import (
     Vector,
     tagset_of,
 )
-from readmodel.stores.decoded import DecodedRecords
 from readmodel.text import decode_stems, encode_stems, text_stats
 
 TAGSET_FIELD: Final = "tagset"
@@ -268,12 +267,10 @@ def hit(payload: Mapping[str, Any], score: float, vectors: Any) -> Hit:
 
 class HitReader:
     """Hits of one batch of queries: a point found by several queries is converted once
-    (validating a payload is the costly part of reading a hit). With `decoded`, a point
-    whose version (`read_at`) was decoded before, by any batch, is not decoded again."""
+    (validating a payload is the costly part of reading a hit)."""
 
-    def __init__(self, decoded: DecodedRecords | None = None) -> None:
+    def __init__(self) -> None:
         self._seen: dict[object, tuple[Record, Vector | None, TextStats | None]] = {}
-        self._decoded = decoded
 
     def __call__(
         self, point_id: object, payload: Mapping[str, Any], score: float, vectors: Any
@@ -284,19 +281,6 @@ class HitReader:
             known = (from_payload(payload), _dense(named), stored_stats(payload))
             self._seen[point_id] = known
         return Hit(record=known[0], score=float(score), dense=known[1], stats=known[2])
-
-    def read_at(
-        self, point_id: uuid.UUID, version: int, payload: Mapping[str, Any], score: float
-    ) -> Hit:
-        """A hit without vectors of the point at `version` (the engine's count of the
-        writes to it)."""
-        if self._decoded is None:
-            return self(point_id, payload, score, None)
-        found = self._decoded.get(point_id, version)
-        if found is None:
-            found = (from_payload(payload), stored_stats(payload))
-            self._decoded.put(point_id, version, found)
-        return Hit(record=found[0], score=float(score), stats=found[1])
 
 
 def _dense_or_empty(vectors: Mapping[str, Any]) -> Vector:

@@ -113,3 +113,27 @@ def test_access_times_are_merged_into_reused_records(store: EdgeStore) -> None:
     dense, keyword = search(store, "Ana Lisbon")
     assert dense[ana.id].record.last_accessed_at == at
     assert keyword[ana.id].record.last_accessed_at == at
+
+
+class DeletesBeforeReading(EdgeStore):
+    """A store whose point `doomed` is deleted between a search and its read by id."""
+
+    doomed: uuid.UUID | None = None
+
+    def _read(self, bank_id, ids, with_vectors=False):  # type: ignore[no-untyped-def]
+        if self.doomed is not None and self.doomed in ids:
+            self.delete(bank_id, [self.doomed])
+            self.doomed = None
+        return super()._read(bank_id, ids, with_vectors)
+
+
+def test_a_point_deleted_after_the_search_is_not_a_hit(tmp_path: Path) -> None:
+    store = DeletesBeforeReading(tmp_path)
+    store.ensure_schema(DIM)
+    store.upsert(points())
+    ana = points()[0].record.id
+    store.doomed = ana
+    dense, keyword = search(store, "Ana Lisbon")
+    assert ana not in dense and ana not in keyword
+    assert dense and keyword
+    store.close()
