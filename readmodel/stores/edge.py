@@ -234,7 +234,8 @@ class EdgeStore:
         scope = _filter(flt)
         corpus = self._idf_corpus(flt.bank_id)
         request = _keyword_request(vector, scope, corpus, ties.first_read(limit))
-        return self._keyword_hits(flt.bank_id, limit, self._require().query(request), {})
+        first, versions = _versioned(self._require().query(request))
+        return self._keyword_hits(flt.bank_id, limit, first, versions, {})
 
     def _idf_corpus(self, bank_id: str) -> qe.Filter | None:
         """The points the keyword half's IDF statistics are taken over: the bank's, or
@@ -262,12 +263,12 @@ class EdgeStore:
         self,
         bank_id: str,
         limit: int,
-        answer: Sequence[qe.ScoredPoint],
+        first: list[ties.Scored],
+        versions: dict[uuid.UUID, int],
         known: dict[uuid.UUID, Hit],
     ) -> list[Hit]:
-        versions = {point_id(p.id): p.version for p in answer}
         read = functools.partial(self._read_seen, bank_id, versions)
-        return ties.kept_hits(_scored(answer), limit, known, read)
+        return ties.kept_hits(first, limit, known, read)
 
     def search_hybrid(
         self, dense: Vector | Sequence[float], sparse: SparseVector, flt: Filter, limit: int
@@ -286,9 +287,9 @@ class EdgeStore:
             corpus = self._idf_corpus(flt.bank_id)
             requests.append(_keyword_request(sparse, scope, corpus, ties.first_read(limit)))
         answers = self._require().query_batch(qe.QueryBatchRequest(requests))
-        versions = {point_id(p.id): p.version for answer in answers for p in answer}
-        dense_read = _scored(answers[0])
-        keyword_read = _scored(answers[1]) if len(answers) > 1 else []
+        dense_read, versions = _versioned(answers[0])
+        keyword_read, keyword_versions = _versioned(answers[1] if len(answers) > 1 else [])
+        versions.update(keyword_versions)
         wanted = [i for i, _ in dense_read] + [i for i, _ in ties.top(keyword_read, limit)]
         found = self._read_seen(flt.bank_id, versions, list(dict.fromkeys(wanted)))
         known = {p.record.id: Hit(p.record, 0.0, None, p.stats) for p in found}
@@ -299,7 +300,7 @@ class EdgeStore:
         ]
         if len(answers) == 1:
             return dense_hits, []
-        return dense_hits, self._keyword_hits(flt.bank_id, limit, answers[1], known)
+        return dense_hits, self._keyword_hits(flt.bank_id, limit, keyword_read, versions, known)
 
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
         """Patches with the same values are one engine operation (a batch's done-markers
@@ -579,8 +580,18 @@ def _keyword_request(
     )
 
 
-def _scored(points: Sequence[qe.ScoredPoint]) -> list[ties.Scored]:
-    return [(point_id(p.id), float(p.score)) for p in points]
+def _versioned(
+    points: Sequence[qe.ScoredPoint],
+) -> tuple[list[ties.Scored], dict[uuid.UUID, int]]:
+    """Ids and scores, and each id's version. The binding builds a new `UUID` on every
+    read of a point's `id` (about 0.5 us), so each is read once."""
+    scored: list[ties.Scored] = []
+    versions: dict[uuid.UUID, int] = {}
+    for p in points:
+        i = point_id(p.id)
+        scored.append((i, float(p.score)))
+        versions[i] = p.version
+    return scored, versions
 
 
 def _config(dense_size: int) -> qe.EdgeConfig:
