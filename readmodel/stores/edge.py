@@ -152,7 +152,31 @@ class EdgeStore:
     def fetch(
         self, bank_id: str, ids: Sequence[uuid.UUID], with_vectors: bool = False
     ) -> list[StoredPoint]:
-        return self._restamped(bank_id, self._read(bank_id, ids, with_vectors))
+        """Without vectors, records decoded before at the versions the points hold are
+        not read again (recall's chain walks and as-of views read the same few points
+        recall after recall); a point the version probe did not report is read as is."""
+        if with_vectors:
+            return self._restamped(bank_id, self._read(bank_id, ids, with_vectors))
+        wanted = list(dict.fromkeys(ids))
+        versions = self._versions(bank_id, wanted)
+        points = self._read_seen(bank_id, versions, [i for i in wanted if i in versions])
+        unversioned = [i for i in wanted if i not in versions]
+        if unversioned:
+            points += self._restamped(bank_id, self._read(bank_id, unversioned))
+        found = {p.record.id: p for p in points}
+        return [found[i] for i in wanted if i in found]
+
+    def _versions(self, bank_id: str, ids: list[uuid.UUID]) -> dict[uuid.UUID, int]:
+        """The versions of the bank's points of `ids`. The engine reports versions with
+        search hits only (a read by id has none, a search without a query says 0), so
+        this is an exact dense search over those points alone, without payloads: about
+        20 us, where reading and decoding a long memory costs about 35."""
+        if not ids or self._dense_size is None:
+            return {}
+        scope = _filter(Filter(bank_id=bank_id, ids=tuple(ids)))
+        probe = np.ones(self._dense_size, dtype=np.float32)
+        request = _dense_request(probe, scope, len(ids), None, False, EXACT, with_payload=False)
+        return _versioned(self._require().query(request))[1]
 
     def _read(
         self, bank_id: str, ids: Sequence[uuid.UUID], with_vectors: bool = False

@@ -115,6 +115,28 @@ def test_access_times_are_merged_into_reused_records(store: EdgeStore) -> None:
     assert keyword[ana.id].record.last_accessed_at == at
 
 
+def test_a_fetch_reuses_records_keeps_the_order_asked_and_reads_writes(
+    store: EdgeStore,
+) -> None:
+    ids = [p.record.id for p in reversed(points())]
+    first = store.fetch(BANK, [*ids, uuid.uuid4()])
+    assert [p.record.id for p in first] == ids
+    again = store.fetch(BANK, ids)
+    assert all(a.record is f.record for a, f in zip(again, first, strict=True))
+    store.set_feedback(BANK, ids[0], Feedback(votes_up=2))
+    fresh = store.fetch(BANK, ids)
+    assert fresh[0].record.votes_up == 2
+    assert fresh[1].record is first[1].record
+    assert store.fetch("another bank", ids) == []
+
+
+def test_a_fetch_with_vectors_reads_them(store: EdgeStore) -> None:
+    ids = [p.record.id for p in points()]
+    store.fetch(BANK, ids)
+    with_vectors = store.fetch(BANK, ids, with_vectors=True)
+    assert all(p.dense.shape == (DIM,) for p in with_vectors)
+
+
 class DeletesBeforeReading(EdgeStore):
     """A store whose point `doomed` is deleted between a search and its read by id."""
 
