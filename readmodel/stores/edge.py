@@ -43,6 +43,7 @@ import qdrant_edge as qe
 
 from readmodel.store import (
     DENSE_VECTOR,
+    EMPTY_VECTOR,
     KEYWORD_VECTOR,
     PASSAGE_VECTOR,
     DerivedPatch,
@@ -56,6 +57,7 @@ from readmodel.store import (
 )
 from readmodel.stores import ties
 from readmodel.stores.access import AccessTimes, Restampable, from_micros, restamped
+from readmodel.stores.decoded import DecodedRecords
 from readmodel.stores.dialect import Dialect, scrolled
 from readmodel.stores.payload import (
     DONE_PAYLOAD,
@@ -111,6 +113,7 @@ class EdgeStore:
         self._recover_swap()
         self._finish_pending_purge()
         self._access = AccessTimes(self._root)
+        self._decoded = DecodedRecords()
         self._banks_found: frozenset[str] | None = None
         self._banks_written: set[str] = set()
         self._banks_lock = threading.Lock()
@@ -163,6 +166,36 @@ class EdgeStore:
     def fetch(
         self, bank_id: str, ids: Sequence[uuid.UUID], with_vectors: bool = False
     ) -> list[StoredPoint]:
+        """Without vectors, records decoded before at the versions the points hold are
+        not read again (recall's chain walks and as-of views read the same few points
+        recall after recall); a point the version probe did not report is read as is."""
+        if with_vectors:
+            return self._restamped(bank_id, self._read(bank_id, ids, with_vectors))
+        wanted = list(dict.fromkeys(ids))
+        versions = self._versions(bank_id, wanted)
+        points = self._read_seen(bank_id, versions, [i for i in wanted if i in versions])
+        unversioned = [i for i in wanted if i not in versions]
+        if unversioned:
+            points += self._restamped(bank_id, self._read(bank_id, unversioned))
+        found = {p.record.id: p for p in points}
+        return [found[i] for i in wanted if i in found]
+
+    def _versions(self, bank_id: str, ids: list[uuid.UUID]) -> dict[uuid.UUID, int]:
+        """The versions of the bank's points of `ids`. The engine reports versions with
+        search hits only (a read by id has none, a search without a query says 0), so
+        this is an exact dense search over those points alone, without payloads: about
+        20 us, where reading and decoding a long memory costs about 35."""
+        if not ids or self._dense_size is None:
+            return {}
+        scope = _filter(Filter(bank_id=bank_id, ids=tuple(ids)))
+        probe = np.ones(self._dense_size, dtype=np.float32)
+        request = _dense_request(probe, scope, len(ids), None, False, EXACT, with_payload=False)
+        return _versioned(self._require().query(request))[1]
+
+    def _read(
+        self, bank_id: str, ids: Sequence[uuid.UUID], with_vectors: bool = False
+    ) -> list[StoredPoint]:
+        """The bank's points of `ids` as stored, without their pending access times."""
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return []
@@ -176,7 +209,25 @@ class EdgeStore:
             for r in records
             if (r.payload or {}).get(TENANT_FIELD) == bank_id
         }
-        points = [found[i] for i in wanted if i in found]
+        return [found[i] for i in wanted if i in found]
+
+    def _read_seen(
+        self, bank_id: str, versions: dict[uuid.UUID, int], ids: Sequence[uuid.UUID]
+    ) -> list[StoredPoint]:
+        """The points of `ids` a search found at `versions`: those decoded at that version
+        from `DecodedRecords`, the others read (at that version or a later one) and kept
+        there."""
+        points: list[StoredPoint] = []
+        missing: list[uuid.UUID] = []
+        for i in ids:
+            found = self._decoded.get(i, versions[i])
+            if found is None or found[0].bank_id != bank_id:
+                missing.append(i)
+            else:
+                points.append(StoredPoint(found[0], EMPTY_VECTOR, stats=found[1]))
+        for p in self._read(bank_id, missing):
+            self._decoded.put(p.record.id, versions[p.record.id], (p.record, p.stats))
+            points.append(p)
         return self._restamped(bank_id, points)
 
     def passage_vectors(self, bank_id: str, ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Vector]:
@@ -230,8 +281,8 @@ class EdgeStore:
         scope = _filter(flt)
         corpus = self._idf_corpus(flt.bank_id)
         request = _keyword_request(vector, scope, corpus, ties.first_read(limit))
-        first = _scored(self._require().query(request))
-        return self._keyword_hits(flt.bank_id, limit, first, {})
+        first, versions = _versioned(self._require().query(request))
+        return self._keyword_hits(flt.bank_id, limit, first, versions, {})
 
     def _idf_corpus(self, bank_id: str) -> qe.Filter | None:
         """The points the keyword half's IDF statistics are taken over: the bank's, or
@@ -256,30 +307,47 @@ class EdgeStore:
         return DIALECT.bank(bank_id)
 
     def _keyword_hits(
-        self, bank_id: str, limit: int, first: list[ties.Scored], known: dict[uuid.UUID, Hit]
+        self,
+        bank_id: str,
+        limit: int,
+        first: list[ties.Scored],
+        versions: dict[uuid.UUID, int],
+        known: dict[uuid.UUID, Hit],
     ) -> list[Hit]:
-        return ties.kept_hits(first, limit, known, functools.partial(self.fetch, bank_id))
+        read = functools.partial(self._read_seen, bank_id, versions)
+        return ties.kept_hits(first, limit, known, read)
 
     def search_hybrid(
         self, dense: Vector | Sequence[float], sparse: SparseVector, flt: Filter, limit: int
     ) -> tuple[list[Hit], list[Hit]]:
         """Recall's search: the dense half uses the HNSW graph where one was built
-        (approximate; see the module's docstring), the keyword half is exact."""
+        (approximate; see the module's docstring), the keyword half is exact.
+
+        Both halves read ids, scores and versions only; the records of the dense hits
+        and of the keyword hits kept come from `DecodedRecords`, the rest from one read
+        by id (the engine converts a payload as fast either way; a record read twice
+        is converted once). A point deleted between the search and that read is not
+        a hit."""
         scope = _filter(flt)
-        requests = [_dense_request(dense, scope, limit, None, False, None)]
+        requests = [_dense_request(dense, scope, limit, None, False, None, with_payload=False)]
         if sparse.indices:
             corpus = self._idf_corpus(flt.bank_id)
             requests.append(_keyword_request(sparse, scope, corpus, ties.first_read(limit)))
         answers = self._require().query_batch(qe.QueryBatchRequest(requests))
-        read = HitReader()
-        dense_hits = self._restamped(
-            flt.bank_id, [read(p.id, p.payload or {}, p.score, p.vector) for p in answers[0]]
-        )
+        dense_read, versions = _versioned(answers[0])
+        keyword_read, keyword_versions = _versioned(answers[1] if len(answers) > 1 else [])
+        versions.update(keyword_versions)
+        wanted = [i for i, _ in dense_read] + [i for i, _ in ties.top(keyword_read, limit)]
+        found = self._read_seen(flt.bank_id, versions, list(dict.fromkeys(wanted)))
+        known = {p.record.id: Hit(p.record, 0.0, None, p.stats) for p in found}
+        dense_hits = [
+            Hit(known[i].record, score, None, known[i].stats)
+            for i, score in dense_read
+            if i in known
+        ]
         if len(answers) == 1:
             return dense_hits, []
-        known = {h.record.id: h for h in dense_hits}
-        first = _scored(answers[1])
-        return dense_hits, self._keyword_hits(flt.bank_id, limit, first, known)
+        return dense_hits, self._keyword_hits(flt.bank_id, limit, keyword_read, versions, known)
 
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
         """Patches with the same values are one engine operation (a batch's done-markers
@@ -407,6 +475,7 @@ class EdgeStore:
 
     def close(self) -> None:
         self._access.close()
+        self._decoded.clear()
         if self._shard is not None:
             shard, self._shard = self._shard, None
             shard.flush()
@@ -529,12 +598,13 @@ def _dense_request(
     score_threshold: float | None,
     with_vectors: bool,
     params: qe.SearchParams | None,
+    with_payload: bool = True,
 ) -> qe.QueryRequest:
     return qe.QueryRequest(
         limit=limit,
         query=qe.Query.Nearest(np.asarray(vector, dtype=np.float32).tolist(), using=DENSE_VECTOR),
         filter=scope,
-        with_payload=True,
+        with_payload=with_payload,
         with_vector=vector_names(with_vectors, sparse=False),
         score_threshold=score_threshold,
         params=params,
@@ -557,8 +627,18 @@ def _keyword_request(
     )
 
 
-def _scored(points: Sequence[qe.ScoredPoint]) -> list[ties.Scored]:
-    return [(point_id(p.id), float(p.score)) for p in points]
+def _versioned(
+    points: Sequence[qe.ScoredPoint],
+) -> tuple[list[ties.Scored], dict[uuid.UUID, int]]:
+    """Ids and scores, and each id's version. The binding builds a new `UUID` on every
+    read of a point's `id` (about 0.5 us), so each is read once."""
+    scored: list[ties.Scored] = []
+    versions: dict[uuid.UUID, int] = {}
+    for p in points:
+        i = point_id(p.id)
+        scored.append((i, float(p.score)))
+        versions[i] = p.version
+    return scored, versions
 
 
 NO_GRAPH: Final = qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000)
