@@ -6,13 +6,15 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import fakeredis
 import pytest
 
 from bench.baselines import BankCorpus, Doc
 from bench.dataset import load_generic
-from bench.runner import SYSTEMS, Outcomes, Systems
+from bench.runner import SYSTEMS, Outcomes, Systems, _timed
 from sediment.bootstrap import bootstrap
 from sediment.settings import Settings
+from telemetry.redis_series import RedisMetrics
 from worker.consolidation.consolidator import consolidate
 
 T0 = datetime(2025, 1, 1, 12, tzinfo=UTC)
@@ -96,3 +98,29 @@ def test_no_system_returns_what_occurred_after_the_query(tmp_path: Path) -> None
         labels = set().union(*(i.labels for i in items))
         assert "m2" not in labels, system
         assert "m1" in labels, system
+
+
+def test_a_timed_call_does_not_wait_for_its_metrics() -> None:
+    """The store-call metrics a timed recall writes are sent after the clock stops."""
+    events: list[str] = []
+    client = fakeredis.FakeRedis()
+    metrics = RedisMetrics(client, 600)
+
+    def call() -> int:
+        metrics.incr("store_calls_total", labels={"method": "fetch"})
+        events.append("returned")
+        return 7
+
+    real_pipeline = client.pipeline
+
+    def pipeline(*args: object, **kwargs: object) -> object:
+        events.append("send")
+        return real_pipeline(*args, **kwargs)
+
+    client.pipeline = pipeline  # type: ignore[method-assign]
+    value, ms = _timed(call, metrics)
+    assert value == 7 and ms >= 0
+    assert events == ["returned", "send"]  # held in the batch, sent once the clock stopped
+    events.clear()
+    _timed(call)
+    assert events == ["send", "returned"]  # unbatched: sent inside the timed call
