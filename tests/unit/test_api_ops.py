@@ -80,7 +80,10 @@ def test_stats_counts_api_recalls_behind_the_token(api: TestClient) -> None:
     assert total(stats, RECALLS) == 4 and total(stats, RECALL_ERRORS) == 0
     [recall] = [h for h in stats["latencies"] if h["name"] == RECALL_MS]
     assert recall["count"] == 4 and sum(recall["series"]) == 4
-    assert recall["p50_series"][-1] == recall["p50_ms"]
+    # The minutes that saw recalls carry a p50; with one minute (the four recalls did
+    # not straddle a minute's end) its p50 is the whole window's.
+    filled = [p for p in recall["p50_series"] if p is not None]
+    assert filled and (len(filled) > 1 or filled[0] == recall["p50_ms"])
     one_bank = api.get("/v1/stats", params={"bank": "b1"}, headers=AUTH).json()
     assert total(one_bank, RECALLS) == 3 and one_bank["bank"] == "b1"
     slow = stats["recent_slow_calls"]

@@ -91,10 +91,10 @@ def test_task_counts_received_stored_merged_redelivered_and_dead_lettered(
     sent = (NOW - timedelta(seconds=3)).timestamp()
     handle([message([first, again, poison, "junk"], 0, sent)], "sediment.retain_batch.v1", d)
     handle([message([first])], "sediment.retain.v1", d)
-    snap = metrics.snapshot(1)
+    snap = metrics.snapshot(2)  # this minute and the last: a test may straddle a minute
     got = {dict(c.labels)["outcome"]: c.total for c in snap.counters if c.name == EVENTS}
     assert got == {"received": 5, "stored": 2, "merged": 1, "redelivered": 1, "dead_lettered": 2}
-    assert metrics.snapshot(1, bank="b").total(EVENTS, outcome="received") == 4
+    assert metrics.snapshot(2, bank="b").total(EVENTS, outcome="received") == 4
     consolidation = snap.latency(CONSOLIDATION_MS)
     assert consolidation is not None and consolidation.count == 2
     occurred = snap.latency(CONSOLIDATION_LAG_MS, since="occurred")
@@ -106,7 +106,7 @@ def test_task_counts_received_stored_merged_redelivered_and_dead_lettered(
 
 
 def outcomes(metrics: RedisMetrics) -> dict[str, int]:
-    snap = metrics.snapshot(1)
+    snap = metrics.snapshot(2)  # this minute and the last: a test may straddle a minute
     return {dict(c.labels)["outcome"]: c.total for c in snap.counters if c.name == EVENTS}
 
 
@@ -194,11 +194,11 @@ def test_retries_and_exhaustion_are_counted_per_event(
     events = [payload("one"), payload("two", bank="c")]
     for retries in range(3):
         handle([message(events, retries)], "sediment.retain_batch.v1", d)
-    snap = metrics.snapshot(1)
+    snap = metrics.snapshot(2)  # two minutes: the deliveries may straddle a minute's end
     assert snap.total(EVENTS, outcome="received") == 2
     assert snap.total(EVENTS, outcome="retried") == 4
     assert snap.total(EVENTS, outcome="dead_lettered") == 2
-    assert metrics.snapshot(1, bank="c").total(EVENTS, outcome="retried") == 2
+    assert metrics.snapshot(2, bank="c").total(EVENTS, outcome="retried") == 2
 
 
 @pytest.mark.parametrize(
@@ -221,7 +221,7 @@ def test_metered_store_times_every_call_and_counts_errors(
     assert list(store.scroll(Filter("b"))) == []
     with pytest.raises(ValueError):
         store.fetch("b", ["not-a-uuid"])  # type: ignore[list-item]
-    snap = metrics.snapshot(1)
+    snap = metrics.snapshot(2)  # this minute and the last: a test may straddle a minute
     methods = {dict(h.labels)["method"]: h.count for h in snap.latencies if h.name == STORE_CALL_MS}
     assert methods == {"count": 1, "scroll": 1, "fetch": 1}
     assert snap.total(STORE_ERRORS, method="fetch") == 1
