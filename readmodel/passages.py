@@ -76,7 +76,7 @@ def _pieces(text: str) -> Iterator[tuple[int, int, int]]:
 
 def passage_spans(text: str) -> tuple[Span, ...]:
     """The passages of `text` as (start, end) offsets; empty when it is one passage."""
-    if _words(text, 0, len(text)) <= SPLIT_ABOVE:
+    if len(text.split()) <= SPLIT_ABOVE:  # every text stored passes here: the cheap count
         return ()
     packed: list[list[int]] = []  # [start, end, words]
     for start, end, n in _pieces(text):

@@ -3,16 +3,18 @@
 import math
 import os
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from contracts.events import RetainEvent
 from contracts.memory import Memory
 from readmodel.embedders import Embedder
+from readmodel.embedders.hashing import HashEmbedder
 from readmodel.store import StoredPoint
 from readmodel.stores.edge import EdgeStore
 from tests.fakes import NoLocks
-from worker.consolidation.consolidator import Consolidator, raw_memory
+from worker.consolidation.consolidator import Consolidator, consolidate, raw_memory
 from worker.consolidation.relations import memory_id
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -48,6 +50,16 @@ def edge_consolidator(root: Path, embedder: Embedder) -> Consolidator:
     store = EdgeStore(root)
     store.ensure_schema(embedder.dimension)
     return Consolidator(store, embedder, NoLocks())
+
+
+def ingested(root: Path, texts: Sequence[str]) -> tuple[EdgeStore, HashEmbedder]:
+    """A new embedded store at `root` holding `texts` consolidated (bank b1, a day
+    apart), and the embedder they were embedded with."""
+    embedder = HashEmbedder(64)
+    deps = edge_consolidator(root, embedder)
+    consolidate([event(t, i) for i, t in enumerate(texts)], deps)
+    assert isinstance(deps.store, EdgeStore)
+    return deps.store, embedder
 
 
 def mid(e: RetainEvent) -> uuid.UUID:

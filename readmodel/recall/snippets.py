@@ -33,14 +33,15 @@ def _unit(v: Vector) -> Vector:
 def best_passage(
     passages: Sequence[PassageStats], rows: Vector | None, query: Vector, stems: frozenset[str]
 ) -> int:
-    """The index of the passage that answers the query best (see the module)."""
+    """The index of the passage that answers the query best (see the module); `query`
+    of unit length."""
     lexical = np.array(
         [len(stems & p.stems) / len(stems) if stems else 0.0 for p in passages], dtype=np.float32
     )
     scores = LEXICAL_WEIGHT * lexical
     if rows is not None and len(rows) == len(passages):
         unit_rows = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
-        scores = scores + unit_rows @ _unit(np.asarray(query, dtype=np.float32))
+        scores = scores + unit_rows @ query
     return int(np.argmax(scores))
 
 
@@ -57,9 +58,9 @@ def with_snippets(
     if not long:
         return ordered
     rows = vectors_of([c.id for c in long])
-    wanted = frozenset(stems)
+    wanted, unit = frozenset(stems), _unit(np.asarray(query, dtype=np.float32))
     chosen = {
-        c.id: best_passage(text_stats(c).passages, rows.get(c.id), query, wanted) for c in long
+        c.id: best_passage(text_stats(c).passages, rows.get(c.id), unit, wanted) for c in long
     }
     return [replace(c, snippet=(chosen[c.id],)) if c.id in chosen else c for c in ordered]
 

@@ -118,8 +118,8 @@ class EdgeStore:
         self._banks_written: set[str] = set()
         self._banks_lock = threading.Lock()
         self._passages = True
-        """Whether the shard has the passage vector: one created before it had none
-        until `ensure_schema` copies it into one that has (`_compact`)."""
+        """Whether the shard has the passage vector: one created before it has none and
+        is copied into one that has when the store opens (`_compact`)."""
         if (self._shard_dir / ENGINE_CONFIG_FILE).exists():
             # With our config, so that a store created before a placement changed
             # gets it for every segment written from now on (optimized or compacted).

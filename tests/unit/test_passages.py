@@ -17,11 +17,10 @@ from readmodel.recall.order import fill_window
 from readmodel.recall.pipeline import RecallPipeline
 from readmodel.recall.snippets import best_passage, returned_text, returned_tokens, with_snippets
 from readmodel.store import Filter, PassageStats, StoredPoint
-from readmodel.stores.edge import EdgeStore
 from readmodel.text import text_stats
 from sediment.api.compact import compact, text_of
 from sediment.render import recall_table
-from tests.helpers import edge_consolidator, event, memory
+from tests.helpers import edge_consolidator, event, ingested, memory
 from worker.consolidation.consolidator import consolidate
 from worker.consolidation.neighbourhood import RAW_KINDS
 from worker.rebuild import rebuild_bank
@@ -111,16 +110,8 @@ def test_the_passage_chosen_is_the_closest_then_the_one_with_the_query_words() -
     assert best_passage(passages, None, rows[2], frozenset()) == 0
 
 
-def _ingest(root: Path, texts: list[str]) -> tuple[EdgeStore, HashEmbedder]:
-    embedder = HashEmbedder(64)
-    deps = edge_consolidator(root, embedder)
-    consolidate([event(t, i) for i, t in enumerate(texts)], deps)
-    assert isinstance(deps.store, EdgeStore)
-    return deps.store, embedder
-
-
 def test_consolidation_stores_a_vector_per_passage(tmp_path: Path) -> None:
-    store, embedder = _ingest(tmp_path, [long_text(BOAT), "I moved to Lisbon."])
+    store, embedder = ingested(tmp_path, [long_text(BOAT), "I moved to Lisbon."])
     points = {p.record.text: p for p in store.scroll(Filter("b1", kinds=RAW_KINDS), True)}
     long, short = points[long_text(BOAT)], points["I moved to Lisbon."]
     assert short.passages is None
@@ -131,7 +122,7 @@ def test_consolidation_stores_a_vector_per_passage(tmp_path: Path) -> None:
 
 def test_recall_returns_the_passage_that_answers_and_the_whole_on_request(tmp_path: Path) -> None:
     texts = [long_text(BOAT), long_text(FLASK), "I moved to Lisbon."]
-    store, embedder = _ingest(tmp_path, texts)
+    store, embedder = ingested(tmp_path, texts)
     pipeline = RecallPipeline(store, embedder)
     query = "what is the name of my sister's sailing boat at the marina"
     [top, *_] = pipeline.recall("b1", RecallRequest(query=query, limit=3)).results
@@ -146,7 +137,7 @@ def test_recall_returns_the_passage_that_answers_and_the_whole_on_request(tmp_pa
 
 
 def test_the_budget_counts_what_is_returned(tmp_path: Path) -> None:
-    store, embedder = _ingest(tmp_path, [long_text(BOAT), long_text(FLASK)])
+    store, embedder = ingested(tmp_path, [long_text(BOAT), long_text(FLASK)])
     pipeline = RecallPipeline(store, embedder)
     query = "sailing boat Petrel marina Flask routes blueprint"
     budget = 240  # two snippets (about 100 words each) fit; one whole text (300) does not
@@ -189,7 +180,7 @@ def test_rebuild_embeds_the_passages_of_a_memory_stored_without(tmp_path: Path) 
 
 
 def test_an_agent_sees_which_results_are_excerpts(tmp_path: Path) -> None:
-    store, embedder = _ingest(tmp_path, [long_text(BOAT), "I moved to Lisbon."])
+    store, embedder = ingested(tmp_path, [long_text(BOAT), "I moved to Lisbon."])
     pipeline = RecallPipeline(store, embedder)
     query = "my sister's sailing boat Petrel and where I moved"
     answer = compact(pipeline.recall("b1", RecallRequest(query=query, limit=2)))

@@ -23,7 +23,7 @@ from readmodel.stores.payload import (
 )
 from readmodel.text import decode_stems, encode_stems, query_vector
 from readmodel.text import text_stats as stats_of_text
-from tests.helpers import edge_consolidator, event, memory
+from tests.helpers import edge_consolidator, event, ingested, memory
 from worker.consolidation.consolidator import consolidate
 from worker.consolidation.neighbourhood import RAW_KINDS
 from worker.rebuild import rebuild_bank
@@ -71,16 +71,8 @@ def test_a_record_of_another_text_drops_the_stored_stats() -> None:
     assert text_stats(other) == stats_of_text(TEXTS[3])
 
 
-def _ingested(root: Path) -> tuple[EdgeStore, HashEmbedder]:
-    embedder = HashEmbedder(64)
-    deps = edge_consolidator(root, embedder)
-    consolidate([event(t, i) for i, t in enumerate(TEXTS)], deps)
-    assert isinstance(deps.store, EdgeStore)
-    return deps.store, embedder
-
-
 def test_ingest_writes_them_and_every_hit_carries_them(tmp_path: Path) -> None:
-    store, embedder = _ingested(tmp_path)
+    store, embedder = ingested(tmp_path, TEXTS)
     scope = Filter("b1", kinds=RAW_KINDS)
     points = list(store.scroll(scope))
     assert len(points) == len(TEXTS)
@@ -116,7 +108,7 @@ def _bare(hits: Sequence[Hit]) -> list[Hit]:
 
 
 def test_a_memory_without_them_ranks_the_same(tmp_path: Path) -> None:
-    store, embedder = _ingested(tmp_path)
+    store, embedder = ingested(tmp_path, TEXTS)
     stored = RecallPipeline(store, embedder)
     bare = RecallPipeline(WithoutStats(store), embedder)  # type: ignore[arg-type]
     for query in ["marshmallows by the lake", "version numbers libraries", "Caroline Denver"]:
