@@ -6,6 +6,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -112,11 +113,7 @@ def _timed(call: Callable[[], T], metrics: Metrics | None = None) -> tuple[T, fl
     """The call's wall time; with `metrics`, the store-call metrics it writes are held
     in a batch sent after the clock stops, as the served recall (`Recaller`) hands its
     batch to a background send: a caller never waits for it."""
-    if metrics is None:
-        start = time.perf_counter()
-        value = call()
-        return value, (time.perf_counter() - start) * 1000
-    with metrics.batch():
+    with metrics.batch() if metrics is not None else nullcontext():
         start = time.perf_counter()
         value = call()
         ms = (time.perf_counter() - start) * 1000

@@ -101,7 +101,7 @@ class QdrantStore:
         self._page_size = page_size
         self._passages = True
         """Whether the collection has the passage vector (one created before it has not:
-        its points are written and searched without passages; docs/upgrading.md)."""
+        its points are written and read without passages; docs/upgrading.md)."""
 
     @translated
     def ensure_schema(self, dense_size: int) -> None:
