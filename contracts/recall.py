@@ -22,7 +22,7 @@ from contracts.memory import MemoryKind, Relation, State
 
 StateMode = Literal["current", "history"]
 RecencyBias = Literal["off", "on", "auto"]
-Label = Literal["keyword-only", "relevance_gated", "superseded"]
+Label = Literal["keyword-only", "relevance_gated", "superseded", "instruction"]
 MAX_LIMIT = 100
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT), WholeNumber]
 MaxTokens = Annotated[int, Field(ge=1, le=100_000), WholeNumber]

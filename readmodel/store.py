@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from contracts.memory import Memory, Observation, Relation, State
+from readmodel.instructions import instruction_scope
 
 Record = Memory | Observation
 
@@ -50,14 +51,17 @@ class PassageStats:
 @dataclass(frozen=True)
 class TextStats:
     """What recall's ranking reads of a record's text: the distinct stems of its words
-    (exact match, direct answer), its whitespace tokens (length prior, token budget) and,
-    for a text of several passages, each passage's (`readmodel.passages`: snippets).
+    (exact match, direct answer), its whitespace tokens (length prior, token budget),
+    for a text of several passages, each passage's (`readmodel.passages`: snippets) and,
+    for a standing instruction, the span saying when it applies
+    (`readmodel.instructions`).
     Written with the record (`readmodel.text.text_stats`) and read back with each hit,
     so no recall tokenises a stored text; a record stored without them has none."""
 
     stems: frozenset[str]
     tokens: int
     passages: tuple[PassageStats, ...] = ()
+    instruction: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,7 @@ class Filter:
     expired_at: datetime | None = None
     current_at: datetime | None = None
     entities_shared: tuple[str, ...] = ()
+    instructions: bool = False
 
 
 @dataclass(frozen=True)
@@ -182,6 +187,7 @@ def matches(flt: Filter, r: Record) -> bool:
         and (flt.expired_at is None or expired(r, flt.expired_at))
         and (flt.current_at is None or r.current_until is None or r.current_until >= flt.current_at)
         and (not flt.entities_shared or not r.entities or _shares(flt.entities_shared, r.entities))
+        and (not flt.instructions or instruction_scope(r.text) is not None)
     )
 
 

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import snowballstemmer
 
+from readmodel.instructions import instruction_scope
 from readmodel.passages import passage_spans
 from readmodel.store import PassageStats, SparseVector, TextStats
 
@@ -119,6 +120,7 @@ def text_stats(text: str) -> TextStats:
             )
             for s, e in passage_spans(text)
         ),
+        instruction_scope(text),
     )
 
 

@@ -41,6 +41,7 @@ _RECALL_SETTINGS = (
     "session_anchors",
     "session_window_minutes",
     "speaker_weight",
+    "instruction_place",
 )
 _POLICY_SETTINGS = ("merge_threshold", "neighbour_limit")
 
@@ -115,6 +116,7 @@ class Settings(BaseSettings):
         default=_RECALL.session_window_minutes, ge=0.0, le=10_080.0
     )
     recall_speaker_weight: float = Field(default=_RECALL.speaker_weight, ge=0.0, le=4.0)
+    recall_instruction_place: int = Field(default=_RECALL.instruction_place, ge=0, le=100)
     recall_query_expansion: bool = _RECALL.query_expansion
     recall_expansion_max_queries: int = Field(default=_RECALL.expansion_max_queries, ge=1, le=16)
     recall_expansion_min_token: int = Field(default=_RECALL.expansion_min_token, ge=1, le=32)

@@ -32,3 +32,4 @@ class RecallConfig:
     session_anchors: int = 3
     session_window_minutes: float = 60.0
     speaker_weight: float = 0.8
+    instruction_place: int = 2

@@ -28,6 +28,8 @@ def labels_of(c: Candidate, semantic_floor: float = SEMANTIC_FLOOR) -> list[Labe
         out.append("relevance_gated")
     if c.record.state is State.SUPERSEDED:
         out.append("superseded")
+    if c.stats is not None and c.stats.instruction is not None:
+        out.append("instruction")
     return out
 
 

@@ -2,6 +2,7 @@
 records: enough to tell which rule acted on a recall without reading the code."""
 
 from contracts.recall import RecallRequest
+from readmodel.recall.candidate import Candidate
 from readmodel.recall.config import RecallConfig
 from readmodel.recall.fusion import Weights
 from readmodel.recall.order import Window
@@ -80,4 +81,11 @@ def deployment_settings(
         "session_anchors": config.session_anchors,
         "session_window_minutes": config.session_window_minutes,
         "speaker_weight": config.speaker_weight,
+        "instruction_place": config.instruction_place,
     }
+
+
+def instruction_note(placed: Candidate | None, place: int) -> str:
+    if placed is None:
+        return f"no standing instruction at or above the semantic floor (place {place})"
+    return f"standing instruction {placed.id} at place {place} or above"

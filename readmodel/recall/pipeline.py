@@ -18,11 +18,13 @@ from readmodel.recall.evidence import with_evidence
 from readmodel.recall.fetch import fetch_candidates, merge_candidates
 from readmodel.recall.fusion import Weights, weighted, weights_for
 from readmodel.recall.gate import relevance_gate
+from readmodel.recall.instructions import fetch_instructions, place_instruction
 from readmodel.recall.labels import direct_answer, low_confidence
 from readmodel.recall.length import length_prior
 from readmodel.recall.notes import (
     deployment_settings,
     fusion_note,
+    instruction_note,
     prefer_note,
     queries_note,
     state_note,
@@ -173,6 +175,8 @@ class RecallPipeline:
             fetch_candidates(self.store, v, query_vector(q), flt, depth)
             for q, v in zip(queries, vectors, strict=True)
         ]
+        if self.config.instruction_place > 0:
+            lists.append(fetch_instructions(self.store, vectors[0], flt))
         dated = within(flt, when) if when is not None else None
         if dated is not None:
             lists.append(
@@ -203,13 +207,18 @@ class RecallPipeline:
         return ordered
 
     def _window(self, ordered: list[Candidate], request: RecallRequest, trace: Trace) -> Window:
-        """Rerank the head of the order, then fill the shown window. Prefer-observations
+        """Rerank the head of the order, place the standing instruction that applies
+        (`readmodel.recall.instructions`), then fill the shown window. Prefer-observations
         (DESIGN stage 8) runs here, in the final order and before truncation, because
         only here is it known which observations are returned."""
         if self.reranker is not None:
             head = self.reranker(request.query, ordered[: request.limit * 3])
             ordered = sorted(head.candidates, key=sort_key) + ordered[request.limit * 3 :]
             trace.lap("rerank", ordered, head.note)
+        place = self.config.instruction_place
+        if place > 0:
+            ordered, placed = place_instruction(ordered, self.config.semantic_floor, place)
+            trace.lap("instructions", ordered, instruction_note(placed, place))
         window = fill_window(
             ordered,
             request.limit,

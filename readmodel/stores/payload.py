@@ -55,6 +55,13 @@ PASSAGE_TOKENS_FIELD: Final = "passage_tokens"
 """A text of several passages (`readmodel.passages`): their spans as one flat list of
 offsets (start, end, start, end, ...), and each one's stems and whitespace tokens, read
 back into `TextStats.passages`; absent on a text of one passage."""
+INSTRUCTION_SCOPE_FIELD: Final = "instruction_scope"
+ROLE_FIELD: Final = "text_role"
+INSTRUCTION_ROLE: Final = "instruction"
+"""A standing instruction (`readmodel.instructions`): the span saying when it applies,
+and `text_role` set to `instruction`, which `Filter.instructions` matches; absent on
+any other text, and on one written before the fields existed (`sediment rebuild`
+writes them)."""
 INDEX_ONLY_FIELDS: Final = (
     TAGSET_FIELD,
     ENTITY_KEYS_FIELD,
@@ -66,6 +73,8 @@ INDEX_ONLY_FIELDS: Final = (
     PASSAGE_SPANS_FIELD,
     PASSAGE_STEMS_FIELD,
     PASSAGE_TOKENS_FIELD,
+    INSTRUCTION_SCOPE_FIELD,
+    ROLE_FIELD,
 )
 TIME_STEP: Final = timedelta(microseconds=1)
 """The resolution of stored times: "at or after t" is "not at or before t - TIME_STEP"."""
@@ -83,6 +92,7 @@ KEYWORD_INDEXES: Final = (
     "superseded_by",
     "observation_id",
     ENTITY_KEYS_FIELD,
+    ROLE_FIELD,
 )
 FLOAT_INDEXES: Final = (OCCURRED_TS_FIELD, EXPIRES_TS_FIELD, CURRENT_UNTIL_TS_FIELD)
 
@@ -133,6 +143,9 @@ def to_payload(record: Record) -> dict[str, Any]:
         payload[PASSAGE_SPANS_FIELD] = [x for p in stats.passages for x in (p.start, p.end)]
         payload[PASSAGE_STEMS_FIELD] = [encode_stems(p.stems) for p in stats.passages]
         payload[PASSAGE_TOKENS_FIELD] = [p.tokens for p in stats.passages]
+    if stats.instruction is not None:
+        payload[INSTRUCTION_SCOPE_FIELD] = list(stats.instruction)
+        payload[ROLE_FIELD] = INSTRUCTION_ROLE
     if record.expires_at is not None:
         payload[EXPIRES_TS_FIELD] = record.expires_at.timestamp()
     if record.current_until is not None:
@@ -289,7 +302,14 @@ def stored_stats(payload: Mapping[str, Any]) -> TextStats | None:
     stems, count = payload.get(STEMS_FIELD), payload.get(TOKENS_FIELD)
     if not isinstance(stems, str) or not isinstance(count, int):
         return None
-    return TextStats(decode_stems(stems), count, _passage_stats(payload))
+    return TextStats(decode_stems(stems), count, _passage_stats(payload), _instruction(payload))
+
+
+def _instruction(payload: Mapping[str, Any]) -> tuple[int, int] | None:
+    span = payload.get(INSTRUCTION_SCOPE_FIELD)
+    if not isinstance(span, list) or len(span) != 2:
+        return None
+    return int(span[0]), int(span[1])
 
 
 def _passage_stats(payload: Mapping[str, Any]) -> tuple[PassageStats, ...]:
@@ -415,6 +435,8 @@ def conditions_of(flt: Filter) -> list[Condition]:
     if flt.entities_shared:
         keys = (*entity_keys(flt.entities_shared), NO_ENTITY)
         conds.append(MatchAny(ENTITY_KEYS_FIELD, keys))
+    if flt.instructions:
+        conds.append(MatchValue(ROLE_FIELD, INSTRUCTION_ROLE))
     return conds
 
 

@@ -133,6 +133,8 @@ def corpus_record(bank: str, i: int) -> Record:
         "entities": [["Ana"], ["ben", "Cleo"], [], ["ANA", "dev"]][i % 4],
         "expires_at": BASE + timedelta(days=i, hours=12) if i % 4 in (1, 2) else None,
     }
+    if i % 5 == 1:
+        fields["text"] = f"Always give amounts in euros when I ask about budget {i}."
     if i % 3 == 2:
         return observation(bank, i, **fields)
     return memory(bank, i, kind="experience" if i % 3 == 1 else "world", **fields)
@@ -192,6 +194,8 @@ FILTER_CASES: dict[str, Filter] = {
     "entities_shared": Filter(BANK, entities_shared=("ana",)),
     "entities_shared, two": Filter(BANK, entities_shared=("Cleo", "Dev")),
     "entities_shared, unknown": Filter(BANK, entities_shared=("Zoe",)),
+    "instructions": Filter(BANK, instructions=True),
+    "instructions, kinds": Filter(BANK, instructions=True, kinds=("world", "observation")),
     "no match": Filter(BANK, key="absent"),
 }
 

@@ -163,8 +163,15 @@ def test_retained_memories_become_recallable_current_state(
     assert texts[0] == "Alice moved to Seattle." and "Alice lives in Boston." not in texts
     assert body["results"][0]["state"] == "current"
     assert body["explain"] and body["timings"] and body["timings"] == body["timings_ms"]
-    stages = [s["stage"] for s in body["explain"]][-5:]
-    assert stages == ["sort", "outdated", "snippets", "prefer_observations", "truncate"]
+    stages = [s["stage"] for s in body["explain"]][-6:]
+    assert stages == [
+        "sort",
+        "outdated",
+        "snippets",
+        "instructions",
+        "prefer_observations",
+        "truncate",
+    ]
     history = server.recall("bank-a", "Where does Alice live?", state_mode="history")
     states = {r["text"]: r["state"] for r in history["results"]}
     assert states["Alice lives in Boston."] == "superseded"

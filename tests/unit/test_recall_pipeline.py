@@ -112,6 +112,7 @@ DEFAULT_STAGES = [
     "sort",
     "outdated",
     "snippets",
+    "instructions",
     "prefer_observations",
     "truncate",
 ]

@@ -25,12 +25,15 @@ features format 3; 7, a memory of several passages (`readmodel.passages`) stored
 a vector per passage and each passage's span, stems and tokens, which recall cuts
 snippets by: the rebuild embeds the passages of memories stored before; such a text is
 read for no slot (`statements.py`), and a package at a version is no email address, so
-the rebuild derives their slot keys again.
+the rebuild derives their slot keys again; 8, a standing instruction
+(`readmodel.instructions`) stored with the span saying when it applies and the role
+`text_role: instruction`, which recall searches the bank's instructions by: the rebuild
+writes them for memories stored before.
 """
 
 from readmodel.store import MemoryStore
 
-LAYOUT = 7
+LAYOUT = 8
 
 
 class StaleLayoutError(RuntimeError):

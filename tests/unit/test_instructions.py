@@ -1,0 +1,145 @@
+"""Standing instructions: which texts state one and when it applies; recall places the
+one closest to the question second in the results, under the request's filter, for
+its own bank only."""
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contracts.recall import RecallRequest
+from readmodel.embedders.hashing import HashEmbedder
+from readmodel.instructions import instruction_scope
+from readmodel.recall.candidate import Candidate
+from readmodel.recall.config import RecallConfig
+from readmodel.recall.instructions import place_instruction
+from readmodel.recall.pipeline import RecallPipeline
+from readmodel.store import TextStats
+from readmodel.stores.edge import EdgeStore
+from readmodel.text import text_stats
+from tests.helpers import edge_consolidator, event, memory
+from worker.consolidation.consolidator import consolidate
+
+
+@pytest.mark.parametrize(
+    ("text", "scope"),
+    [
+        (
+            "User: Always format code snippets with syntax highlighting when I ask about "
+            "implementation details. ->-> 1,25",
+            "implementation details",
+        ),
+        ("Whenever we talk about money, please give amounts in euros.", "money"),
+        ("For questions about my health, never suggest supplements.", "my health"),
+        ("Please use metric units whenever I ask you about recipes.", "recipes"),
+        ("Thanks! Also, don't use jargon when I ask for legal explanations.", "legal explanations"),
+        ("If I ask about the weather, give temperatures in Celsius.", "the weather"),
+        ("Remember to cite sources every time I ask about history!", "history"),
+        ("Make sure to list tradeoffs when I ask for design advice", "design advice"),
+        ("Ana: From now on, answer in Spanish.", "answer in Spanish"),
+    ],
+)
+def test_an_instruction_says_when_it_applies(text: str, scope: str) -> None:
+    span = instruction_scope(text)
+    assert span is not None
+    assert text[span[0] : span[1]] == scope
+    assert text_stats(text).instruction == span
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I always drink coffee when I ask about the menu.",
+        "When I ask about deadlines I get nervous.",
+        "She always uses bullet points when she asks about lists.",
+        "Never been to Paris though.",
+        "Always wear sunscreen.",
+        "Assistant: Got it! When discussing markup, I will always include semantic tags.",
+        "I asked about the deadline yesterday, and they said Friday.",
+        "We always go hiking when we talk about holidays.",
+    ],
+)
+def test_a_statement_or_a_habit_is_no_instruction(text: str) -> None:
+    assert instruction_scope(text) is None
+    assert text_stats(text).instruction is None
+
+
+@given(st.text(max_size=300))
+def test_a_scope_is_a_nonempty_span_of_the_text(text: str) -> None:
+    span = instruction_scope(text)
+    if span is not None:
+        assert 0 <= span[0] < span[1] <= len(text)
+        assert text[span[0] : span[1]].strip() == text[span[0] : span[1]]
+
+
+def instruction(text: str, cosine: float) -> Candidate:
+    return Candidate(memory(text), vector=cosine, stats=text_stats(text))
+
+
+def test_the_closest_instruction_above_the_floor_moves_up_to_its_place() -> None:
+    answers = [Candidate(memory(f"answer {i}"), vector=0.9) for i in range(5)]
+    near = instruction("Always give amounts in euros when I ask about money.", 0.6)
+    far = instruction("Always answer in French when I ask about poems.", 0.4)
+    ordered, placed = place_instruction([*answers, far, near], floor=0.3, place=2)
+    assert placed == near and ordered[1] == near and ordered[0] == answers[0]
+    assert ordered.index(far) == 6 and len(ordered) == 7
+    assert place_instruction([*answers, near], floor=0.7, place=2) == ([*answers, near], None)
+    assert place_instruction([*answers, near], floor=0.3, place=0)[1] is None
+    already = place_instruction([near, *answers], floor=0.3, place=2)[0]
+    assert already == [near, *answers]
+
+
+def test_an_instruction_known_only_by_its_text_is_not_placed() -> None:
+    stored_without = Candidate(memory("Always use euros when I ask about money."), vector=0.9)
+    assert stored_without.stats is None
+    assert place_instruction([stored_without], floor=0.0, place=1)[1] is None
+    other = Candidate(memory("x"), vector=0.9, stats=TextStats(frozenset(), 1))
+    assert place_instruction([other], floor=0.0, place=1)[1] is None
+
+
+RULE = "Always include version numbers when I ask about libraries."
+FACTS = [
+    f"The parser release {i} pins its libraries, lark and regex, for the parser." for i in range(8)
+]
+
+
+def store_with_rules(root: Path) -> tuple[EdgeStore, HashEmbedder]:
+    embedder = HashEmbedder(64)
+    deps = edge_consolidator(root, embedder)
+    events = [event(t, i) for i, t in enumerate([*FACTS, RULE, "We hiked in May."])]
+    events.append(event("Always answer in haiku when I ask about libraries.", 3, bank="b2"))
+    consolidate(events, deps)
+    assert isinstance(deps.store, EdgeStore)
+    return deps.store, embedder
+
+
+def test_recall_places_the_bank_s_instruction_second(tmp_path: Path) -> None:
+    store, embedder = store_with_rules(tmp_path)
+    floor0 = RecallConfig(semantic_floor=0.0)
+    request = RecallRequest(query="Which libraries does the parser pin?", limit=4, explain=True)
+    response = RecallPipeline(store, embedder, floor0).recall("b1", request)
+    texts = [r.text for r in response.results]
+    assert texts[1] == RULE and texts[0] != RULE
+    assert response.results[1].labels == ["instruction"]
+    assert "haiku" not in " ".join(texts)
+    note = next(s.note for s in response.explain if s.stage == "instructions")
+    assert str(response.results[1].id) in note
+    off = RecallPipeline(store, embedder, RecallConfig(semantic_floor=0.0, instruction_place=0))
+    assert RULE not in [r.text for r in off.recall("b1", request).results]
+    one = RecallPipeline(store, embedder, floor0).recall(
+        "b1", request.model_copy(update={"limit": 1})
+    )
+    assert [r.text for r in one.results] == texts[:1]
+    high = RecallPipeline(store, embedder, RecallConfig(semantic_floor=0.99)).recall("b1", request)
+    assert RULE not in [r.text for r in high.results]
+
+
+def test_the_request_s_filter_holds_for_the_instruction(tmp_path: Path) -> None:
+    store, embedder = store_with_rules(tmp_path)
+    pipeline = RecallPipeline(store, embedder, RecallConfig(semantic_floor=0.0))
+    query = "Which libraries does the parser pin?"
+    before = RecallRequest(query=query, limit=4, end=event(RULE, 7).occurred_at)
+    assert RULE not in [r.text for r in pipeline.recall("b1", before).results]
+    tagged = RecallRequest(query=query, limit=4, tags=["absent"])
+    assert pipeline.recall("b1", tagged).results == []
