@@ -2,8 +2,8 @@
 
 An instruction shares few words with the questions it governs, so the fused score,
 which weighs words, leaves it far down: on BEAM dev (static embedder) the one that
-applies was in Sediment's first ten for 2 of 20 instruction questions, and in the
-first fifty for 9. Among the bank's instructions alone the cosine picks the right
+applies was in Sediment's first ten for 3 of 20 instruction questions, and in the
+first fifty for 10. Among the bank's instructions alone the cosine picks the right
 one for 17 of 20. So recall searches the bank's instructions on their own, under the
 request's filter, and the one closest to the question (by cosine, at least the
 semantic floor) takes a place near the top of the results: second, so the best
