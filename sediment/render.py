@@ -28,6 +28,8 @@ def recall_table(response: RecallResponse) -> Table:
             note += f" [{len(r.source_memory_ids)} sources]"
         if r.snippet:
             note += " [excerpt: --full-text for the whole]"
+        if "instruction" in r.labels:
+            note += " [standing instruction]"
         table.add_row(
             str(i),
             short(r.id),

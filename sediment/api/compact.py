@@ -28,7 +28,9 @@ class Found(Model):
     """One result: `id` is the short id; `superseded_by` and `replaces` are short ids,
     present only when there is one; `outdated`: true as of the request's `as_of`, since
     replaced; `excerpt`: true when `text` is the passage of a longer memory that
-    answered (`inspect` shows the whole, as does recall with `full_text`)."""
+    answered (`inspect` shows the whole, as does recall with `full_text`);
+    `instruction`: true for a standing instruction the user gave, a rule for answering
+    rather than an answer (docs/recall.md, "Standing instructions")."""
 
     id: str
     date: str
@@ -39,6 +41,7 @@ class Found(Model):
     replaces: str | None = None
     outdated: bool | None = None
     excerpt: bool | None = None
+    instruction: bool | None = None
     score: float | None = None
     components: Components | None = None
     labels: list[Label] | None = None
@@ -70,6 +73,7 @@ def found(r: RecallResult, explained: bool) -> Found:
         replaces=short(r.state_replaces) if r.state_replaces else None,
         outdated=True if not superseded and r.superseded_by else None,
         excerpt=True if r.snippet else None,
+        instruction=True if "instruction" in r.labels else None,
         score=r.score if explained else None,
         components=r.components if explained else None,
         labels=(r.labels or None) if explained else None,
@@ -104,7 +108,8 @@ def line(f: Found) -> str:
     elif f.outdated:
         state = " [outdated]"
     excerpt = " [excerpt]" if f.excerpt else ""
-    return f"{f.id} {f.date} {KIND_TAGS.get(f.kind, '')}{f.text}{excerpt}{state}"
+    rule = " [instruction]" if f.instruction else ""
+    return f"{f.id} {f.date} {KIND_TAGS.get(f.kind, '')}{f.text}{excerpt}{rule}{state}"
 
 
 def text_of(answer: Recalled) -> str:

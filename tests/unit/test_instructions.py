@@ -5,21 +5,28 @@ its own bank only."""
 from pathlib import Path
 
 import pytest
+import qdrant_edge as qe
 from hypothesis import given
 from hypothesis import strategies as st
+from rich.console import Console
 
 from contracts.recall import RecallRequest
+from readmodel.embedders import Embedder
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.instructions import instruction_scope
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.config import RecallConfig
 from readmodel.recall.instructions import place_instruction
 from readmodel.recall.pipeline import RecallPipeline
-from readmodel.store import TextStats
+from readmodel.store import Filter, MemoryStore, TextStats
 from readmodel.stores.edge import EdgeStore
+from readmodel.stores.payload import INSTRUCTION_SCOPE_FIELD, ROLE_FIELD
 from readmodel.text import text_stats
+from sediment.api.compact import compact, structured, text_of
+from sediment.render import recall_table
 from tests.helpers import edge_consolidator, event, memory
-from worker.consolidation.consolidator import consolidate
+from worker.consolidation.consolidator import Consolidator, consolidate
+from worker.rebuild import rebuild_bank
 
 
 @pytest.mark.parametrize(
@@ -104,14 +111,19 @@ FACTS = [
 ]
 
 
-def store_with_rules(root: Path) -> tuple[EdgeStore, HashEmbedder]:
-    embedder = HashEmbedder(64)
-    deps = edge_consolidator(root, embedder)
+def rules_bank(root: Path) -> Consolidator:
+    """Bank b1: facts on a topic, a rule on it, an unrelated memory; bank b2: a rule on
+    the same topic."""
+    deps = edge_consolidator(root, HashEmbedder(64))
     events = [event(t, i) for i, t in enumerate([*FACTS, RULE, "We hiked in May."])]
     events.append(event("Always answer in haiku when I ask about libraries.", 3, bank="b2"))
     consolidate(events, deps)
-    assert isinstance(deps.store, EdgeStore)
-    return deps.store, embedder
+    return deps
+
+
+def store_with_rules(root: Path) -> tuple[MemoryStore, Embedder]:
+    deps = rules_bank(root)
+    return deps.store, deps.embedder
 
 
 def test_recall_places_the_bank_s_instruction_second(tmp_path: Path) -> None:
@@ -143,3 +155,34 @@ def test_the_request_s_filter_holds_for_the_instruction(tmp_path: Path) -> None:
     assert RULE not in [r.text for r in pipeline.recall("b1", before).results]
     tagged = RecallRequest(query=query, limit=4, tags=["absent"])
     assert pipeline.recall("b1", tagged).results == []
+
+
+def test_an_agent_sees_which_result_is_a_rule(tmp_path: Path) -> None:
+    store, embedder = store_with_rules(tmp_path)
+    pipeline = RecallPipeline(store, embedder, RecallConfig(semantic_floor=0.0))
+    response = pipeline.recall("b1", RecallRequest(query="Which libraries does the parser pin?"))
+    answer = compact(response)
+    rule = next(f for f in answer.results if f.text == RULE)
+    assert rule.instruction is True
+    assert all(f.instruction is None for f in answer.results if f.text != RULE)
+    assert any(ln.endswith(f"{RULE} [instruction]") for ln in text_of(answer).splitlines())
+    assert "instruction" not in structured(compact(response)).get("results", [{}])[0]
+    console = Console(width=400, record=True)
+    console.print(recall_table(response))
+    assert "[standing instruction]" in console.export_text()
+
+
+def test_a_rebuild_marks_the_instructions_stored_before(tmp_path: Path) -> None:
+    deps = rules_bank(tmp_path)
+    store = deps.store
+    assert isinstance(store, EdgeStore)
+    rules = Filter("b1", instructions=True)
+    assert [p.record.text for p in store.scroll(rules)] == [RULE]
+    ids = [str(p.record.id) for p in store.scroll(Filter("b1"))]
+    store._update(qe.UpdateOperation.delete_payload(ids, [ROLE_FIELD, INSTRUCTION_SCOPE_FIELD]))
+    assert list(store.scroll(rules)) == []
+    assert all(
+        p.stats is not None and p.stats.instruction is None for p in store.scroll(Filter("b1"))
+    )
+    rebuild_bank("b1", deps)
+    assert [p.record.text for p in store.scroll(rules)] == [RULE]
