@@ -15,8 +15,11 @@ applies with the results (`readmodel.recall.instructions`).
 import re
 from typing import Final
 
-_LEAD: Final = r"(?:(?:please|also|and|so|ok(?:ay)?|oh|hey|but)\s*,?\s+)*"
-"""Words a request may open with before its verb."""
+_LEAD: Final = (
+    r"(?:(?:please|also|and|so|ok(?:ay)?|oh|hey|but|i'?d\s+like\s+you\s+to|"
+    r"i\s+(?:want|need)\s+you\s+to|(?:can|could|would|will)\s+you)\s*,?\s+)*"
+)
+"""Words a request may open with before its verb ("I'd like you to ...", "could you ...")."""
 
 _DIRECTIVE: Final = (
     r"(?:always|never|only|just|don'?t|do\s+not|make\s+sure|be\s+sure|remember|"

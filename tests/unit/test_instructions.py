@@ -45,6 +45,8 @@ from worker.rebuild import rebuild_bank
         ("Remember to cite sources every time I ask about history!", "history"),
         ("Make sure to list tradeoffs when I ask for design advice", "design advice"),
         ("Ana: From now on, answer in Spanish.", "answer in Spanish"),
+        ("I'd like you to always use euros when we talk about prices.", "prices"),
+        ("Could you give sizes in centimetres whenever I ask about furniture?", "furniture"),
     ],
 )
 def test_an_instruction_says_when_it_applies(text: str, scope: str) -> None:
@@ -65,6 +67,8 @@ def test_an_instruction_says_when_it_applies(text: str, scope: str) -> None:
         "Assistant: Got it! When discussing markup, I will always include semantic tags.",
         "I asked about the deadline yesterday, and they said Friday.",
         "We always go hiking when we talk about holidays.",
+        "Could you help me plan the trip to Rome next week?",
+        "I want you to know that I moved to Lisbon.",
     ],
 )
 def test_a_statement_or_a_habit_is_no_instruction(text: str) -> None:
