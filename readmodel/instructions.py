@@ -91,6 +91,14 @@ the rule itself)."""
 
 _FORMS: Final = (_AFTER, _BEFORE, _FOR, _FROM_NOW)
 
+FRAME_WORDS: Final = frozenset(
+    "always never please ask asking asked talk talking chat inquire enquire request "
+    "discuss mention whenever every each time anytime question questions now forward "
+    "future going".split()
+)
+"""Words of the forms above that frame a rule (when it holds, how often) and say
+nothing of what it asks: two rules share them whatever they ask."""
+
 
 def instruction_scope(text: str) -> tuple[int, int] | None:
     """The span of `text` naming when a standing instruction in it applies (the topic

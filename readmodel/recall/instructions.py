@@ -12,10 +12,13 @@ answer keeps the first place and a single-result recall gets no instruction
 """
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import replace as replace_filter
 
-from readmodel.recall.candidate import Candidate
+from readmodel.instructions import FRAME_WORDS
+from readmodel.recall.candidate import Candidate, replace
+from readmodel.recall.outdated import another_value, words_of
 from readmodel.store import Filter, MemoryStore, Vector
+from readmodel.text import STOPWORDS, stem
 
 INSTRUCTION_DEPTH = 3
 """Instructions fetched per recall: the closest, and spares for one that a later stage
@@ -30,15 +33,55 @@ def is_instruction(c: Candidate) -> bool:
 def fetch_instructions(store: MemoryStore, vector: Vector, flt: Filter) -> list[Candidate]:
     """The bank's standing instructions closest to the question, under `flt`; dense
     evidence only (a cosine, no rank in the question's own dense list)."""
-    hits = store.search_dense(vector, replace(flt, instructions=True), INSTRUCTION_DEPTH)
+    hits = store.search_dense(vector, replace_filter(flt, instructions=True), INSTRUCTION_DEPTH)
     return [Candidate(h.record, vector=min(1.0, max(0.0, h.score)), stats=h.stats) for h in hits]
 
 
+def _condition(c: Candidate) -> tuple[str, ...]:
+    """The stems of the words saying when the instruction applies."""
+    assert c.stats is not None and c.stats.instruction is not None
+    start, end = c.stats.instruction
+    return tuple(stem(w) for w in words_of(c.record.text[start:end]) if w not in STOPWORDS)
+
+
+def _asks(c: Candidate) -> set[str]:
+    """The stems of what the instruction asks: its words outside the condition, less
+    the words that frame every rule."""
+    assert c.stats is not None and c.stats.instruction is not None
+    start, end = c.stats.instruction
+    text = c.record.text[:start] + " " + c.record.text[end:]
+    return {stem(w) for w in words_of(text) if w not in STOPWORDS and w not in FRAME_WORDS}
+
+
+def newer_rule(rule: Candidate, candidates: Sequence[Candidate]) -> Candidate | None:
+    """The newest instruction among `candidates` that replaces `rule`: the same condition,
+    the same words but for one short span (another value: "use APA style" / "use MLA
+    style") and what it asks sharing a word besides, stated later, and not already
+    joined to it by a supersession. A second rule for the same condition that asks
+    something else ("include page numbers") replaces nothing."""
+    condition = _condition(rule)
+    words = words_of(rule.record.text)
+    asks = _asks(rule)
+    newer = [
+        c
+        for c in candidates
+        if is_instruction(c)
+        and c.record.occurred_at > rule.record.occurred_at
+        and rule.record.superseded_by != c.id
+        and _condition(c) == condition
+        and another_value(words, words_of(c.record.text), set(condition))
+        and bool(_asks(c) & asks)
+    ]
+    return max(newer, key=lambda c: (c.record.occurred_at, str(c.id)), default=None)
+
+
 def place_instruction(
-    ordered: Sequence[Candidate], floor: float, place: int
+    ordered: Sequence[Candidate], floor: float, place: int, current: bool = True
 ) -> tuple[list[Candidate], Candidate | None]:
     """`ordered` with its instruction closest to the question (cosine at least `floor`)
-    moved up to `place` (1-based) when it stood lower; the instruction placed, or None.
+    moved up to `place` (1-based) when it stood lower, or, when a later instruction for
+    the same condition replaces it (`newer_rule`), that one; the instruction placed, or
+    None. With `current` (no `history`, no `as_of`) the replaced one says `outdated_by`.
     `place` 0 places none."""
     out = list(ordered)
     if place < 1:
@@ -47,6 +90,11 @@ def place_instruction(
     if not found:
         return out, None
     i, best = max(found, key=lambda f: (f[1].vector, -f[0]))
+    newer = newer_rule(best, out)
+    if newer is not None:
+        if current:
+            out[i] = replace(best, outdated_by=newer.id)
+        i, best = out.index(newer), newer
     if i > place - 1:
         out.insert(place - 1, out.pop(i))
     return out, best

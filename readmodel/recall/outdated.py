@@ -42,7 +42,7 @@ def present_question(query: str) -> bool:
     return PAST.search(query) is None
 
 
-def _words(text: str) -> list[str]:
+def words_of(text: str) -> list[str]:
     return WORD.findall(text.lower().replace("’", "'"))
 
 
@@ -61,7 +61,7 @@ def same_subject(a: Candidate, b: Candidate) -> bool:
 
 
 def another_value(a: Sequence[str], b: Sequence[str], asked: set[str]) -> bool:
-    """The same words (`_words` of the older and the newer text) but one short span each,
+    """The same words (`words_of` the older and the newer text) but one short span each,
     and the shared words hold a word of the question besides its subject's name
     (`asked`)."""
     if not a or not b or max(len(a), len(b)) > MAX_TOKENS:
@@ -84,7 +84,7 @@ def another_value(a: Sequence[str], b: Sequence[str], asked: set[str]) -> bool:
 def _names(a: Candidate, b: Candidate) -> set[str]:
     named = {*a.record.entities, *b.record.entities}
     found = {_speaker(a.record.text), _speaker(b.record.text)} - {None}
-    return {stem(w) for e in named for w in _words(e)} | {stem(w) for w in found if w}
+    return {stem(w) for e in named for w in words_of(e)} | {stem(w) for w in found if w}
 
 
 def _joined(a: Candidate, b: Candidate) -> bool:
@@ -100,9 +100,9 @@ def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> l
     with the bank or with the candidates below `top`."""
     if not present_question(query):
         return list(ordered)
-    asked = {stem(w.removesuffix("'s")) for w in _words(query) if w not in STOPWORDS}
+    asked = {stem(w.removesuffix("'s")) for w in words_of(query) if w not in STOPWORDS}
     head = list(ordered[:top])
-    words = {c.id: _words(c.record.text) for c in head}
+    words = {c.id: words_of(c.record.text) for c in head}
     newest: dict[uuid.UUID, Candidate] = {}
     for old in head:
         for new in head:

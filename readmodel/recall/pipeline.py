@@ -217,7 +217,9 @@ class RecallPipeline:
             trace.lap("rerank", ordered, head.note)
         place = self.config.instruction_place
         if place > 0:
-            ordered, placed = place_instruction(ordered, self.config.semantic_floor, place)
+            current = not request.history and request.as_of is None
+            floor = self.config.semantic_floor
+            ordered, placed = place_instruction(ordered, floor, place, current)
             trace.lap("instructions", ordered, instruction_note(placed, place))
         window = fill_window(
             ordered,

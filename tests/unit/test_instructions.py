@@ -2,6 +2,7 @@
 one closest to the question second in the results, under the request's filter, for
 its own bank only."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -190,3 +191,29 @@ def test_a_rebuild_marks_the_instructions_stored_before(tmp_path: Path) -> None:
     )
     rebuild_bank("b1", deps)
     assert [p.record.text for p in store.scroll(rules)] == [RULE]
+
+
+def test_a_later_rule_for_the_same_condition_replaces_the_earlier() -> None:
+    apa = instruction("Always use APA style when I ask about formatting references.", 0.7)
+    mla = replace(
+        instruction("Always use MLA style when I ask about formatting references.", 0.6),
+        record=memory("Always use MLA style when I ask about formatting references.", 30),
+    )
+    pages = replace(
+        instruction("Always include page numbers when I ask about formatting references.", 0.5),
+        record=memory("Always include page numbers when I ask about formatting references.", 40),
+    )
+    other = instruction("Always use MLA style when I ask about poems.", 0.4)
+    answers = [Candidate(memory(f"answer {i}"), vector=0.9) for i in range(3)]
+    ordered, placed = place_instruction([*answers, apa, pages, mla, other], 0.3, 2)
+    assert placed is not None and placed.record.text == mla.record.text
+    assert ordered[1].record.text == mla.record.text
+    older = next(c for c in ordered if c.record.text == apa.record.text)
+    assert older.outdated_by == mla.id
+    assert all(c.outdated_by is None for c in ordered if c.id != apa.id)
+    past, placed_then = place_instruction([*answers, apa, mla], 0.3, 2, current=False)
+    assert placed_then is not None and placed_then.id == mla.id
+    assert all(c.outdated_by is None for c in past)
+    alone, kept = place_instruction([*answers, apa, pages], 0.3, 2)
+    assert all(c.outdated_by is None for c in alone)
+    assert kept is not None and kept.id == apa.id
