@@ -107,6 +107,14 @@ UPDATES: list[tuple[Case, str]] = [
       "User: My cousin quit Elmhurst.", []), "'elmhurst' -> '(ended)'"),
     (("User: I report to Greta.", ["Greta"],
       "User: Quick one, I switched to Hamid as my reporter.", ["Hamid"]), "'greta' -> 'hamid'"),
+    (("Ivo is a pharmacist.", ["Ivo"],
+      "Ivo is a librarian.", ["Ivo"]), "'pharmacist' -> 'librarian'"),
+    (("Cato's locker is B12.", ["Cato"],
+      "Cato's locker has changed to C7.", ["Cato"]), "'b12' -> 'c7'"),
+    (("Lin's tutor is Marek.", ["Lin", "Marek"],
+      "Marek isn't Lin's tutor anymore.", ["Marek", "Lin"]), "'marek' -> '(ended)'"),
+    (("Lin's tutor is Marek.", ["Lin", "Marek"],
+      "Marek is no longer Lin's tutor.", ["Marek", "Lin"]), "'marek' -> '(ended)'"),
 ]  # fmt: skip
 """(older, its entities, newer, its entities), and a part of the reason shown."""
 
@@ -166,6 +174,9 @@ STAYS: list[Case] = [
     ("Lale is mentored by Omid.", ["Lale", "Omid"], "Lale's new manager is Cem.", ["Lale", "Cem"]),
     ("Cleo's flatmate is Ravi.", ["Cleo", "Ravi"],
      "Cleo's tutor changed from Ravi to Omid.", ["Cleo", "Ravi", "Omid"]),
+    ("User: I'm a nurse.", [], "User: I might become a teacher someday.", []),
+    ("User: I'm a nurse.", [], "User: My sister is a teacher.", []),
+    ("Lin's tutor is Marek.", ["Lin", "Marek"], "Marek is not Lin's tutor.", ["Marek", "Lin"]),
 ]  # fmt: skip
 
 

@@ -42,9 +42,13 @@ REWRITES = (
                 r"(?P<value>[^,;]+)$"), "{who}'s {noun} is {value}"),
     (re.compile(r"\b(?P<who>i|[a-z]+) switched to (?P<value>.+?) as (?P<owner>my|his|her|their|"
                 r"[a-z]+'s) (?P<noun>[a-z]+(?: [a-z]+)?)$"), "{owner} {noun} is {value}"),
+    (re.compile(r"\b(?P<owner>my|his|her|their|our|[a-z]+'s) "
+                r"(?P<noun>[a-z]+(?: (?!ha[sv]e?\b)[a-z]+)?) (?:has |have )?changed to "
+                r"(?P<value>[^,;]+)$"), "{owner} {noun} is {value}"),
 )  # fmt: skip
-"""Two ways of naming a holder that say "<s>'s N is V": "Bram has a new housemate,
-Siobhan" (or found, got, hired one) and "I switched to Dr. Kim as my doctor"."""
+"""Three ways of naming a holder that say "<s>'s N is V": "Bram has a new housemate,
+Siobhan" (or found, got, hired one), "I switched to Dr. Kim as my doctor" and "my
+shift has changed to nights" (a noun's value said by what it changed to)."""
 
 
 @dataclass(frozen=True)
@@ -114,12 +118,26 @@ HOLDER_FIRST = re.compile(
 Cole now" (only a name is a holder: "The plan is my idea" is not)."""
 
 
+HOLDER_NOT = re.compile(
+    r"^(?P<value>(?-i:[A-Z])[\w.'-]*(?: (?-i:[A-Z])[\w'-]*)?) (?P<not>is no longer|isn't|is not) "
+    r"(?P<owner>my|his|her|their|(?-i:[A-Z])[a-z]+'s) (?P<noun>[a-z]+(?: (?!any)[a-z]+)?)"
+    r"(?P<more> any ?more)?$",
+    re.I,
+)
+"""A holder named first and said to hold no more: "Tom isn't Lin's landlord anymore"
+says "Lin's landlord is no longer Tom"."""
+
+
 def _rewritten(sentence: str) -> str:
     body = sentence.rstrip(".!")
     first = HOLDER_FIRST.match(body)
     if first:
         owner, noun, value, rest = first.group("owner", "noun", "value", "rest")
         return f"{owner[0].upper()}{owner[1:]} {noun} is {value}{rest}."
+    gone = HOLDER_NOT.match(body)
+    if gone and (gone.group("more") or gone.group("not") == "is no longer"):
+        owner, noun, value = gone.group("owner", "noun", "value")
+        return f"{owner[0].upper()}{owner[1:]} {noun} is no longer {value}."
     for pattern, template in REWRITES:
         found = pattern.search(body.lower())
         if found:
@@ -184,7 +202,8 @@ def _clauses(sentence: str, ctx: Context) -> list[Clause]:
     return out
 
 
-ATTRIBUTE = re.compile(r"[a-z]+")
+ATTRIBUTE = re.compile(r"[a-z]+(?:_[a-z]+)?")
+"""An attribute named by a plain word or two joined by `_` ("job_title", said "job title")."""
 
 
 def _attribute_clauses(
@@ -195,14 +214,15 @@ def _attribute_clauses(
     partner" or "Bram switched to Kim as his partner" meets it. Only an attribute named
     by one plain word, of the speaker or one of the producer's people, and not of a
     subject the statement already names a noun of ("<s> 's KTP number is ..." is not
-    read again as a phone)."""
+    read again as a phone). A job the rules read ("Ivo is a pharmacist") is "<s> 's job
+    title is pharmacist", one at a time as they hold it."""
     owned = {c.subject for c in clauses if c.words[:2] == (SUBJECT, "'s")}
     out = []
     for slot in statement_features(text, entities).slots:
         if slot.mode != "is" or slot.tier != "slot" or not ATTRIBUTE.fullmatch(slot.attribute):
             continue
         value = tuple(w for w in tokens(slot.value) if w[0] != "'")
-        words = (SUBJECT, "'s", slot.attribute, "is", *value)
+        words = (SUBJECT, "'s", *slot.attribute.split("_"), "is", *value)
         if not value or slot.subject not in (ctx.me, *ctx.entities) or slot.subject in owned:
             continue
         named = tuple(sorted(set(value))) if slot.value[:1].isupper() else ()
@@ -237,7 +257,7 @@ def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading |
     subjects = {c.subject for c in clauses} | set(people)
     if FIRST_PERSON & set(tokens(body)) or re.search(r"\bmy\b", body, re.I):
         subjects.add(me)
-    low = [s.lower() for s in sentences]
+    low = [_rewritten(s).lower() for s in sentences]
     things = [t for s in low if (t := thing_said(s) or _owned_date(s, me)) is not None]
     return OpenReading(
         tuple(clauses),
