@@ -7,6 +7,7 @@ from worker.consolidation.features import computed, decode, encode
 from worker.consolidation.openframes import read
 from worker.consolidation.openkeys import open_keys, open_query_keys
 from worker.consolidation.openupdates import OpenUpdate, open_update
+from worker.consolidation.openvalues import endings
 
 Case = tuple[str, list[str], str, list[str]]
 
@@ -109,6 +110,9 @@ UPDATES: list[tuple[Case, str]] = [
       "User: Quick one, I switched to Hamid as my reporter.", ["Hamid"]), "'greta' -> 'hamid'"),
     (("Ivo is a pharmacist.", ["Ivo"],
       "Ivo is a librarian.", ["Ivo"]), "'pharmacist' -> 'librarian'"),
+    (("User: My physio is Dr. Amsel.", ["Dr. Amsel"],
+      "User: My physio changed from Dr. Amsel to Dr. Pike.", ["Dr. Amsel", "Dr. Pike"]),
+     "'dr amsel' -> 'dr pike'"),
     (("Cato's locker is B12.", ["Cato"],
       "Cato's locker has changed to C7.", ["Cato"]), "'b12' -> 'c7'"),
     (("Lin's tutor is Marek.", ["Lin", "Marek"],
@@ -320,3 +324,12 @@ def test_a_surname_is_no_head_and_a_thing_is_keyed_by_its_role() -> None:
     assert not {k for k in keys("Ana naps in the afternoon.", ["Ana"]) if k.startswith("thing:")}
     dated = keys("The budget review is on May 3.", [])
     assert "thing:budget review|date" in dated
+
+
+def test_a_value_named_as_over_may_hold_a_title_but_not_an_idiom() -> None:
+    """ "from dr. lee to dr. kim" names Dr. Lee as over (a title's period ends no
+    clause, and two values that share their first word are still two); "from place to
+    place" names nothing."""
+    found = endings("she changed from dr. lee to dr. kim.")
+    assert [(e.span, e.after) for e in found] == [(("dr", "lee"), "dr kim")]
+    assert endings("we drifted from place to place.") == []

@@ -131,8 +131,13 @@ def _asserted(sentence: str) -> bool:
     return not (found - ({"negated"} if own else set()))
 
 
+TITLE = re.compile(r"\b(dr|mr|mrs|ms|mx|prof|st|jr)\.(?=\s)")
+"""A title's period ("dr. hale") ends no value: the constructions stop at a sentence mark."""
+
+
 def endings(sentence: str) -> list[Ending]:
     """The values a (lowercased) sentence names as over."""
+    sentence = TITLE.sub(r"\1", sentence)
     before = [*ENDED_BEFORE.finditer(sentence), *FROM_TO.finditer(sentence)]
     found = [(_span(tokens(m.group("x"))), m.group("how")) for m in before]
     found += [
@@ -157,9 +162,10 @@ VAGUE = frozenset(
 
 
 def _idiom(span: tuple[str, ...], how: str, sentence: str) -> bool:
-    """ "from time to time", "from day to day": the same word on both sides of "to"."""
+    """ "from time to time", "from place to place": the same words on both sides of "to"
+    (not only the same first word: "from dr hale to dr ortiz" is a change)."""
     said = re.escape(" ".join(span))
-    pattern = rf"\bfrom (?:being )?{said} to {re.escape(span[0])}\b"
+    pattern = rf"\bfrom (?:being )?{said} to {said}\b"
     return how.startswith("from") and re.search(pattern, sentence) is not None
 
 
