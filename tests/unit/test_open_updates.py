@@ -119,6 +119,10 @@ UPDATES: list[tuple[Case, str]] = [
       "Marek isn't Lin's tutor anymore.", ["Marek", "Lin"]), "'marek' -> '(ended)'"),
     (("Lin's tutor is Marek.", ["Lin", "Marek"],
       "Marek is no longer Lin's tutor.", ["Marek", "Lin"]), "'marek' -> '(ended)'"),
+    (("The kitchen refit is on April 2.", [],
+      "They moved the kitchen refit back to April 20.", []), "'april 2' -> 'april 20'"),
+    (("The gala is on October 4.", [],
+      "The gala date moved to October 11.", []), "'october 4' -> 'october 11'"),
 ]  # fmt: skip
 """(older, its entities, newer, its entities), and a part of the reason shown."""
 
@@ -181,6 +185,7 @@ STAYS: list[Case] = [
     ("User: I'm a nurse.", [], "User: I might become a teacher someday.", []),
     ("User: I'm a nurse.", [], "User: My sister is a teacher.", []),
     ("Lin's tutor is Marek.", ["Lin", "Marek"], "Marek is not Lin's tutor.", ["Marek", "Lin"]),
+    ("The gala is on October 4.", [], "The gala dinner moved to October 11.", []),
 ]  # fmt: skip
 
 

@@ -177,10 +177,18 @@ def thing_of(sentence: str) -> tuple[str, ...] | None:
         return None
     out: list[str] = []
     for w in tokens(found.group(1)):
-        if w in STOP or w in THING_STOP or w.endswith("ed"):
+        if w in STOP or w in THING_STOP or w.endswith("ed") or (out and w in PARTICLES):
             break
         out.append(w)
+    if len(out) > 1 and out[-1] == "date":
+        out.pop()
     return tuple(out) if content(out) else None
+
+
+PARTICLES = frozenset("back forward off out over".split())
+"""A verb's particle after its object ("pushed the review back to June 9", "called the
+launch off") is no part of the thing; nor is "date" after it ("the launch date moved to
+May 20" is the launch's date)."""
 
 
 RESULT = re.compile(r"\b(?:was|were) (?=[a-z]+ed\b(?! (?:on|in|at|by|last|ago)\b))")
