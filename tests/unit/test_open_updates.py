@@ -123,6 +123,8 @@ UPDATES: list[tuple[Case, str]] = [
       "They moved the kitchen refit back to April 20.", []), "'april 2' -> 'april 20'"),
     (("The gala is on October 4.", [],
       "The gala date moved to October 11.", []), "'october 4' -> 'october 11'"),
+    (("User: My barber is Nico.", ["Nico"],
+      "User: I switched barbers.", []), "'barber' -> '(ended)'"),
 ]  # fmt: skip
 """(older, its entities, newer, its entities), and a part of the reason shown."""
 
@@ -185,6 +187,9 @@ STAYS: list[Case] = [
     ("User: I'm a nurse.", [], "User: I might become a teacher someday.", []),
     ("User: I'm a nurse.", [], "User: My sister is a teacher.", []),
     ("Lin's tutor is Marek.", ["Lin", "Marek"], "Marek is not Lin's tutor.", ["Marek", "Lin"]),
+    ("Lin's tutor is Marek.", ["Lin", "Marek"], "Ola switched tutors.", ["Ola"]),
+    ("User: I take the train to work.", [], "User: I changed trains at Crewe.", []),
+    ("User: My barber is Nico.", ["Nico"], "User: I might switch barbers.", []),
     ("The gala is on October 4.", [], "The gala dinner moved to October 11.", []),
 ]  # fmt: skip
 
@@ -338,3 +343,14 @@ def test_a_value_named_as_over_may_hold_a_title_but_not_an_idiom() -> None:
     found = endings("she changed from dr. lee to dr. kim.")
     assert [(e.span, e.after) for e in found] == [(("dr", "lee"), "dr kim")]
     assert endings("we drifted from place to place.") == []
+
+
+def test_a_change_declared_by_its_noun_ends_only_that_noun_of_that_subject() -> None:
+    """ "Ana switched dentists" ends "Ana's dentist is _", not Ana's other clauses that
+    name the word, nor another person's dentist."""
+    older = ("Ana's dentist is Dr. Hale.", ["Ana", "Dr. Hale"])
+    assert related(*older, "Ana switched dentists.", ["Ana"]) is not None
+    assert meet(*older, "Ana switched dentists.", ["Ana"])
+    assert related(*older, "Ben switched dentists.", ["Ben", "Ana"]) is None
+    weekly = ("Ana sees a dentist on Fridays.", ["Ana"])
+    assert related(*weekly, "Ana switched dentists.", ["Ana"]) is None

@@ -44,6 +44,12 @@ ENDED_AFTER = re.compile(
     r"is long gone|is gone|gone|is a thing of the past|is history|is over|"
     r"(?:left|quit)(?=\s*(?:$|[,;.]|\s(?:so|and)\b)))"
 )
+DECLARED = re.compile(
+    r"\b(?P<how>(?:switched|changed|swapped) (?P<x>[a-z]{3,}s))\b(?! (?:with|for)\b)"
+)
+"""A change declared by its noun in the plural ("switched dentists", "changed gyms"): the
+noun's value is over, whatever the new one is (`openupdates.ended_value` reads it only of
+a clause "<s> 's N is _" of that noun)."""
 PAIR_ENDED = re.compile(r"\b(?P<a>[a-z]+) and (?P<b>[a-z]+) (?:split|broke) up\b")
 LEAD = frozenset("in at on to with the a an my his her their our being for of as".split())
 STOP = frozenset(
@@ -144,6 +150,7 @@ def endings(sentence: str) -> list[Ending]:
         (_span(tokens(m.group("x")), from_end=True), m.group("how"))
         for m in ENDED_AFTER.finditer(sentence)
     ]
+    found += [((singular(m.group("x")),), m.group("how")) for m in DECLARED.finditer(sentence)]
     for m in PAIR_ENDED.finditer(sentence):
         found += [((m.group("a"),), "broke up"), ((m.group("b"),), "broke up")]
     asserted = _asserted(sentence)
@@ -152,6 +159,20 @@ def endings(sentence: str) -> list[Ending]:
         for x, how in found
         if [w for w in content(list(x)) if w not in VAGUE] and not _idiom(x, how, sentence)
     ]
+
+
+def singular(noun: str) -> str:
+    """ "dentists" -> "dentist", "companies" -> "company", "classes" -> "class"."""
+    if noun.endswith("ies"):
+        return noun[:-3] + "y"
+    if noun.endswith(("sses", "shes", "ches", "xes")):
+        return noun[:-2]
+    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+
+
+def declared(how: str) -> bool:
+    """The ending is a change declared by its noun ("switched dentists")."""
+    return DECLARED.fullmatch(how) is not None
 
 
 VAGUE = frozenset(
