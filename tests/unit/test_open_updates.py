@@ -191,6 +191,7 @@ STAYS: list[Case] = [
     ("User: I take the train to work.", [], "User: I changed trains at Crewe.", []),
     ("User: My barber is Nico.", ["Nico"], "User: I might switch barbers.", []),
     ("The gala is on October 4.", [], "The gala dinner moved to October 11.", []),
+    ("The gala is on October 4.", [], "We talked the gala over on October 11.", []),
 ]  # fmt: skip
 
 
@@ -352,5 +353,6 @@ def test_a_change_declared_by_its_noun_ends_only_that_noun_of_that_subject() -> 
     assert related(*older, "Ana switched dentists.", ["Ana"]) is not None
     assert meet(*older, "Ana switched dentists.", ["Ana"])
     assert related(*older, "Ben switched dentists.", ["Ben", "Ana"]) is None
+    assert related(*older, "Ana's sister switched dentists.", ["Ana"]) is None
     weekly = ("Ana sees a dentist on Fridays.", ["Ana"])
     assert related(*weekly, "Ana switched dentists.", ["Ana"]) is None

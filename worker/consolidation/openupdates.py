@@ -88,10 +88,14 @@ def ended_value(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
 
 def _declared_of(c: Clause, n: OpenReading, e: Ending) -> bool:
     """ "<s> switched dentists" ends "<s> 's dentist is _": the older clause is of that
-    noun, and a clause of the same subject says the change (not another person of the
-    statement: "Ben switched dentists" says nothing of Ana's)."""
+    noun, and a clause of the same subject says the change of its own (not another
+    person of the statement, "Ben switched dentists", nor a relative or a holder of the
+    subject's, "my sister switched dentists", "my dentist changed offices")."""
     plural = e.how.split()[-1]
-    said = any(x.subject == c.subject and plural in x.words for x in n.clauses)
+    said = any(
+        x.subject == c.subject and x.words[1:2] != ("'s",) and plural in x.words
+        for x in n.clauses
+    )
     return said and _noun_of(c.words) == e.span
 
 

@@ -206,10 +206,11 @@ def thing_of(sentence: str) -> tuple[str, ...] | None:
     return tuple(out) if content(out) else None
 
 
-PARTICLES = frozenset("back forward off out over".split())
-"""A verb's particle after its object ("pushed the review back to June 9", "called the
-launch off") is no part of the thing; nor is "date" after it ("the launch date moved to
-May 20" is the launch's date)."""
+PARTICLES = frozenset("back forward off".split())
+"""A particle of a verb that moves or ends a thing, after its object ("pushed the review
+back to June 9", "called the launch off"), is no part of the thing; nor is "date" after
+it ("the launch date moved to May 20" is the launch's date). Other particles are not
+read ("talked the move over on June 1" says nothing of the move's date)."""
 
 
 RESULT = re.compile(r"\b(?:was|were) (?=[a-z]+ed\b(?! (?:on|in|at|by|last|ago)\b))")
