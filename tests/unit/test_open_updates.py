@@ -123,6 +123,15 @@ UPDATES: list[tuple[Case, str]] = [
       "They moved the kitchen refit back to April 20.", []), "'april 2' -> 'april 20'"),
     (("The gala is on October 4.", [],
       "The gala date moved to October 11.", []), "'october 4' -> 'october 11'"),
+    (("User: My manager is Greta.", ["Greta"],
+      "User: Greta got promoted, so Hamid is my manager now.", ["Greta", "Hamid"]),
+     "'greta' -> 'hamid'"),
+    (("User: My GP is Dr. Amsel.", ["Dr. Amsel"],
+      "User: Dr. Pike is my GP now.", ["Dr. Pike"]), "'amsel' -> 'pike'"),
+    (("User: My GP is Dr. Amsel.", ["Dr. Amsel"],
+      "User: I've moved to a new GP, Dr. Pike.", ["Dr. Pike"]), "'amsel' -> 'pike'"),
+    (("User: My GP is Dr. Amsel.", ["Dr. Amsel"],
+      "User: I changed my GP to Dr. Pike.", ["Dr. Pike"]), "'amsel' -> 'pike'"),
     (("User: My barber is Nico.", ["Nico"],
       "User: I switched barbers.", []), "'barber' -> '(ended)'"),
 ]  # fmt: skip
@@ -192,6 +201,7 @@ STAYS: list[Case] = [
     ("User: My barber is Nico.", ["Nico"], "User: I might switch barbers.", []),
     ("The gala is on October 4.", [], "The gala dinner moved to October 11.", []),
     ("The gala is on October 4.", [], "We talked the gala over on October 11.", []),
+    ("User: My GP is Dr. Amsel.", ["Dr. Amsel"], "User: My sister's GP is Dr. Pike.", ["Dr. Pike"]),
 ]  # fmt: skip
 
 

@@ -37,18 +37,23 @@ SPLIT = re.compile(
     r"his|her|His|Her|the|The|it's|we|We|they|They|[A-Z][a-z]+)\b)"
 )
 REWRITES = (
-    (re.compile(r"\b(?P<who>i|[a-z]+) (?:(?:has|have) a (?:new )?|"
-                r"(?:got|found|hired|chose|picked) a new )(?P<noun>[a-z]+(?: [a-z]+)?), "
+    (re.compile(r"\b(?P<who>i|[a-z]+)(?:'ve|'s)? (?:(?:has|have) a (?:new )?|"
+                r"(?:got|found|hired|chose|picked|(?:moved|switched|gone|went) to) a new )"
+                r"(?P<noun>[a-z]+(?: [a-z]+)?), "
                 r"(?P<value>[^,;]+)$"), "{who}'s {noun} is {value}"),
     (re.compile(r"\b(?P<who>i|[a-z]+) switched to (?P<value>.+?) as (?P<owner>my|his|her|their|"
                 r"[a-z]+'s) (?P<noun>[a-z]+(?: [a-z]+)?)$"), "{owner} {noun} is {value}"),
     (re.compile(r"\b(?P<owner>my|his|her|their|our|[a-z]+'s) "
                 r"(?P<noun>[a-z]+(?: (?!ha[sv]e?\b)[a-z]+)?) (?:has |have )?changed to "
                 r"(?P<value>[^,;]+)$"), "{owner} {noun} is {value}"),
+    (re.compile(r"\b(?:i|[a-z]+) (?:(?:has|have) )?(?:changed|switched) (?P<owner>my|his|her|their|"
+                r"our) (?P<noun>[a-z]+(?: [a-z]+)?) to (?P<value>[^,;]+)$"),
+     "{owner} {noun} is {value}"),
 )  # fmt: skip
-"""Three ways of naming a holder that say "<s>'s N is V": "Bram has a new housemate,
-Siobhan" (or found, got, hired one), "I switched to Dr. Kim as my doctor" and "my
-shift has changed to nights" (a noun's value said by what it changed to)."""
+"""Ways of naming a holder that say "<s>'s N is V": "Bram has a new housemate, Siobhan"
+(or found, got, hired, moved to one), "I switched to Dr. Kim as my doctor", "my shift
+has changed to nights" (a noun's value said by what it changed to) and "I changed my GP
+to Dr. Kim"."""
 
 
 @dataclass(frozen=True)
@@ -109,17 +114,22 @@ def split_sentences(body: str) -> list[str]:
     return [s for s in out if s]
 
 
+CLAUSE_START = r"(?:^|(?<=, )|(?<=; )|(?<= so )|(?<= and )|(?<= but ))"
+"""Where a clause may start inside a sentence ("Ana left, so Tom is my manager now")."""
 HOLDER_FIRST = re.compile(
-    r"^(?P<value>(?-i:[A-Z])[\w.'-]*(?: (?-i:[A-Z])[\w'-]*)?) is (?P<owner>my|his|her|their|"
+    CLAUSE_START
+    + r"(?P<value>(?-i:[A-Z])[\w.'-]*(?: (?-i:[A-Z])[\w'-]*)?) is (?P<owner>my|his|her|their|"
     r"(?-i:[A-Z])[a-z]+'s) (?:new )?(?P<noun>[a-z]+(?: (?!now\b)[a-z]+)?)(?P<rest>(?: now)?)$",
     re.I,
 )
 """A holder named first: "Mrs. Cole is Lin's landlord now" says "Lin's landlord is Mrs.
-Cole now" (only a name is a holder: "The plan is my idea" is not)."""
+Cole now" (only a name is a holder: "The plan is my idea" is not), also as the last
+clause of a sentence ("Ana retired, so Tom is my manager now")."""
 
 
 HOLDER_NOT = re.compile(
-    r"^(?P<value>(?-i:[A-Z])[\w.'-]*(?: (?-i:[A-Z])[\w'-]*)?) (?P<not>is no longer|isn't|is not) "
+    CLAUSE_START
+    + r"(?P<value>(?-i:[A-Z])[\w.'-]*(?: (?-i:[A-Z])[\w'-]*)?) (?P<not>is no longer|isn't|is not) "
     r"(?P<owner>my|his|her|their|(?-i:[A-Z])[a-z]+'s) (?P<noun>[a-z]+(?: (?!any)[a-z]+)?)"
     r"(?P<more> any ?more)?$",
     re.I,
@@ -130,14 +140,14 @@ says "Lin's landlord is no longer Tom"."""
 
 def _rewritten(sentence: str) -> str:
     body = sentence.rstrip(".!")
-    first = HOLDER_FIRST.match(body)
+    first = HOLDER_FIRST.search(body)
     if first:
         owner, noun, value, rest = first.group("owner", "noun", "value", "rest")
-        return f"{owner[0].upper()}{owner[1:]} {noun} is {value}{rest}."
-    gone = HOLDER_NOT.match(body)
+        return f"{body[: first.start()]}{owner[0].upper()}{owner[1:]} {noun} is {value}{rest}."
+    gone = HOLDER_NOT.search(body)
     if gone and (gone.group("more") or gone.group("not") == "is no longer"):
         owner, noun, value = gone.group("owner", "noun", "value")
-        return f"{owner[0].upper()}{owner[1:]} {noun} is no longer {value}."
+        return f"{body[: gone.start()]}{owner[0].upper()}{owner[1:]} {noun} is no longer {value}."
     for pattern, template in REWRITES:
         found = pattern.search(body.lower())
         if found:
