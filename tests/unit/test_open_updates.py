@@ -132,6 +132,12 @@ UPDATES: list[tuple[Case, str]] = [
       "User: I've moved to a new GP, Dr. Pike.", ["Dr. Pike"]), "'amsel' -> 'pike'"),
     (("User: My GP is Dr. Amsel.", ["Dr. Amsel"],
       "User: I changed my GP to Dr. Pike.", ["Dr. Pike"]), "'amsel' -> 'pike'"),
+    (("User: My manager is Greta.", ["Greta"],
+      "User: Hamid replaced Greta as my manager.", ["Greta", "Hamid"]), "'greta' -> '(ended)'"),
+    (("Nell's husband is Piotr.", ["Nell", "Piotr"],
+      "Nell and Piotr divorced.", ["Nell", "Piotr"]), "'piotr' -> '(ended)'"),
+    (("Nell's husband is Piotr.", ["Nell", "Piotr"],
+      "Nell separated from Piotr.", ["Nell", "Piotr"]), "'piotr' -> '(ended)'"),
     (("User: My barber is Nico.", ["Nico"],
       "User: I switched barbers.", []), "'barber' -> '(ended)'"),
 ]  # fmt: skip
@@ -202,6 +208,10 @@ STAYS: list[Case] = [
     ("The gala is on October 4.", [], "The gala dinner moved to October 11.", []),
     ("The gala is on October 4.", [], "We talked the gala over on October 11.", []),
     ("User: My GP is Dr. Amsel.", ["Dr. Amsel"], "User: My sister's GP is Dr. Pike.", ["Dr. Pike"]),
+    ("User: I replaced the filter.", [], "User: I replaced the filter as usual.", []),
+    ("Nell's husband is Piotr.", ["Nell", "Piotr"],
+     "Nell and Piotr separated the laundry.", ["Nell", "Piotr"]),
+    ("Nell's trainer is Piotr.", ["Nell", "Piotr"], "Nell and Piotr divorced.", ["Nell", "Piotr"]),
 ]  # fmt: skip
 
 

@@ -93,8 +93,7 @@ def _declared_of(c: Clause, n: OpenReading, e: Ending) -> bool:
     subject's, "my sister switched dentists", "my dentist changed offices")."""
     plural = e.how.split()[-1]
     said = any(
-        x.subject == c.subject and x.words[1:2] != ("'s",) and plural in x.words
-        for x in n.clauses
+        x.subject == c.subject and x.words[1:2] != ("'s",) and plural in x.words for x in n.clauses
     )
     return said and _noun_of(c.words) == e.span
 
@@ -158,7 +157,7 @@ def _other_than_a_couple(how: str, words: tuple[str, ...]) -> bool:
     return bool(COUPLE.match(how) and noun) and not set(noun) & RELATIONS
 
 
-COUPLE = re.compile(r"(?:broke|split) up\b")
+COUPLE = re.compile(r"(?:broke|split) up\b|(?:split|separated) from\b|separated\b|divorced\b")
 
 
 def _masked_frame(words: tuple[str, ...], span: tuple[str, ...]) -> str:

@@ -2,9 +2,9 @@
 
 Endings are constructions, not attributes: "from X to", "instead of X", "used to ... X",
 "stopped ... X", "X left", "with X gone", "no longer has a X", "no longer works at X",
-"isn't X anymore", "doesn't drink X anymore", "traded X for", "replaced X with", "took over
-from X", "prefers ... over X". The thing a sentence is
-about is its first definite noun phrase when named within its first words ("the vendor
+"isn't X anymore", "doesn't drink X anymore", "traded X for", "replaced X with" (or
+"as"), "separated from X", "took over from X", "prefers ... over X". The thing a
+sentence is about is its first definite noun phrase when named within its first words ("the vendor
 audit has been pushed back to May 14", "they scrapped the pilot"), with the dates it
 gives and, for a short "the T is X", the status X. Pure functions of one sentence.
 """
@@ -26,10 +26,12 @@ ENDED_BEFORE = re.compile(
     r"quit(?: (?:my|his|her|their) job at)?|got rid of|sold|fired|"
     r"cancell?ed (?:my|his|her|their) membership at|(?:haven't|hasn't) [a-z]+|"
     r"no longer(?: (?:has|have|is|are|[a-z]+s(?= (?:in|at|for|with|to|on|from|by|a|an|the)\b)))?|"
-    r"(?:doesn't|don't) have|(?:split|broke) up with|"
+    r"(?:doesn't|don't) have|(?:split|broke) up with|(?:split|separated) from|"
+    r"divorced(?! (?:the|a|an|my|his|her|their|our)\b)|"
     r"(?:(?:doesn't|don't) [a-z]+|isn't|is not|aren't|are not|'m not|am not)"
     r"(?=[^,;.!?:]* any ?more\b)|took over from|"
-    r"(?:traded|swapped|exchanged)(?: in)?(?=[^,;.!?:]* for\b)|replaced(?=[^,;.!?:]* with\b)|"
+    r"(?:traded|swapped|exchanged)(?: in)?(?=[^,;.!?:]* for\b)|"
+    r"replaced(?=[^,;.!?:]* (?:with|as (?:my|his|her|their|our|[a-z]+'s))\b)|"
     r"prefers? [^,;.!?:]+? over)"
     r"\s+(?P<x>[^,;.!?:]+)"
 )
@@ -50,7 +52,12 @@ DECLARED = re.compile(
 """A change declared by its noun in the plural ("switched dentists", "changed gyms"): the
 noun's value is over, whatever the new one is (`openupdates.ended_value` reads it only of
 a clause "<s> 's N is _" of that noun)."""
-PAIR_ENDED = re.compile(r"\b(?P<a>[a-z]+) and (?P<b>[a-z]+) (?:split|broke) up\b")
+PAIR_ENDED = re.compile(
+    r"\b(?P<a>[a-z]+) and (?P<b>[a-z]+) (?:(?:split|broke) up|(?:got )?divorced|separated)\b"
+    r"(?! (?:the|a|an|my|his|her|their|our)\b)"
+)
+"""A couple that broke up, split up, divorced or separated ("separated the recycling" is
+something done, not a couple)."""
 LEAD = frozenset("in at on to with the a an my his her their our being for of as".split())
 STOP = frozenset(
     """to for and but so in on at now from since after instead last this anymore any these
@@ -61,7 +68,7 @@ ENDING_ONLY = re.compile(
     r"^(?:quit|got rid|sold|fired|cancel|no longer|doesn't|don't|isn't|is not|aren't|are not|"
     r"'m not|am not|got married|moved out|"
     r"moved away|retired|is long gone|is gone|gone|is a thing|is history|is over|left|"
-    r"broke up|split up)"
+    r"broke up|split up|split from|separated|divorced)"
 )
 """Endings that give no new value: the older one is invalidated, not evolved."""
 MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
