@@ -128,6 +128,8 @@ UPDATES: list[tuple[Case, str]] = [
      "'greta' -> 'hamid'"),
     (("User: My GP is Dr. Amsel.", ["Dr. Amsel"],
       "User: Dr. Pike is my GP now.", ["Dr. Pike"]), "'amsel' -> 'pike'"),
+    (("Kai's tutor is Bea.", ["Kai", "Bea"],
+      "Kai mentioned that Ivo is his tutor now.", ["Kai", "Ivo"]), "'bea' -> 'ivo'"),
     (("User: My GP is Dr. Amsel.", ["Dr. Amsel"],
       "User: I've moved to a new GP, Dr. Pike.", ["Dr. Pike"]), "'amsel' -> 'pike'"),
     (("User: My GP is Dr. Amsel.", ["Dr. Amsel"],

@@ -114,8 +114,9 @@ def split_sentences(body: str) -> list[str]:
     return [s for s in out if s]
 
 
-CLAUSE_START = r"(?:^|(?<=, )|(?<=; )|(?<= so )|(?<= and )|(?<= but ))"
-"""Where a clause may start inside a sentence ("Ana left, so Tom is my manager now")."""
+CLAUSE_START = r"(?:^|(?<=, )|(?<=; )|(?<= so )|(?<= and )|(?<= but )|(?<= that ))"
+"""Where a clause may start inside a sentence ("Ana left, so Tom is my manager now",
+"Omar mentioned that Ivo is his trainer now")."""
 HOLDER_FIRST = re.compile(
     CLAUSE_START
     + r"(?P<value>(?-i:[A-Z])[\w.'-]*(?: (?-i:[A-Z])[\w'-]*)?) is (?P<owner>my|his|her|their|"
@@ -138,16 +139,25 @@ HOLDER_NOT = re.compile(
 says "Lin's landlord is no longer Tom"."""
 
 
+def _before(body: str, at: int) -> str:
+    """The words before a rewritten clause, a reported one ending "that" cut off as a
+    clause of its own ("Kai mentioned that ..." -> "Kai mentioned; ...")."""
+    said = body[:at]
+    return said[: -len(" that ")] + "; " if said.endswith(" that ") else said
+
+
 def _rewritten(sentence: str) -> str:
     body = sentence.rstrip(".!")
     first = HOLDER_FIRST.search(body)
     if first:
         owner, noun, value, rest = first.group("owner", "noun", "value", "rest")
-        return f"{body[: first.start()]}{owner[0].upper()}{owner[1:]} {noun} is {value}{rest}."
+        said = f"{owner[0].upper()}{owner[1:]} {noun} is {value}{rest}."
+        return _before(body, first.start()) + said
     gone = HOLDER_NOT.search(body)
     if gone and (gone.group("more") or gone.group("not") == "is no longer"):
         owner, noun, value = gone.group("owner", "noun", "value")
-        return f"{body[: gone.start()]}{owner[0].upper()}{owner[1:]} {noun} is no longer {value}."
+        said = f"{owner[0].upper()}{owner[1:]} {noun} is no longer {value}."
+        return _before(body, gone.start()) + said
     for pattern, template in REWRITES:
         found = pattern.search(body.lower())
         if found:
