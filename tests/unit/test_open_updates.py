@@ -7,6 +7,7 @@ from worker.consolidation.features import computed, decode, encode
 from worker.consolidation.openframes import read
 from worker.consolidation.openkeys import open_keys, open_query_keys
 from worker.consolidation.openupdates import OpenUpdate, open_update
+from worker.consolidation.openvalues import endings
 
 Case = tuple[str, list[str], str, list[str]]
 
@@ -107,6 +108,40 @@ UPDATES: list[tuple[Case, str]] = [
       "User: My cousin quit Elmhurst.", []), "'elmhurst' -> '(ended)'"),
     (("User: I report to Greta.", ["Greta"],
       "User: Quick one, I switched to Hamid as my reporter.", ["Hamid"]), "'greta' -> 'hamid'"),
+    (("Ivo is a pharmacist.", ["Ivo"],
+      "Ivo is a librarian.", ["Ivo"]), "'pharmacist' -> 'librarian'"),
+    (("User: My physio is Dr. Amsel.", ["Dr. Amsel"],
+      "User: My physio changed from Dr. Amsel to Dr. Pike.", ["Dr. Amsel", "Dr. Pike"]),
+     "'dr amsel' -> 'dr pike'"),
+    (("Cato's locker is B12.", ["Cato"],
+      "Cato's locker has changed to C7.", ["Cato"]), "'b12' -> 'c7'"),
+    (("Lin's tutor is Marek.", ["Lin", "Marek"],
+      "Marek isn't Lin's tutor anymore.", ["Marek", "Lin"]), "'marek' -> '(ended)'"),
+    (("Lin's tutor is Marek.", ["Lin", "Marek"],
+      "Marek is no longer Lin's tutor.", ["Marek", "Lin"]), "'marek' -> '(ended)'"),
+    (("The kitchen refit is on April 2.", [],
+      "They moved the kitchen refit back to April 20.", []), "'april 2' -> 'april 20'"),
+    (("The gala is on October 4.", [],
+      "The gala date moved to October 11.", []), "'october 4' -> 'october 11'"),
+    (("User: My manager is Greta.", ["Greta"],
+      "User: Greta got promoted, so Hamid is my manager now.", ["Greta", "Hamid"]),
+     "'greta' -> 'hamid'"),
+    (("User: My GP is Dr. Amsel.", ["Dr. Amsel"],
+      "User: Dr. Pike is my GP now.", ["Dr. Pike"]), "'amsel' -> 'pike'"),
+    (("Kai's tutor is Bea.", ["Kai", "Bea"],
+      "Kai mentioned that Ivo is his tutor now.", ["Kai", "Ivo"]), "'bea' -> 'ivo'"),
+    (("User: My GP is Dr. Amsel.", ["Dr. Amsel"],
+      "User: I've moved to a new GP, Dr. Pike.", ["Dr. Pike"]), "'amsel' -> 'pike'"),
+    (("User: My GP is Dr. Amsel.", ["Dr. Amsel"],
+      "User: I changed my GP to Dr. Pike.", ["Dr. Pike"]), "'amsel' -> 'pike'"),
+    (("User: My manager is Greta.", ["Greta"],
+      "User: Hamid replaced Greta as my manager.", ["Greta", "Hamid"]), "'greta' -> '(ended)'"),
+    (("Nell's husband is Piotr.", ["Nell", "Piotr"],
+      "Nell and Piotr divorced.", ["Nell", "Piotr"]), "'piotr' -> '(ended)'"),
+    (("Nell's husband is Piotr.", ["Nell", "Piotr"],
+      "Nell separated from Piotr.", ["Nell", "Piotr"]), "'piotr' -> '(ended)'"),
+    (("User: My barber is Nico.", ["Nico"],
+      "User: I switched barbers.", []), "'barber' -> '(ended)'"),
 ]  # fmt: skip
 """(older, its entities, newer, its entities), and a part of the reason shown."""
 
@@ -166,6 +201,19 @@ STAYS: list[Case] = [
     ("Lale is mentored by Omid.", ["Lale", "Omid"], "Lale's new manager is Cem.", ["Lale", "Cem"]),
     ("Cleo's flatmate is Ravi.", ["Cleo", "Ravi"],
      "Cleo's tutor changed from Ravi to Omid.", ["Cleo", "Ravi", "Omid"]),
+    ("User: I'm a nurse.", [], "User: I might become a teacher someday.", []),
+    ("User: I'm a nurse.", [], "User: My sister is a teacher.", []),
+    ("Lin's tutor is Marek.", ["Lin", "Marek"], "Marek is not Lin's tutor.", ["Marek", "Lin"]),
+    ("Lin's tutor is Marek.", ["Lin", "Marek"], "Ola switched tutors.", ["Ola"]),
+    ("User: I take the train to work.", [], "User: I changed trains at Crewe.", []),
+    ("User: My barber is Nico.", ["Nico"], "User: I might switch barbers.", []),
+    ("The gala is on October 4.", [], "The gala dinner moved to October 11.", []),
+    ("The gala is on October 4.", [], "We talked the gala over on October 11.", []),
+    ("User: My GP is Dr. Amsel.", ["Dr. Amsel"], "User: My sister's GP is Dr. Pike.", ["Dr. Pike"]),
+    ("User: I replaced the filter.", [], "User: I replaced the filter as usual.", []),
+    ("Nell's husband is Piotr.", ["Nell", "Piotr"],
+     "Nell and Piotr separated the laundry.", ["Nell", "Piotr"]),
+    ("Nell's trainer is Piotr.", ["Nell", "Piotr"], "Nell and Piotr divorced.", ["Nell", "Piotr"]),
 ]  # fmt: skip
 
 
@@ -309,3 +357,24 @@ def test_a_surname_is_no_head_and_a_thing_is_keyed_by_its_role() -> None:
     assert not {k for k in keys("Ana naps in the afternoon.", ["Ana"]) if k.startswith("thing:")}
     dated = keys("The budget review is on May 3.", [])
     assert "thing:budget review|date" in dated
+
+
+def test_a_value_named_as_over_may_hold_a_title_but_not_an_idiom() -> None:
+    """ "from dr. lee to dr. kim" names Dr. Lee as over (a title's period ends no
+    clause, and two values that share their first word are still two); "from place to
+    place" names nothing."""
+    found = endings("she changed from dr. lee to dr. kim.")
+    assert [(e.span, e.after) for e in found] == [(("dr", "lee"), "dr kim")]
+    assert endings("we drifted from place to place.") == []
+
+
+def test_a_change_declared_by_its_noun_ends_only_that_noun_of_that_subject() -> None:
+    """ "Ana switched dentists" ends "Ana's dentist is _", not Ana's other clauses that
+    name the word, nor another person's dentist."""
+    older = ("Ana's dentist is Dr. Hale.", ["Ana", "Dr. Hale"])
+    assert related(*older, "Ana switched dentists.", ["Ana"]) is not None
+    assert meet(*older, "Ana switched dentists.", ["Ana"])
+    assert related(*older, "Ben switched dentists.", ["Ben", "Ana"]) is None
+    assert related(*older, "Ana's sister switched dentists.", ["Ana"]) is None
+    weekly = ("Ana sees a dentist on Fridays.", ["Ana"])
+    assert related(*weekly, "Ana switched dentists.", ["Ana"]) is None

@@ -24,6 +24,8 @@ FACTS = [
     ("Uma: I am with Maren now.", "uma|partner|maren|is", "Uma", "Maren"),
     ("Joao: I am still with Prestige Worldwide.", "joao|employer|prestige worldwide|is", "Joao"),
     ("Jack sold the Civic and now drives a Tesla Model 3.", "jack|car|tesla model 3|is"),
+    ("Ines has a Mazda MX-5 now.", "ines|car|mazda mx-5|is"),
+    ("Ran into Kofi, he has a Kia Niro now.", "kofi|car|kia niro|is", "Kofi"),
     ("Rosa's son goes to Lincoln Elementary.", "rosa>son|school|lincoln elementary|is"),
     ("Dave is no longer vegetarian.", "dave|diet|vegetarian|ended"),
     ("Ana's phone number is 555-0199.", "ana|phone|5550199|is"),
@@ -108,3 +110,9 @@ def test_a_text_of_several_passages_is_read_for_no_slot() -> None:
     found = statement_features(long)
     assert found.slots == () and not found.is_fact
     assert found.speaker == "user"
+
+
+def test_having_a_car_is_said_only_of_a_car_make() -> None:
+    """ "has a <make> ..." is the subject's car; "has a" before anything else is not."""
+    assert slots("Ines has a Garmin 955 now.") == set()
+    assert slots("Ines has a Mazda meeting today.") == set()

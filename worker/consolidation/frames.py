@@ -241,6 +241,15 @@ CAR = [
         + r"|VW|BMW))",
         rd.vehicle,
     ),
+    # "has a <make> <model> (now)": a make and its model end the clause, so that "has a
+    # Mazda meeting" is no car.
+    _f(
+        "car",
+        r"\b(?:has|have)\s+(?=(?:a|an)\s+(?-i:"
+        + "|".join(m.capitalize() for m in lx.CAR_MAKES)
+        + r"|VW|BMW)(?:\s+(?-i:[A-Z0-9])[\w-]*)*(?:\s+now)?(?:\s*[.,;!]|\s*$|\s+(?:and|but)\b))",
+        rd.vehicle,
+    ),
     _f("car", r"\b(?:traded\s+in|replaced)\s+the\s+[\w -]+?\s+(?:for|with)\s+", rd.vehicle),
 ]
 SCHOOL = [

@@ -28,12 +28,17 @@ read for no slot (`statements.py`), and a package at a version is no email addre
 the rebuild derives their slot keys again; 8, a standing instruction
 (`readmodel.instructions`) stored with the span saying when it applies and the role
 `text_role: instruction`, which recall searches the bank's instructions by: the rebuild
-writes them for memories stored before.
+writes them for memories stored before; 9, more statements read by attribute and by
+frame (a car said by "has a <make> <model>", a job as "<s> 's job title is _", a noun's
+value said by what it "changed to", a holder named first closing a sentence or said to
+hold no more, the noun of "<s> 's N" as its head even in capitals, a change declared by
+a plural noun, a definite thing named before a verb's particle or "date"): slot keys
+and frame keys derived again by the rebuild.
 """
 
 from readmodel.store import MemoryStore
 
-LAYOUT = 8
+LAYOUT = 9
 
 
 class StaleLayoutError(RuntimeError):

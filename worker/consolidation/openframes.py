@@ -37,14 +37,23 @@ SPLIT = re.compile(
     r"his|her|His|Her|the|The|it's|we|We|they|They|[A-Z][a-z]+)\b)"
 )
 REWRITES = (
-    (re.compile(r"\b(?P<who>i|[a-z]+) (?:(?:has|have) a (?:new )?|"
-                r"(?:got|found|hired|chose|picked) a new )(?P<noun>[a-z]+(?: [a-z]+)?), "
+    (re.compile(r"\b(?P<who>i|[a-z]+)(?:'ve|'s)? (?:(?:has|have) a (?:new )?|"
+                r"(?:got|found|hired|chose|picked|(?:moved|switched|gone|went) to) a new )"
+                r"(?P<noun>[a-z]+(?: [a-z]+)?), "
                 r"(?P<value>[^,;]+)$"), "{who}'s {noun} is {value}"),
     (re.compile(r"\b(?P<who>i|[a-z]+) switched to (?P<value>.+?) as (?P<owner>my|his|her|their|"
                 r"[a-z]+'s) (?P<noun>[a-z]+(?: [a-z]+)?)$"), "{owner} {noun} is {value}"),
+    (re.compile(r"\b(?P<owner>my|his|her|their|our|[a-z]+'s) "
+                r"(?P<noun>[a-z]+(?: (?!ha[sv]e?\b)[a-z]+)?) (?:has |have )?changed to "
+                r"(?P<value>[^,;]+)$"), "{owner} {noun} is {value}"),
+    (re.compile(r"\b(?:i|[a-z]+) (?:(?:has|have) )?(?:changed|switched) (?P<owner>my|his|her|their|"
+                r"our) (?P<noun>[a-z]+(?: [a-z]+)?) to (?P<value>[^,;]+)$"),
+     "{owner} {noun} is {value}"),
 )  # fmt: skip
-"""Two ways of naming a holder that say "<s>'s N is V": "Bram has a new housemate,
-Siobhan" (or found, got, hired one) and "I switched to Dr. Kim as my doctor"."""
+"""Ways of naming a holder that say "<s>'s N is V": "Bram has a new housemate, Siobhan"
+(or found, got, hired, moved to one), "I switched to Dr. Kim as my doctor", "my shift
+has changed to nights" (a noun's value said by what it changed to) and "I changed my GP
+to Dr. Kim"."""
 
 
 @dataclass(frozen=True)
@@ -105,21 +114,50 @@ def split_sentences(body: str) -> list[str]:
     return [s for s in out if s]
 
 
+CLAUSE_START = r"(?:^|(?<=, )|(?<=; )|(?<= so )|(?<= and )|(?<= but )|(?<= that ))"
+"""Where a clause may start inside a sentence ("Ana left, so Tom is my manager now",
+"Omar mentioned that Ivo is his trainer now")."""
 HOLDER_FIRST = re.compile(
-    r"^(?P<value>(?-i:[A-Z])[\w.'-]*(?: (?-i:[A-Z])[\w'-]*)?) is (?P<owner>my|his|her|their|"
+    CLAUSE_START
+    + r"(?P<value>(?-i:[A-Z])[\w.'-]*(?: (?-i:[A-Z])[\w'-]*)?) is (?P<owner>my|his|her|their|"
     r"(?-i:[A-Z])[a-z]+'s) (?:new )?(?P<noun>[a-z]+(?: (?!now\b)[a-z]+)?)(?P<rest>(?: now)?)$",
     re.I,
 )
 """A holder named first: "Mrs. Cole is Lin's landlord now" says "Lin's landlord is Mrs.
-Cole now" (only a name is a holder: "The plan is my idea" is not)."""
+Cole now" (only a name is a holder: "The plan is my idea" is not), also as the last
+clause of a sentence ("Ana retired, so Tom is my manager now")."""
+
+
+HOLDER_NOT = re.compile(
+    CLAUSE_START
+    + r"(?P<value>(?-i:[A-Z])[\w.'-]*(?: (?-i:[A-Z])[\w'-]*)?) (?P<not>is no longer|isn't|is not) "
+    r"(?P<owner>my|his|her|their|(?-i:[A-Z])[a-z]+'s) (?P<noun>[a-z]+(?: (?!any)[a-z]+)?)"
+    r"(?P<more> any ?more)?$",
+    re.I,
+)
+"""A holder named first and said to hold no more: "Tom isn't Lin's landlord anymore"
+says "Lin's landlord is no longer Tom"."""
+
+
+def _before(body: str, at: int) -> str:
+    """The words before a rewritten clause, a reported one ending "that" cut off as a
+    clause of its own ("Kai mentioned that ..." -> "Kai mentioned; ...")."""
+    said = body[:at]
+    return said[: -len(" that ")] + "; " if said.endswith(" that ") else said
 
 
 def _rewritten(sentence: str) -> str:
     body = sentence.rstrip(".!")
-    first = HOLDER_FIRST.match(body)
+    first = HOLDER_FIRST.search(body)
     if first:
         owner, noun, value, rest = first.group("owner", "noun", "value", "rest")
-        return f"{owner[0].upper()}{owner[1:]} {noun} is {value}{rest}."
+        said = f"{owner[0].upper()}{owner[1:]} {noun} is {value}{rest}."
+        return _before(body, first.start()) + said
+    gone = HOLDER_NOT.search(body)
+    if gone and (gone.group("more") or gone.group("not") == "is no longer"):
+        owner, noun, value = gone.group("owner", "noun", "value")
+        said = f"{owner[0].upper()}{owner[1:]} {noun} is no longer {value}."
+        return _before(body, gone.start()) + said
     for pattern, template in REWRITES:
         found = pattern.search(body.lower())
         if found:
@@ -184,7 +222,8 @@ def _clauses(sentence: str, ctx: Context) -> list[Clause]:
     return out
 
 
-ATTRIBUTE = re.compile(r"[a-z]+")
+ATTRIBUTE = re.compile(r"[a-z]+(?:_[a-z]+)?")
+"""An attribute named by a plain word or two joined by `_` ("job_title", said "job title")."""
 
 
 def _attribute_clauses(
@@ -195,14 +234,15 @@ def _attribute_clauses(
     partner" or "Bram switched to Kim as his partner" meets it. Only an attribute named
     by one plain word, of the speaker or one of the producer's people, and not of a
     subject the statement already names a noun of ("<s> 's KTP number is ..." is not
-    read again as a phone)."""
+    read again as a phone). A job the rules read ("Ivo is a pharmacist") is "<s> 's job
+    title is pharmacist", one at a time as they hold it."""
     owned = {c.subject for c in clauses if c.words[:2] == (SUBJECT, "'s")}
     out = []
     for slot in statement_features(text, entities).slots:
         if slot.mode != "is" or slot.tier != "slot" or not ATTRIBUTE.fullmatch(slot.attribute):
             continue
         value = tuple(w for w in tokens(slot.value) if w[0] != "'")
-        words = (SUBJECT, "'s", slot.attribute, "is", *value)
+        words = (SUBJECT, "'s", *slot.attribute.split("_"), "is", *value)
         if not value or slot.subject not in (ctx.me, *ctx.entities) or slot.subject in owned:
             continue
         named = tuple(sorted(set(value))) if slot.value[:1].isupper() else ()
@@ -237,7 +277,7 @@ def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading |
     subjects = {c.subject for c in clauses} | set(people)
     if FIRST_PERSON & set(tokens(body)) or re.search(r"\bmy\b", body, re.I):
         subjects.add(me)
-    low = [s.lower() for s in sentences]
+    low = [_rewritten(s).lower() for s in sentences]
     things = [t for s in low if (t := thing_said(s) or _owned_date(s, me)) is not None]
     return OpenReading(
         tuple(clauses),

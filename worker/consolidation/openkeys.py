@@ -9,7 +9,7 @@ each statement read all the others.
 from worker.consolidation.openframes import Clause, OpenReading
 from worker.consolidation.openroles import role_stems
 from worker.consolidation.openvalues import SHORT
-from worker.consolidation.openwords import content, verb_stem
+from worker.consolidation.openwords import SUBJECT, content, verb_stem
 
 MAX_VALUE = 5
 """The longest value, in words, a frame change reads on either side."""
@@ -20,7 +20,10 @@ def head(c: Clause) -> str | None:
     of the subject ("dentist", "drink", "works"), before any value. Two clauses compared
     by frame share it (`openupdates._frame` requires that), so it keys them
     (`open_keys`); a name would not do (a surname after a first name is said of
-    everything about its person)."""
+    everything about its person). The noun of "<s> 's N ..." is its head however it is
+    written ("my GP is Dr. Lee")."""
+    if c.words[:2] == (SUBJECT, "'s") and content(list(c.words[2:3])):
+        return c.words[2]
     return next((w for w in content(list(c.words)) if w not in c.named), None)
 
 

@@ -32,7 +32,7 @@ from readmodel.text import STOPWORDS
 from worker.consolidation.openframes import Clause, OpenReading
 from worker.consolidation.openkeys import MAX_VALUE, head, one_span_apart, same_tail
 from worker.consolidation.openroles import ended_stems, held_by_people, role_of
-from worker.consolidation.openvalues import SHORT
+from worker.consolidation.openvalues import SHORT, Ending, declared
 from worker.consolidation.openwords import CUES, SUBJECT, content, verb_stem
 from worker.consolidation.subjects import RELATIONS
 
@@ -62,7 +62,10 @@ def _contains(words: tuple[str, ...], span: tuple[str, ...]) -> bool:
 
 def ended_value(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
     """The newer statement names the older one's value as over, for one of its subjects
-    (a value the older statement itself names as over is no value of it)."""
+    (a value the older statement itself names as over is no value of it). A change
+    declared by a noun ("switched dentists") ends the clause of that noun ("<s> 's dentist
+    is _"), not any clause that names it ("<s> takes the train to work" is not ended by
+    "changed trains at Leeds")."""
     said_ended = {e.span for e in o.endings}
     for e in n.endings:
         if not e.asserted or e.span in said_ended:
@@ -74,11 +77,25 @@ def ended_value(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
                 continue
             if _other_than_a_couple(e.how, c.words):
                 continue
+            if declared(e.how) and not _declared_of(c, n, e):
+                continue
             relation = Relation.INVALIDATED_BY if e.ends_only else Relation.EVOLVED_INTO
             new = "(ended)" if e.ends_only else e.after
             frame = _masked_frame(c.words, e.span)
             return OpenUpdate(relation, explain(c.subject, frame, " ".join(e.span), new, e.how))
     return None
+
+
+def _declared_of(c: Clause, n: OpenReading, e: Ending) -> bool:
+    """ "<s> switched dentists" ends "<s> 's dentist is _": the older clause is of that
+    noun, and a clause of the same subject says the change of its own (not another
+    person of the statement, "Ben switched dentists", nor a relative or a holder of the
+    subject's, "my sister switched dentists", "my dentist changed offices")."""
+    plural = e.how.split()[-1]
+    said = any(
+        x.subject == c.subject and x.words[1:2] != ("'s",) and plural in x.words for x in n.clauses
+    )
+    return said and _noun_of(c.words) == e.span
 
 
 def _noun_of(words: tuple[str, ...]) -> tuple[str, ...]:
@@ -140,7 +157,7 @@ def _other_than_a_couple(how: str, words: tuple[str, ...]) -> bool:
     return bool(COUPLE.match(how) and noun) and not set(noun) & RELATIONS
 
 
-COUPLE = re.compile(r"(?:broke|split) up\b")
+COUPLE = re.compile(r"(?:broke|split) up\b|(?:split|separated) from\b|separated\b|divorced\b")
 
 
 def _masked_frame(words: tuple[str, ...], span: tuple[str, ...]) -> str:

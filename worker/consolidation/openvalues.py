@@ -2,9 +2,9 @@
 
 Endings are constructions, not attributes: "from X to", "instead of X", "used to ... X",
 "stopped ... X", "X left", "with X gone", "no longer has a X", "no longer works at X",
-"isn't X anymore", "doesn't drink X anymore", "traded X for", "replaced X with", "took over
-from X", "prefers ... over X". The thing a sentence is
-about is its first definite noun phrase when named within its first words ("the vendor
+"isn't X anymore", "doesn't drink X anymore", "traded X for", "replaced X with" (or
+"as"), "separated from X", "took over from X", "prefers ... over X". The thing a
+sentence is about is its first definite noun phrase when named within its first words ("the vendor
 audit has been pushed back to May 14", "they scrapped the pilot"), with the dates it
 gives and, for a short "the T is X", the status X. Pure functions of one sentence.
 """
@@ -26,10 +26,12 @@ ENDED_BEFORE = re.compile(
     r"quit(?: (?:my|his|her|their) job at)?|got rid of|sold|fired|"
     r"cancell?ed (?:my|his|her|their) membership at|(?:haven't|hasn't) [a-z]+|"
     r"no longer(?: (?:has|have|is|are|[a-z]+s(?= (?:in|at|for|with|to|on|from|by|a|an|the)\b)))?|"
-    r"(?:doesn't|don't) have|(?:split|broke) up with|"
+    r"(?:doesn't|don't) have|(?:split|broke) up with|(?:split|separated) from|"
+    r"divorced(?! (?:the|a|an|my|his|her|their|our)\b)|"
     r"(?:(?:doesn't|don't) [a-z]+|isn't|is not|aren't|are not|'m not|am not)"
     r"(?=[^,;.!?:]* any ?more\b)|took over from|"
-    r"(?:traded|swapped|exchanged)(?: in)?(?=[^,;.!?:]* for\b)|replaced(?=[^,;.!?:]* with\b)|"
+    r"(?:traded|swapped|exchanged)(?: in)?(?=[^,;.!?:]* for\b)|"
+    r"replaced(?=[^,;.!?:]* (?:with|as (?:my|his|her|their|our|[a-z]+'s))\b)|"
     r"prefers? [^,;.!?:]+? over)"
     r"\s+(?P<x>[^,;.!?:]+)"
 )
@@ -44,7 +46,18 @@ ENDED_AFTER = re.compile(
     r"is long gone|is gone|gone|is a thing of the past|is history|is over|"
     r"(?:left|quit)(?=\s*(?:$|[,;.]|\s(?:so|and)\b)))"
 )
-PAIR_ENDED = re.compile(r"\b(?P<a>[a-z]+) and (?P<b>[a-z]+) (?:split|broke) up\b")
+DECLARED = re.compile(
+    r"\b(?P<how>(?:switched|changed|swapped) (?P<x>[a-z]{3,}s))\b(?! (?:with|for)\b)"
+)
+"""A change declared by its noun in the plural ("switched dentists", "changed gyms"): the
+noun's value is over, whatever the new one is (`openupdates.ended_value` reads it only of
+a clause "<s> 's N is _" of that noun)."""
+PAIR_ENDED = re.compile(
+    r"\b(?P<a>[a-z]+) and (?P<b>[a-z]+) (?:(?:split|broke) up|(?:got )?divorced|separated)\b"
+    r"(?! (?:the|a|an|my|his|her|their|our)\b)"
+)
+"""A couple that broke up, split up, divorced or separated ("separated the recycling" is
+something done, not a couple)."""
 LEAD = frozenset("in at on to with the a an my his her their our being for of as".split())
 STOP = frozenset(
     """to for and but so in on at now from since after instead last this anymore any these
@@ -55,7 +68,7 @@ ENDING_ONLY = re.compile(
     r"^(?:quit|got rid|sold|fired|cancel|no longer|doesn't|don't|isn't|is not|aren't|are not|"
     r"'m not|am not|got married|moved out|"
     r"moved away|retired|is long gone|is gone|gone|is a thing|is history|is over|left|"
-    r"broke up|split up)"
+    r"broke up|split up|split from|separated|divorced)"
 )
 """Endings that give no new value: the older one is invalidated, not evolved."""
 MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
@@ -131,14 +144,20 @@ def _asserted(sentence: str) -> bool:
     return not (found - ({"negated"} if own else set()))
 
 
+TITLE = re.compile(r"\b(dr|mr|mrs|ms|mx|prof|st|jr)\.(?=\s)")
+"""A title's period ("dr. hale") ends no value: the constructions stop at a sentence mark."""
+
+
 def endings(sentence: str) -> list[Ending]:
     """The values a (lowercased) sentence names as over."""
+    sentence = TITLE.sub(r"\1", sentence)
     before = [*ENDED_BEFORE.finditer(sentence), *FROM_TO.finditer(sentence)]
     found = [(_span(tokens(m.group("x"))), m.group("how")) for m in before]
     found += [
         (_span(tokens(m.group("x")), from_end=True), m.group("how"))
         for m in ENDED_AFTER.finditer(sentence)
     ]
+    found += [((singular(m.group("x")),), m.group("how")) for m in DECLARED.finditer(sentence)]
     for m in PAIR_ENDED.finditer(sentence):
         found += [((m.group("a"),), "broke up"), ((m.group("b"),), "broke up")]
     asserted = _asserted(sentence)
@@ -149,6 +168,20 @@ def endings(sentence: str) -> list[Ending]:
     ]
 
 
+def singular(noun: str) -> str:
+    """ "dentists" -> "dentist", "companies" -> "company", "classes" -> "class"."""
+    if noun.endswith("ies"):
+        return noun[:-3] + "y"
+    if noun.endswith(("sses", "shes", "ches", "xes")):
+        return noun[:-2]
+    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+
+
+def declared(how: str) -> bool:
+    """The ending is a change declared by its noun ("switched dentists")."""
+    return DECLARED.fullmatch(how) is not None
+
+
 VAGUE = frozenset(
     """time times lot bit way day days thing things stuff one around here there back away
     out much more while long little yet ago""".split()
@@ -157,9 +190,10 @@ VAGUE = frozenset(
 
 
 def _idiom(span: tuple[str, ...], how: str, sentence: str) -> bool:
-    """ "from time to time", "from day to day": the same word on both sides of "to"."""
+    """ "from time to time", "from place to place": the same words on both sides of "to"
+    (not only the same first word: "from dr hale to dr ortiz" is a change)."""
     said = re.escape(" ".join(span))
-    pattern = rf"\bfrom (?:being )?{said} to {re.escape(span[0])}\b"
+    pattern = rf"\bfrom (?:being )?{said} to {said}\b"
     return how.startswith("from") and re.search(pattern, sentence) is not None
 
 
@@ -171,10 +205,19 @@ def thing_of(sentence: str) -> tuple[str, ...] | None:
         return None
     out: list[str] = []
     for w in tokens(found.group(1)):
-        if w in STOP or w in THING_STOP or w.endswith("ed"):
+        if w in STOP or w in THING_STOP or w.endswith("ed") or (out and w in PARTICLES):
             break
         out.append(w)
+    if len(out) > 1 and out[-1] == "date":
+        out.pop()
     return tuple(out) if content(out) else None
+
+
+PARTICLES = frozenset("back forward off".split())
+"""A particle of a verb that moves or ends a thing, after its object ("pushed the review
+back to June 9", "called the launch off"), is no part of the thing; nor is "date" after
+it ("the launch date moved to May 20" is the launch's date). Other particles are not
+read ("talked the move over on June 1" says nothing of the move's date)."""
 
 
 RESULT = re.compile(r"\b(?:was|were) (?=[a-z]+ed\b(?! (?:on|in|at|by|last|ago)\b))")
