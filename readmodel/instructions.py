@@ -8,8 +8,9 @@ project use?"), so ranked by its words it sinks under the memories that discuss 
 topic. Recall finds a bank's instructions on their own and places the one that
 applies with the results (`readmodel.recall.instructions`).
 
-`instruction_scope` is pure and deterministic; written with the record
-(`TextStats.instruction`), so no recall parses a stored text.
+`instruction_scope` is pure and deterministic; its span is written with the record
+(`TextStats.instruction`), so no recall parses a stored text to find its rules (only
+the few rules a recall places are read into words, to tell a replaced one).
 """
 
 import re

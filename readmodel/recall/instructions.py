@@ -80,9 +80,9 @@ def place_instruction(
 ) -> tuple[list[Candidate], Candidate | None]:
     """`ordered` with its instruction closest to the question (cosine at least `floor`)
     moved up to `place` (1-based) when it stood lower, or, when a later instruction for
-    the same condition replaces it (`newer_rule`), that one; the instruction placed, or
-    None. With `current` (no `history`, no `as_of`) the replaced one says `outdated_by`.
-    `place` 0 places none."""
+    the same condition replaces it (`newer_rule`), that one, ahead of the one it
+    replaces; the instruction placed, or None. With `current` (no `history`, no
+    `as_of`) the replaced one says `outdated_by`. `place` 0 places none."""
     out = list(ordered)
     if place < 1:
         return out, None
@@ -90,11 +90,13 @@ def place_instruction(
     if not found:
         return out, None
     i, best = max(found, key=lambda f: (f[1].vector, -f[0]))
+    target = place - 1
     newer = newer_rule(best, out)
     if newer is not None:
         if current:
             out[i] = replace(best, outdated_by=newer.id)
+        target = min(target, i)
         i, best = out.index(newer), newer
-    if i > place - 1:
-        out.insert(place - 1, out.pop(i))
+    if i > target:
+        out.insert(target, out.pop(i))
     return out, best

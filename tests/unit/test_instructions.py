@@ -214,6 +214,8 @@ def test_a_later_rule_for_the_same_condition_replaces_the_earlier() -> None:
     past, placed_then = place_instruction([*answers, apa, mla], 0.3, 2, current=False)
     assert placed_then is not None and placed_then.id == mla.id
     assert all(c.outdated_by is None for c in past)
+    first, _ = place_instruction([apa, *answers, mla], 0.3, 2)
+    assert [c.record.text for c in first[:2]] == [mla.record.text, apa.record.text]
     alone, kept = place_instruction([*answers, apa, pages], 0.3, 2)
     assert all(c.outdated_by is None for c in alone)
     assert kept is not None and kept.id == apa.id
