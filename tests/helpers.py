@@ -71,3 +71,22 @@ def redis_url(db: int) -> str:
     so two test runs on one machine can each have their own server."""
     port = os.environ.get("SEDIMENT_TEST_REDIS_PORT", "6379")
     return f"redis://127.0.0.1:{port}/{db}"
+
+
+DEFAULT_STAGES = [  # the recall stages `explain` lists with the default settings
+    "embed",
+    "fetch",
+    "fuse",
+    "length",
+    "session",
+    "speaker",
+    "gate",
+    "current_state",
+    "feedback",
+    "sort",
+    "outdated",
+    "snippets",
+    "instructions",
+    "prefer_observations",
+    "truncate",
+]

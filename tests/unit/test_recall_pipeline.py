@@ -16,7 +16,7 @@ from readmodel.recall.pipeline import RecallPipeline
 from readmodel.recall.rerank import Reranker, RerankStage
 from readmodel.stores.edge import EdgeStore
 from tests.fakes import NoLocks
-from tests.helpers import T0, event
+from tests.helpers import DEFAULT_STAGES, T0, event
 from worker.consolidation.consolidator import Consolidator, consolidate
 
 EMB = HashEmbedder(64)
@@ -97,25 +97,6 @@ def explained(
     }
     assert response.timings == response.timings_ms
     return {s.stage: s.note for s in response.explain}
-
-
-DEFAULT_STAGES = [
-    "embed",
-    "fetch",
-    "fuse",
-    "length",
-    "session",
-    "speaker",
-    "gate",
-    "current_state",
-    "feedback",
-    "sort",
-    "outdated",
-    "snippets",
-    "instructions",
-    "prefer_observations",
-    "truncate",
-]
 
 
 @pytest.mark.parametrize(
