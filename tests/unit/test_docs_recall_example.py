@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from contracts.recall import Components, RecallResponse, RecallResult, StageTrace
-from tests.unit.test_recall_pipeline import DEFAULT_STAGES
+from tests.helpers import DEFAULT_STAGES
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "recall.md"
 
