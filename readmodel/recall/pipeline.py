@@ -32,6 +32,7 @@ from readmodel.recall.notes import (
 )
 from readmodel.recall.order import Window, fill_window, sort_key
 from readmodel.recall.outdated import outdate_older
+from readmodel.recall.passage_cache import PassageCache
 from readmodel.recall.query import QueryAnalysis, analyse, expansions
 from readmodel.recall.rerank import RerankStage
 from readmodel.recall.results import to_result
@@ -93,6 +94,8 @@ class RecallPipeline:
     tracer: Tracer = NOOP_TRACER
     weights: Weights | None = None
     """Fusion weights; None takes those fit for the embedder (`fusion.weights_for`)."""
+    passages: PassageCache = field(default_factory=PassageCache)
+    """Passage vectors of the long memories read lately (`readmodel.recall.passage_cache`)."""
 
     @property
     def fusion_weights(self) -> Weights:
@@ -199,8 +202,9 @@ class RecallPipeline:
         prefer-observations frees) return the passage that answers; one further down
         that the window still reaches is returned whole."""
         head = request.limit * 2
+        read = partial(self.store.passage_vectors, bank_id)
         ordered = with_snippets(
-            ordered, head, partial(self.store.passage_vectors, bank_id), query, analysis.stems
+            ordered, head, partial(self.passages.vectors, read), query, analysis.stems
         )
         cut = sum(1 for c in ordered[:head] if c.snippet)
         trace.lap("snippets", ordered, f"long memories returned as their passage: {cut}")

@@ -21,7 +21,7 @@ from readmodel.store import PassageStats, Vector
 LEXICAL_WEIGHT = 0.3
 """What holding every stem of the query adds to a passage's cosine."""
 
-PassageVectors = Callable[[Sequence[uuid.UUID]], Mapping[uuid.UUID, Vector]]
+PassageVectors = Callable[[Sequence[Candidate]], Mapping[uuid.UUID, Vector]]
 """The stored passage vectors of these memories (those that have them)."""
 
 
@@ -57,7 +57,7 @@ def with_snippets(
     long = [c for c in ordered[:head] if text_stats(c).passages]
     if not long:
         return ordered
-    rows = vectors_of([c.id for c in long])
+    rows = vectors_of(long)
     wanted, unit = frozenset(stems), _unit(np.asarray(query, dtype=np.float32))
     chosen = {
         c.id: best_passage(text_stats(c).passages, rows.get(c.id), unit, wanted) for c in long

@@ -154,7 +154,7 @@ def test_the_window_budgets_a_snippet_by_its_tokens() -> None:
     text = long_text(BOAT)
     stats = text_stats(text)
     c = Candidate(memory(text), score=1.0, stats=stats)
-    [cut] = with_snippets([c], 5, lambda ids: {}, np.zeros(4, np.float32), ["petrel"])
+    [cut] = with_snippets([c], 5, lambda memories: {}, np.zeros(4, np.float32), ["petrel"])
     assert cut.snippet == (1,)
     assert returned_tokens(cut) == stats.passages[1].tokens
     assert "Petrel" in returned_text(cut)
