@@ -46,8 +46,9 @@ def apply_decay(
 
 
 def apply_recency_bias(candidates: list[Candidate], weight: float) -> list[Candidate]:
-    """Add weight x min-max normalised timestamp. One candidate, equal or unusable
-    timestamps add nothing."""
+    """Add weight x the timestamp min-max normalised over the pool's candidates (not
+    `Candidate.deep`), clamped to 0..1. One candidate, equal or unusable timestamps add
+    nothing."""
     stamps = []
     for c in candidates:
         try:
@@ -56,12 +57,13 @@ def apply_recency_bias(candidates: list[Candidate], weight: float) -> list[Candi
             return candidates
     if len(stamps) < 2 or not all(math.isfinite(s) for s in stamps):
         return candidates
-    low, high = min(stamps), max(stamps)
+    inside = [s for c, s in zip(candidates, stamps, strict=True) if not c.deep]
+    low, high = (min(inside), max(inside)) if inside else (0.0, 0.0)
     if high <= low:
         return candidates
     out = []
     for c, ts in zip(candidates, stamps, strict=True):
-        bias = weight * (ts - low) / (high - low)
+        bias = weight * min(1.0, max(0.0, (ts - low) / (high - low)))
         out.append(replace(c, recency_bias=bias, score=c.score + bias))
     return out
 

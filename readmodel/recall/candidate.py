@@ -18,6 +18,8 @@ class Candidate:
     stored `TextStats` when the store had them (read them with `text_stats`);
     `snippet`: the passages of a long text the result returns instead of the whole
     (indices into `TextStats.passages`; `readmodel.recall.snippets`), None for all of it.
+    `deep`: fetched beyond the first `RecallConfig.depth` ranks of both lists (a large
+    limit searches deeper): ranked after every candidate of the pool (`in_pool`).
     """
 
     record: Record
@@ -41,6 +43,7 @@ class Candidate:
     outdated_by: uuid.UUID | None = None
     stats: TextStats | None = None
     snippet: tuple[int, ...] | None = None
+    deep: bool = False
 
     @property
     def id(self) -> uuid.UUID:
@@ -53,6 +56,15 @@ class Candidate:
 
 
 FIELDS: Final = frozenset(f.name for f in fields(Candidate))
+
+
+def in_pool(c: Candidate, pool: int) -> bool:
+    """Among the first `pool` hits of a search, or fetched whatever the limit (a standing
+    instruction): the candidates recall measures evidence against (the mean cosine, a
+    term's document frequency, the span of times), so that a recall's order does not
+    depend on how deep its limit made the search (`RecallConfig.depth`)."""
+    ranks = [r for r in (c.vector_rank, c.keyword_rank) if r is not None]
+    return not ranks or min(ranks) <= pool
 
 
 def replace(c: Candidate, /, **changes: Any) -> Candidate:

@@ -6,7 +6,7 @@ from typing import Literal
 
 @dataclass(frozen=True)
 class RecallConfig:
-    depth: int = 50
+    depth: int = 60
     exact_bonus: float = 4.0
     date_weight: float = 0.25
     relevance_gate: float = 0.0

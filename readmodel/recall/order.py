@@ -8,9 +8,10 @@ from readmodel.recall.observations import members, take
 from readmodel.recall.snippets import returned_tokens
 
 
-def sort_key(c: Candidate) -> tuple[float, float, str]:
-    """Score, then newest first, then id: exact ties never depend on arrival order."""
-    return (-c.score, -c.record.occurred_at.timestamp(), str(c.id))
+def sort_key(c: Candidate) -> tuple[bool, float, float, str]:
+    """The pool before what a deeper search added (`Candidate.deep`), then score, then
+    newest first, then id: exact ties never depend on arrival order."""
+    return (c.deep, -c.score, -c.record.occurred_at.timestamp(), str(c.id))
 
 
 def rank(candidates: list[Candidate], limit: int) -> list[Candidate]:

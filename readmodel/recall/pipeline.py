@@ -116,7 +116,7 @@ class RecallPipeline:
         when = query_window(request.query) if cfg.date_weight > 0 else None
         cands = self._fetch_candidates(queries, vectors, flt, when, request.limit, trace)
         weights = self.fusion_weights
-        cands = weighted(with_evidence(cands, analysis, cfg.exact_bonus), weights)
+        cands = weighted(with_evidence(cands, analysis, cfg.exact_bonus, cfg.depth), weights)
         trace.lap("fuse", cands, fusion_note(weights))
         if when is not None:
             cands = date_match(cands, when, cfg.date_weight)
@@ -186,7 +186,10 @@ class RecallPipeline:
                 fetch_candidates(self.store, vectors[0], query_vector(queries[0]), dated, depth)
             )
         cands = merge_candidates(lists)
-        trace.lap("fetch", cands, f"depth {depth}" + (", and within the date" if dated else ""))
+        pool = f"; evidence over the first {self.config.depth}" if depth > self.config.depth else ""
+        trace.lap(
+            "fetch", cands, f"depth {depth}{pool}" + (", and within the date" if dated else "")
+        )
         return cands
 
     def _snippets(
