@@ -8,15 +8,15 @@ passages: while the text is the same, so are they. An entry is kept by bank, mem
 and the text it was read for, so a memory whose text changed (a new version of it) is
 read again, and a forgotten memory is never asked for (recall no longer finds it). The
 embedder is fixed for the life of a process (another one needs `rebuild --all` and a
-restart), so an entry never goes stale; the oldest entries go first.
+restart), so an entry never goes stale; the oldest entries go first (`Stamped`).
 """
 
-import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 from readmodel.recall.candidate import Candidate
+from readmodel.stamped import Stamped
 from readmodel.store import Vector
 
 DEFAULT_SIZE: Final = 2048
@@ -28,12 +28,10 @@ PassageVectors = Callable[[Sequence[uuid.UUID]], Mapping[uuid.UUID, Vector]]
 
 
 class PassageCache:
-    """Thread-safe: reads are dict lookups; writes and evictions take a lock."""
+    """Passage vectors by bank and memory id, each for the text it was read for."""
 
     def __init__(self, size: int = DEFAULT_SIZE) -> None:
-        self._size = size
-        self._entries: dict[tuple[str, uuid.UUID], tuple[str, Vector]] = {}
-        self._lock = threading.Lock()
+        self._kept: Stamped[tuple[str, uuid.UUID], str, Vector] = Stamped(size)
 
     def vectors(
         self, read: PassageVectors, memories: Sequence[Candidate]
@@ -43,25 +41,19 @@ class PassageCache:
         found: dict[uuid.UUID, Vector] = {}
         missing: list[Candidate] = []
         for c in memories:
-            entry = self._entries.get((c.record.bank_id, c.id))
-            if entry is not None and entry[0] == c.record.text:
-                found[c.id] = entry[1]
-            else:
+            kept = self._kept.get((c.record.bank_id, c.id), c.record.text)
+            if kept is None:
                 missing.append(c)
+            else:
+                found[c.id] = kept
         if not missing:
             return found
         fresh = read([c.id for c in missing])
-        if self._size > 0:
-            with self._lock:
-                for c in missing:
-                    if c.id in fresh:
-                        key = (c.record.bank_id, c.id)
-                        self._entries.pop(key, None)
-                        self._entries[key] = (c.record.text, fresh[c.id])
-                while len(self._entries) > self._size:
-                    del self._entries[next(iter(self._entries))]
+        for c in missing:
+            if c.id in fresh:
+                self._kept.put((c.record.bank_id, c.id), c.record.text, fresh[c.id])
         found.update(fresh)
         return found
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._kept)

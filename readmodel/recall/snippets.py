@@ -21,8 +21,9 @@ from readmodel.store import PassageStats, Vector
 LEXICAL_WEIGHT = 0.3
 """What holding every stem of the query adds to a passage's cosine."""
 
-PassageVectors = Callable[[Sequence[Candidate]], Mapping[uuid.UUID, Vector]]
-"""The stored passage vectors of these memories (those that have them)."""
+VectorsOf = Callable[[Sequence[Candidate]], Mapping[uuid.UUID, Vector]]
+"""The stored passage vectors of these candidates' memories (those that have them):
+`PassageCache.vectors` over the store's `passage_vectors`."""
 
 
 def _unit(v: Vector) -> Vector:
@@ -48,7 +49,7 @@ def best_passage(
 def with_snippets(
     ordered: list[Candidate],
     head: int,
-    vectors_of: PassageVectors,
+    vectors_of: VectorsOf,
     query: Vector,
     stems: Sequence[str],
 ) -> list[Candidate]:

@@ -15,10 +15,10 @@ shard they came from. Records are immutable, so one decoded record is shared by 
 hit that reads it.
 """
 
-import threading
 import uuid
 from typing import Final
 
+from readmodel.stamped import Stamped
 from readmodel.store import Record, TextStats
 
 DEFAULT_SIZE: Final = 2048
@@ -30,31 +30,8 @@ and 0.97 at 8192; on BEAM dev 0.88 from 512 up (a bank's hot set is small)."""
 Decoded = tuple[Record, TextStats | None]
 
 
-class DecodedRecords:
-    """Thread-safe: reads are single dict lookups; writes and evictions take a lock."""
+class DecodedRecords(Stamped[uuid.UUID, int, Decoded]):
+    """Records by point id, each for the version it was decoded at."""
 
     def __init__(self, size: int = DEFAULT_SIZE) -> None:
-        self._size = size
-        self._entries: dict[uuid.UUID, tuple[int, Decoded]] = {}
-        self._lock = threading.Lock()
-
-    def get(self, point_id: uuid.UUID, version: int) -> Decoded | None:
-        entry = self._entries.get(point_id)
-        return entry[1] if entry is not None and entry[0] == version else None
-
-    def put(self, point_id: uuid.UUID, version: int, decoded: Decoded) -> None:
-        """Keep `decoded` as the point's record at `version`; its text stats with it."""
-        if self._size <= 0:
-            return
-        with self._lock:
-            self._entries.pop(point_id, None)
-            self._entries[point_id] = (version, decoded)
-            while len(self._entries) > self._size:
-                del self._entries[next(iter(self._entries))]
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-
-    def __len__(self) -> int:
-        return len(self._entries)
+        super().__init__(size)
