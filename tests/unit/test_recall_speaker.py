@@ -12,7 +12,13 @@ from readmodel.embedders.hashing import HashEmbedder
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.config import RecallConfig
 from readmodel.recall.pipeline import RecallPipeline
-from readmodel.recall.speaker import named_speakers, speaker_match
+from readmodel.recall.speaker import (
+    ASSISTANT_ROLES,
+    USER_ROLES,
+    named_speakers,
+    roles_named,
+    speaker_match,
+)
 from readmodel.stores.edge import EdgeStore
 from readmodel.text import speaker
 from tests.fakes import NoLocks
@@ -74,6 +80,60 @@ def test_no_named_speaker_or_zero_weight_changes_nothing() -> None:
     assert speaker_match(cands, "What does Melanie make?", 0.0) == cands
 
 
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("What is my weekly word count target?", USER_ROLES),
+        ("When did I say I met Laura?", USER_ROLES),
+        ("I'm wondering what deadline I set", USER_ROLES),
+        ("How did you recommend structuring my writing process?", ASSISTANT_ROLES),
+        ("What approach did you suggest for the resume?", ASSISTANT_ROLES),
+        ("Which library had you recommended?", ASSISTANT_ROLES),
+        ("the schedule you suggested for my mornings", ASSISTANT_ROLES),
+        ("Can you summarize how my project progressed?", USER_ROLES),
+        ("Can you give me a summary of the sprint?", USER_ROLES),
+        ("How should I approach editing my draft?", USER_ROLES),
+        ("How did I organize the tasks over the sprint?", frozenset()),
+        ("how have I been handling the deadlines", frozenset()),
+        ("What does Melanie do on hikes?", frozenset()),
+        ("Could you list the deadlines?", frozenset()),
+    ],
+)
+def test_a_transcripts_roles_are_named_by_the_questions_person(
+    query: str, expected: frozenset[str]
+) -> None:
+    from readmodel.text import tokens
+
+    assert roles_named(query, set(tokens(query))) == expected
+
+
+def test_a_first_person_question_lifts_the_users_turns_not_the_assistants() -> None:
+    user = cand("User: I'm targeting 1,200 words per week.", 0.4)
+    reply = cand("Assistant: A weekly word count target of 1,200 words is realistic.", 0.6)
+    named = cand("Melanie: I write 500 words a day.", 0.5)
+    out = scores(speaker_match([user, reply, named], "What is my weekly word count target?", 0.8))
+    assert out == {
+        "User: I'm targeting 1,200 words per week.": pytest.approx(0.4 * 1.8),
+        "Assistant: A weekly word count target of 1,200 words is realistic.": pytest.approx(0.6),
+        "Melanie: I write 500 words a day.": pytest.approx(0.5),
+    }
+
+
+def test_a_question_about_what_you_said_lifts_the_assistants_turns() -> None:
+    user = cand("User: My app keeps hitting the rate limit on retries.", 0.6)
+    reply = cand("Assistant: Queue the calls and back off exponentially.", 0.5)
+    query = "How did you recommend managing my app's retries?"
+    assert named_speakers(query, [user, reply]) == {"assistant"}
+    out = scores(speaker_match([user, reply], query, 0.8))
+    assert out["Assistant: Queue the calls and back off exponentially."] == pytest.approx(0.9)
+    assert out["User: My app keeps hitting the rate limit on retries."] == pytest.approx(0.6)
+
+
+def test_a_first_person_question_in_a_bank_of_named_speakers_changes_nothing() -> None:
+    cands = [cand("Melanie: I painted a sunset.", 0.5), cand("Caroline: I love it!", 0.6)]
+    assert speaker_match(cands, "What did I say about the sunset?", 0.8) == cands
+
+
 def test_default_is_on() -> None:
     cfg = RecallConfig()
     assert cfg.speaker_weight > 0
@@ -97,3 +157,26 @@ def test_pipeline_ranks_the_named_speakers_turn_first(tmp_path: Path) -> None:
     off = RecallPipeline(store, emb, RecallConfig(speaker_weight=0.0)).recall("b1", request)
     assert on[0].text == "Melanie: I painted a sunset."
     assert off.results[0].text.startswith("Caroline:")
+
+
+def test_pipeline_answers_a_first_person_question_with_the_users_turn(tmp_path: Path) -> None:
+    emb = HashEmbedder(64)
+    store = EdgeStore(tmp_path)
+    store.ensure_schema(emb.dimension)
+    cons = Consolidator(store, emb, NoLocks())
+    consolidate(
+        [
+            event("User: My weekly word count target is 1,350 words.", 0),
+            event(
+                "Assistant: A weekly word count target of 1,350 words fits your schedule: "
+                "aim for a daily word count near 200 and track the weekly target.",
+                1,
+            ),
+        ],
+        cons,
+    )
+    request = RecallRequest(query="What is my weekly word count target?", limit=2)
+    on = RecallPipeline(store, emb).recall("b1", request).results
+    off = RecallPipeline(store, emb, RecallConfig(speaker_weight=0.0)).recall("b1", request)
+    assert on[0].text.startswith("User:")
+    assert off.results[0].text.startswith("Assistant:")
