@@ -39,7 +39,7 @@ from readmodel.recall.results import to_result
 from readmodel.recall.scope import admits, store_filter
 from readmodel.recall.session import session_affinity
 from readmodel.recall.snippets import with_snippets
-from readmodel.recall.speaker import speaker_match
+from readmodel.recall.speaker import lift_named, named_speakers, speaker_note
 from readmodel.recall.state import Resolution, resolve_current
 from readmodel.store import Filter, MemoryStore, Record, Vector, expired
 from readmodel.text import query_vector
@@ -129,8 +129,9 @@ class RecallPipeline:
             cands = session_affinity(cands, cfg.session_weight, cfg.session_anchors, span)
             trace.lap("session", cands, f"weight {cfg.session_weight:g}")
         if cfg.speaker_weight > 0:
-            cands = speaker_match(cands, request.query, cfg.speaker_weight)
-            trace.lap("speaker", cands, f"x {1 + cfg.speaker_weight:g} when the question names it")
+            named = named_speakers(request.query, cands)
+            cands = lift_named(cands, named, cfg.speaker_weight)
+            trace.lap("speaker", cands, speaker_note(named, cfg.speaker_weight))
         cands = relevance_gate(cands, cfg.relevance_gate)
         trace.lap("gate", cands, f"gate {cfg.relevance_gate:g}")
         fetch = partial(self._fetch, bank_id)

@@ -61,14 +61,27 @@ def named_speakers(query: str, candidates: list[Candidate]) -> frozenset[str]:
     return frozenset(s for c in candidates if (s := speaker(c.record.text)) in wanted)
 
 
-def speaker_match(candidates: list[Candidate], query: str, weight: float) -> list[Candidate]:
-    if weight <= 0:
-        return candidates
-    named = named_speakers(query, candidates)
-    if not named:
+def lift_named(
+    candidates: list[Candidate], named: frozenset[str], weight: float
+) -> list[Candidate]:
+    """The memories of the `named` speakers multiplied by `1 + weight`."""
+    if weight <= 0 or not named:
         return candidates
     factor = 1.0 + weight
     return [
         replace(c, score=c.score * factor) if speaker(c.record.text) in named else c
         for c in candidates
     ]
+
+
+def speaker_match(candidates: list[Candidate], query: str, weight: float) -> list[Candidate]:
+    if weight <= 0:
+        return candidates
+    return lift_named(candidates, named_speakers(query, candidates), weight)
+
+
+def speaker_note(named: frozenset[str], weight: float) -> str:
+    """The stage's `explain` note: whom the question named, by what factor."""
+    if not named:
+        return "the question names no speaker"
+    return f"x {1 + weight:g}: " + ", ".join(sorted(named))

@@ -18,6 +18,7 @@ from readmodel.recall.speaker import (
     named_speakers,
     roles_named,
     speaker_match,
+    speaker_note,
 )
 from readmodel.stores.edge import EdgeStore
 from readmodel.text import speaker
@@ -180,3 +181,14 @@ def test_pipeline_answers_a_first_person_question_with_the_users_turn(tmp_path: 
     off = RecallPipeline(store, emb, RecallConfig(speaker_weight=0.0)).recall("b1", request)
     assert on[0].text.startswith("User:")
     assert off.results[0].text.startswith("Assistant:")
+    explained = RecallPipeline(store, emb).recall(
+        "b1", request.model_copy(update={"explain": True})
+    )
+    notes = {s.stage: s.note for s in explained.explain or []}
+    assert notes["speaker"] == "x 1.8: user"
+
+
+def test_the_speaker_note_says_whom_the_question_named() -> None:
+    assert speaker_note(frozenset({"user"}), 0.8) == "x 1.8: user"
+    assert speaker_note(frozenset({"nate", "joanna"}), 1.0) == "x 2: joanna, nate"
+    assert speaker_note(frozenset(), 0.8) == "the question names no speaker"
