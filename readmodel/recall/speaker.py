@@ -74,12 +74,6 @@ def lift_named(
     ]
 
 
-def speaker_match(candidates: list[Candidate], query: str, weight: float) -> list[Candidate]:
-    if weight <= 0:
-        return candidates
-    return lift_named(candidates, named_speakers(query, candidates), weight)
-
-
 def speaker_note(named: frozenset[str], weight: float) -> str:
     """The stage's `explain` note: whom the question named, by what factor."""
     if not named:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from contracts.recall import RecallRequest
+from contracts.recall import RecallRequest, RecallResponse, RecallResult
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.config import RecallConfig
@@ -15,9 +15,9 @@ from readmodel.recall.pipeline import RecallPipeline
 from readmodel.recall.speaker import (
     ASSISTANT_ROLES,
     USER_ROLES,
+    lift_named,
     named_speakers,
     roles_named,
-    speaker_match,
     speaker_note,
 )
 from readmodel.stores.edge import EdgeStore
@@ -41,6 +41,25 @@ from worker.consolidation.consolidator import Consolidator, consolidate
 )
 def test_speaker_is_the_name_a_text_opens_with(text: str, expected: str | None) -> None:
     assert speaker(text) == expected
+
+
+def speaker_match(cands: list[Candidate], query: str, weight: float) -> list[Candidate]:
+    """The pipeline's speaker stage: the speakers the question names, lifted."""
+    return lift_named(cands, named_speakers(query, cands), weight)
+
+
+def recall_both(
+    tmp_path: Path, texts: list[str], query: str
+) -> tuple[list[RecallResult], list[RecallResult], RecallResponse]:
+    """The same bank recalled with speaker match on and off, and explained with it on."""
+    emb = HashEmbedder(64)
+    store = EdgeStore(tmp_path)
+    store.ensure_schema(emb.dimension)
+    consolidate([event(t, i) for i, t in enumerate(texts)], Consolidator(store, emb, NoLocks()))
+    request = RecallRequest(query=query, limit=2)
+    on = RecallPipeline(store, emb).recall("b1", request.model_copy(update={"explain": True}))
+    off = RecallPipeline(store, emb, RecallConfig(speaker_weight=0.0)).recall("b1", request)
+    return on.results, off.results, on
 
 
 def cand(text: str, score: float) -> Candidate:
@@ -142,48 +161,30 @@ def test_default_is_on() -> None:
 
 
 def test_pipeline_ranks_the_named_speakers_turn_first(tmp_path: Path) -> None:
-    emb = HashEmbedder(64)
-    store = EdgeStore(tmp_path)
-    store.ensure_schema(emb.dimension)
-    cons = Consolidator(store, emb, NoLocks())
-    consolidate(
+    on, off, _ = recall_both(
+        tmp_path,
         [
-            event("Caroline: Melanie, your painting of the sunset at the lake is lovely!", 0),
-            event("Melanie: I painted a sunset.", 1),
+            "Caroline: Melanie, your painting of the sunset at the lake is lovely!",
+            "Melanie: I painted a sunset.",
         ],
-        cons,
+        "What did Melanie paint at the lake?",
     )
-    request = RecallRequest(query="What did Melanie paint at the lake?", limit=2)
-    on = RecallPipeline(store, emb).recall("b1", request).results
-    off = RecallPipeline(store, emb, RecallConfig(speaker_weight=0.0)).recall("b1", request)
     assert on[0].text == "Melanie: I painted a sunset."
-    assert off.results[0].text.startswith("Caroline:")
+    assert off[0].text.startswith("Caroline:")
 
 
 def test_pipeline_answers_a_first_person_question_with_the_users_turn(tmp_path: Path) -> None:
-    emb = HashEmbedder(64)
-    store = EdgeStore(tmp_path)
-    store.ensure_schema(emb.dimension)
-    cons = Consolidator(store, emb, NoLocks())
-    consolidate(
+    on, off, explained = recall_both(
+        tmp_path,
         [
-            event("User: My weekly word count target is 1,350 words.", 0),
-            event(
-                "Assistant: A weekly word count target of 1,350 words fits your schedule: "
-                "aim for a daily word count near 200 and track the weekly target.",
-                1,
-            ),
+            "User: My weekly word count target is 1,350 words.",
+            "Assistant: A weekly word count target of 1,350 words fits your schedule: "
+            "aim for a daily word count near 200 and track the weekly target.",
         ],
-        cons,
+        "What is my weekly word count target?",
     )
-    request = RecallRequest(query="What is my weekly word count target?", limit=2)
-    on = RecallPipeline(store, emb).recall("b1", request).results
-    off = RecallPipeline(store, emb, RecallConfig(speaker_weight=0.0)).recall("b1", request)
     assert on[0].text.startswith("User:")
-    assert off.results[0].text.startswith("Assistant:")
-    explained = RecallPipeline(store, emb).recall(
-        "b1", request.model_copy(update={"explain": True})
-    )
+    assert off[0].text.startswith("Assistant:")
     notes = {s.stage: s.note for s in explained.explain or []}
     assert notes["speaker"] == "x 1.8: user"
 
