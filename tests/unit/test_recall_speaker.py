@@ -21,7 +21,7 @@ from readmodel.recall.speaker import (
     speaker_note,
 )
 from readmodel.stores.edge import EdgeStore
-from readmodel.text import speaker
+from readmodel.text import speaker, tokens
 from tests.fakes import NoLocks
 from tests.helpers import event, memory
 from worker.consolidation.consolidator import Consolidator, consolidate
@@ -122,8 +122,6 @@ def test_no_named_speaker_or_zero_weight_changes_nothing() -> None:
 def test_a_transcripts_roles_are_named_by_the_questions_person(
     query: str, expected: frozenset[str]
 ) -> None:
-    from readmodel.text import tokens
-
     assert roles_named(query, set(tokens(query))) == expected
 
 
