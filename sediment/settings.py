@@ -42,6 +42,7 @@ _RECALL_SETTINGS = (
     "session_window_minutes",
     "speaker_weight",
     "instruction_place",
+    "instruction_ratio",
 )
 _POLICY_SETTINGS = ("merge_threshold", "neighbour_limit")
 
@@ -117,6 +118,7 @@ class Settings(BaseSettings):
     )
     recall_speaker_weight: float = Field(default=_RECALL.speaker_weight, ge=0.0, le=4.0)
     recall_instruction_place: int = Field(default=_RECALL.instruction_place, ge=0, le=100)
+    recall_instruction_ratio: float = Field(default=_RECALL.instruction_ratio, gt=0.0, le=1.0)
     recall_query_expansion: bool = _RECALL.query_expansion
     recall_expansion_max_queries: int = Field(default=_RECALL.expansion_max_queries, ge=1, le=16)
     recall_expansion_min_token: int = Field(default=_RECALL.expansion_min_token, ge=1, le=32)

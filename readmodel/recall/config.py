@@ -33,3 +33,4 @@ class RecallConfig:
     session_window_minutes: float = 60.0
     speaker_weight: float = 0.8
     instruction_place: int = 2
+    instruction_ratio: float = 0.95

@@ -8,7 +8,10 @@ one for 17 of 20. So recall searches the bank's instructions on their own, under
 request's filter, and the one closest to the question (by cosine, at least the
 semantic floor) takes a place near the top of the results: second, so the best
 answer keeps the first place and a single-result recall gets no instruction
-(docs/decisions/0049).
+(docs/decisions/0049). Only when the question singles it out: a bank's rules are all
+loosely close to every question about its topics, and a rule no closer than the next
+one (for another condition) governs none of them in particular, while the place it
+takes costs an answer (docs/decisions/0053).
 """
 
 from collections.abc import Sequence
@@ -75,14 +78,32 @@ def newer_rule(rule: Candidate, candidates: Sequence[Candidate]) -> Candidate | 
     return max(newer, key=lambda c: (c.record.occurred_at, str(c.id)), default=None)
 
 
+def singled_out(best: Candidate, candidates: Sequence[Candidate], ratio: float) -> bool:
+    """Whether the question singles out the rule `best`: its cosine distance to the
+    question is at most `ratio` times that of the closest rule for another condition
+    (a ratio test, as in matching image features: a match is kept when it is clearly
+    better than the runner-up). Versions of one rule (the same condition) are one
+    rule; with no other rule, or a `ratio` of 1, it is singled out."""
+    condition = _condition(best)
+    others = [c.vector for c in candidates if is_instruction(c) and _condition(c) != condition]
+    if not others:
+        return True
+    return 1.0 - best.vector <= ratio * (1.0 - max(others))
+
+
 def place_instruction(
-    ordered: Sequence[Candidate], floor: float, place: int, current: bool = True
+    ordered: Sequence[Candidate],
+    floor: float,
+    place: int,
+    current: bool = True,
+    ratio: float = 1.0,
 ) -> tuple[list[Candidate], Candidate | None]:
-    """`ordered` with its instruction closest to the question (cosine at least `floor`)
-    moved up to `place` (1-based) when it stood lower, or, when a later instruction for
-    the same condition replaces it (`newer_rule`), that one, ahead of the one it
-    replaces; the instruction placed, or None. With `current` (no `history`, no
-    `as_of`) the replaced one says `outdated_by`. `place` 0 places none."""
+    """`ordered` with its instruction closest to the question (cosine at least `floor`,
+    and `singled_out` at `ratio`) moved up to `place` (1-based) when it stood lower, or,
+    when a later instruction for the same condition replaces it (`newer_rule`), that
+    one, ahead of the one it replaces; the instruction placed, or None. With `current`
+    (no `history`, no `as_of`) the replaced one says `outdated_by`. `place` 0 places
+    none."""
     out = list(ordered)
     if place < 1:
         return out, None
@@ -90,6 +111,8 @@ def place_instruction(
     if not found:
         return out, None
     i, best = max(found, key=lambda f: (f[1].vector, -f[0]))
+    if not singled_out(best, out, ratio):
+        return out, None
     target = place - 1
     newer = newer_rule(best, out)
     if newer is not None:

@@ -82,10 +82,14 @@ def deployment_settings(
         "session_window_minutes": config.session_window_minutes,
         "speaker_weight": config.speaker_weight,
         "instruction_place": config.instruction_place,
+        "instruction_ratio": config.instruction_ratio,
     }
 
 
 def instruction_note(placed: Candidate | None, place: int) -> str:
     if placed is None:
-        return f"no standing instruction at or above the semantic floor (place {place})"
+        return (
+            "no standing instruction at or above the semantic floor that the question "
+            f"singles out (place {place})"
+        )
     return f"standing instruction {placed.id} at place {place} or above"

@@ -227,7 +227,9 @@ class RecallPipeline:
         if place > 0:
             current = not request.history and request.as_of is None
             floor = self.config.semantic_floor
-            ordered, placed = place_instruction(ordered, floor, place, current)
+            ordered, placed = place_instruction(
+                ordered, floor, place, current, self.config.instruction_ratio
+            )
             trace.lap("instructions", ordered, instruction_note(placed, place))
         window = fill_window(
             ordered,

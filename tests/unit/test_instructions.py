@@ -219,3 +219,52 @@ def test_a_later_rule_for_the_same_condition_replaces_the_earlier() -> None:
     alone, kept = place_instruction([*answers, apa, pages], 0.3, 2)
     assert all(c.outdated_by is None for c in alone)
     assert kept is not None and kept.id == apa.id
+
+
+def test_a_rule_no_closer_than_the_next_rule_is_not_placed() -> None:
+    answers = [Candidate(memory(f"answer {i}"), vector=0.9) for i in range(4)]
+    money = instruction("Always give amounts in euros when I ask about money.", 0.6)
+    poems = instruction("Always answer in French when I ask about poems.", 0.59)
+    ordered, placed = place_instruction([*answers, money, poems], 0.3, 2, ratio=0.95)
+    assert placed is None and ordered == [*answers, money, poems]
+    far_poems = replace(poems, vector=0.3)
+    ordered, placed = place_instruction([*answers, money, far_poems], 0.3, 2, ratio=0.95)
+    assert placed == money and ordered[1] == money
+    always, placed_anyway = place_instruction([*answers, money, poems], 0.3, 2, ratio=1.0)
+    assert placed_anyway == money and always[1] == money
+
+
+def test_versions_of_one_rule_are_one_rule_to_the_ratio_test() -> None:
+    apa = instruction("Always use APA style when I ask about formatting references.", 0.6)
+    mla = replace(
+        instruction("Always use MLA style when I ask about formatting references.", 0.6),
+        record=memory("Always use MLA style when I ask about formatting references.", 30),
+    )
+    answers = [Candidate(memory(f"answer {i}"), vector=0.9) for i in range(3)]
+    ordered, placed = place_instruction([*answers, apa, mla], 0.3, 2, ratio=0.95)
+    assert placed is not None and placed.record.text == mla.record.text
+    assert ordered[1].record.text == mla.record.text
+
+
+@given(st.floats(0.3, 0.99), st.lists(st.floats(0.0, 0.99), max_size=4), st.floats(0.05, 1.0))
+def test_the_ratio_test_keeps_the_closest_rule_or_nothing(
+    best: float, others: list[float], ratio: float
+) -> None:
+    """Whatever the cosines, the rule placed is the closest one, placed only when its
+    distance is within `ratio` of the closest other rule's; the order is otherwise kept."""
+    topics = ["money", "poems", "travel", "films", "cars"]
+    rules = [
+        instruction(f"Always answer briefly when I ask about {topics[i + 1]}.", v)
+        for i, v in enumerate(others)
+        if v < best
+    ]
+    top = instruction("Always answer briefly when I ask about money.", best)
+    answers = [Candidate(memory(f"answer {i}"), vector=0.9) for i in range(3)]
+    given_order = [*answers, *rules, top]
+    ordered, placed = place_instruction(given_order, 0.3, 2, ratio=ratio)
+    runner_up = max((r.vector for r in rules), default=None)
+    expected = runner_up is None or 1 - best <= ratio * (1 - runner_up)
+    assert (placed == top) is expected
+    assert sorted(map(id, ordered)) == sorted(map(id, given_order))
+    if not expected:
+        assert ordered == given_order
