@@ -82,10 +82,16 @@ def singled_out(best: Candidate, candidates: Sequence[Candidate], ratio: float) 
     """Whether the question singles out the rule `best`: its cosine distance to the
     question is at most `ratio` times that of the closest rule for another condition
     (a ratio test, as in matching image features: a match is kept when it is clearly
-    better than the runner-up). Versions of one rule (the same condition) are one
-    rule; with no other rule, or a `ratio` of 1, it is singled out."""
-    condition = _condition(best)
-    others = [c.vector for c in candidates if is_instruction(c) and _condition(c) != condition]
+    better than the runner-up). Rules for the same condition (versions of one rule,
+    "use APA style" then "use MLA style") or asking the same thing (one rule said twice,
+    "when I ask about money" and "when we talk about finances") count as one; with no
+    other rule, or a `ratio` of 1, it is singled out."""
+    condition, asks = _condition(best), _asks(best)
+    others = [
+        c.vector
+        for c in candidates
+        if is_instruction(c) and _condition(c) != condition and _asks(c) != asks
+    ]
     if not others:
         return True
     return 1.0 - best.vector <= ratio * (1.0 - max(others))

@@ -253,12 +253,19 @@ def test_the_ratio_test_keeps_the_closest_rule_or_nothing(
     """Whatever the cosines, the rule placed is the closest one, placed only when its
     distance is within `ratio` of the closest other rule's; the order is otherwise kept."""
     topics = ["money", "poems", "travel", "films", "cars"]
+    asks = [
+        "answer briefly",
+        "use bullet points",
+        "cite sources",
+        "answer in French",
+        "add a table",
+    ]
     rules = [
-        instruction(f"Always answer briefly when I ask about {topics[i + 1]}.", v)
+        instruction(f"Always {asks[i + 1]} when I ask about {topics[i + 1]}.", v)
         for i, v in enumerate(others)
         if v < best
     ]
-    top = instruction("Always answer briefly when I ask about money.", best)
+    top = instruction(f"Always {asks[0]} when I ask about {topics[0]}.", best)
     answers = [Candidate(memory(f"answer {i}"), vector=0.9) for i in range(3)]
     given_order = [*answers, *rules, top]
     ordered, placed = place_instruction(given_order, 0.3, 2, ratio=ratio)
@@ -268,3 +275,11 @@ def test_the_ratio_test_keeps_the_closest_rule_or_nothing(
     assert sorted(map(id, ordered)) == sorted(map(id, given_order))
     if not expected:
         assert ordered == given_order
+
+
+def test_one_rule_said_twice_is_one_rule_to_the_ratio_test() -> None:
+    money = instruction("Always give amounts in euros when I ask about money.", 0.6)
+    finances = instruction("Whenever we talk about finances, give amounts in euros.", 0.59)
+    answers = [Candidate(memory(f"answer {i}"), vector=0.9) for i in range(3)]
+    ordered, placed = place_instruction([*answers, money, finances], 0.3, 2, ratio=0.95)
+    assert placed == money and ordered[1] == money
