@@ -90,7 +90,7 @@ def singled_out(best: Candidate, candidates: Sequence[Candidate], ratio: float) 
     others = [
         c.vector
         for c in candidates
-        if is_instruction(c) and _condition(c) != condition and _asks(c) != asks
+        if is_instruction(c) and _condition(c) != condition and not (asks and _asks(c) == asks)
     ]
     if not others:
         return True
