@@ -8,10 +8,11 @@ from readmodel.recall.observations import members, take
 from readmodel.recall.snippets import returned_tokens
 
 
-def sort_key(c: Candidate) -> tuple[bool, float, float, str]:
+def sort_key(c: Candidate) -> tuple[bool, float, float, int]:
     """The pool before what a deeper search added (`Candidate.deep`), then score, then
-    newest first, then id: exact ties never depend on arrival order."""
-    return (c.deep, -c.score, -c.record.occurred_at.timestamp(), str(c.id))
+    newest first, then id: exact ties never depend on arrival order. The id as its
+    integer orders as its text does (fixed-width lowercase hex) without formatting it."""
+    return (c.deep, -c.score, -c.record.occurred_at.timestamp(), c.id.int)
 
 
 def rank(candidates: list[Candidate], limit: int) -> list[Candidate]:

@@ -4,9 +4,12 @@ deeper (`max(depth, 3 x limit)` hits per list) and so brings more candidates. Ev
 is measured against the candidates of the first `depth` ranks alone (`in_pool`)."""
 
 import random
+import uuid
 from typing import Literal
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from contracts.recall import RecallRequest
 from readmodel.recall.candidate import Candidate, in_pool, replace
@@ -72,3 +75,12 @@ def test_evidence_beyond_the_pool_is_dropped_and_a_deep_candidate_ranks_after_it
     low = replace(kept, score=0.1)
     high = replace(beyond, score=0.9)
     assert sorted([high, low], key=sort_key) == [low, high]
+
+
+@given(st.lists(st.uuids(), min_size=2, max_size=20, unique=True))
+def test_exact_ties_break_by_id_in_the_order_of_its_text(ids: list[uuid.UUID]) -> None:
+    """Candidates equal in all but id order as their ids' text does (the order results
+    had when ties broke on `str(id)`)."""
+    base = memory("same text")
+    tied = [Candidate(base.model_copy(update={"id": i}), vector=0.5) for i in ids]
+    assert [c.id for c in sorted(tied, key=sort_key)] == sorted(ids, key=str)
