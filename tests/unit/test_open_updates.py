@@ -8,6 +8,7 @@ from worker.consolidation.openframes import read
 from worker.consolidation.openkeys import open_keys, open_query_keys
 from worker.consolidation.openupdates import OpenUpdate, open_update
 from worker.consolidation.openvalues import endings
+from worker.consolidation.openwords import markers
 
 Case = tuple[str, list[str], str, list[str]]
 
@@ -58,6 +59,16 @@ UPDATES: list[tuple[Case, str]] = [
      "used to"),
     (("Bram commutes by bus.", ["Bram"],
       "Caught up with Bram. He commutes by ferry now.", ["Bram"]), "'bus' -> 'ferry'"),
+    (("The launch is on May 3.", [],
+      "The launch was moved from May 3 to May 10.", []), "'may 3' -> 'may 10'"),
+    (("The launch is on May 3.", [],
+      "They moved the launch from May 3 to May 10.", []), "'may 3' -> 'may 10'"),
+    (("User: I live with Sam.", [],
+      "User: Sam moved out last week, so it's just me now.", []), "'sam' -> '(ended)'"),
+    (("User: I live in Boston.", [],
+      "User: I've been living in Denver since May.", []), "'boston' -> 'denver'"),
+    (("User: I have a dog.", [],
+      "User: Our dog passed away last month.", []), "'dog' -> '(ended)' (cue: passed away)"),
     (("Sol is on the morning rota.", ["Sol"],
       "Sol is on the evening rota now.", ["Sol"]), "'morning' -> 'evening'"),
     (("Jules boxes at Mack's on Pine.", ["Jules"],
@@ -214,6 +225,11 @@ STAYS: list[Case] = [
     ("Nell's husband is Piotr.", ["Nell", "Piotr"],
      "Nell and Piotr separated the laundry.", ["Nell", "Piotr"]),
     ("Nell's trainer is Piotr.", ["Nell", "Piotr"], "Nell and Piotr divorced.", ["Nell", "Piotr"]),
+    ("User: I have a dog.", [], "User: My neighbour's dog passed away.", []),
+    ("The launch is on May 3.", [], "The launch party moved from May 3 to May 10.", []),
+    ("User: I live in Boston.", [], "User: I may move to Denver in May.", []),
+    ("User: I live in Boston.", [], "User: My sister has been living in Denver since May.", []),
+    ("User: I live in Boston.", [], "User: I've been thinking about Denver since May.", []),
 ]  # fmt: skip
 
 
@@ -315,6 +331,16 @@ def test_a_couple_that_broke_up_ends_what_they_were_as_a_couple() -> None:
         ["Rosa"],
     )
     assert found is not None and found.relation is Relation.INVALIDATED_BY
+
+
+def test_may_the_month_is_no_plan_and_since_may_no_part_of_a_value() -> None:
+    assert "hypothetical" not in markers("i've been living in denver since may")
+    assert "hypothetical" not in markers("the launch is in may, not june")
+    assert "hypothetical" in markers("i may move to denver")
+    assert "hypothetical" in markers("we may need a bigger flat")
+    reading = read("User: I've been living in Denver since May.")
+    assert reading is not None
+    assert [c.words for c in reading.clauses] == [("<s>", "'ve", "been", "living", "in", "denver")]
 
 
 def test_long_turns_are_not_read_by_frame() -> None:

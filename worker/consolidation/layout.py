@@ -33,12 +33,17 @@ frame (a car said by "has a <make> <model>", a job as "<s> 's job title is _", a
 value said by what it "changed to", a holder named first closing a sentence or said to
 hold no more, the noun of "<s> 's N" as its head even in capitals, a change declared by
 a plural noun, a definite thing named before a verb's particle or "date"): slot keys
-and frame keys derived again by the rebuild.
+and frame keys derived again by the rebuild; 10, readings that change the frame keys: a
+statement that only names a value as over ("Sam moved out last week, so it's just me
+now") keyed by it, a thing's date less the one its sentence names as over ("moved from
+May 3 to May 10" dates it May 10), "May" the month read as no modal, a closing "since
+May" as no part of a value, and "passed away" / "died" as endings: the rebuild derives
+them again.
 """
 
 from readmodel.store import MemoryStore
 
-LAYOUT = 9
+LAYOUT = 10
 
 
 class StaleLayoutError(RuntimeError):

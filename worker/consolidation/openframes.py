@@ -201,8 +201,17 @@ def _named(part: str) -> tuple[str, ...]:
     )  # fmt: skip
 
 
-THESE_DAYS = re.compile(r"\b(?:these days|at the moment|right now)\b", re.I)
-"""Said of the present, like "now" (`NOISE`): no part of a value ("Porto these days")."""
+THESE_DAYS = re.compile(
+    r"\b(?:these days|at the moment|right now)\b|"
+    r"\bsince (?:(?:last|early|mid|late) )?(?:(?:january|february|march|april|may|june|july|"
+    r"august|september|october|november|december|spring|summer|autumn|fall|winter|year|"
+    r"month|week)(?: \d{1,2}(?:st|nd|rd|th)?)?|(?:19|20)\d\d)(?: (?:19|20)\d\d)?\b"
+    r"(?=\s*(?:$|[,;.!?]))",
+    re.I,
+)
+"""Said of the present, like "now" (`NOISE`): no part of a value ("Porto these days"); a
+closing "since May" (or "since last year", "since 2023") says how long a state has held,
+not what it is ("I've been living in Denver since May" says "<s> live in _")."""
 
 
 def _clauses(sentence: str, ctx: Context) -> list[Clause]:

@@ -8,7 +8,7 @@ each statement read all the others.
 
 from worker.consolidation.openframes import Clause, OpenReading
 from worker.consolidation.openroles import role_stems
-from worker.consolidation.openvalues import SHORT
+from worker.consolidation.openvalues import SHORT, dates_now
 from worker.consolidation.openwords import SUBJECT, content, verb_stem
 
 MAX_VALUE = 5
@@ -67,7 +67,7 @@ def open_keys(r: OpenReading | None) -> list[str]:
     Keying by role, not by every word, keeps what a statement reads to the statements
     it could relate to: keyed by every content word, each statement found every other
     one of its subject that shared a common word, and compared frames with each."""
-    if r is None or (not r.clauses and not r.things):
+    if r is None or (not r.clauses and not r.things and not r.endings):
         return []
     keys = _heads(r) | _tails(r) | _roles(r) | _things(r, "status", "said")
     keys |= _said(r, "said") | _ended(r, "ended")
@@ -79,7 +79,7 @@ def open_query_keys(r: OpenReading | None) -> list[str]:
     order of arrival: the same heads, tails, roles and dated things, its ended values
     among what others said (and the reverse), a status among what others said of the
     thing shortly (and the reverse)."""
-    if r is None or (not r.clauses and not r.things):
+    if r is None or (not r.clauses and not r.things and not r.endings):
         return []
     keys = _heads(r) | _tails(r) | _roles(r) | _things(r, "said", "status")
     keys |= _said(r, "ended") | _ended(r, "said")
@@ -124,7 +124,7 @@ def _things(r: OpenReading, status: str, said: str) -> set[str]:
     out = set()
     for t in r.things:
         name = "thing:" + " ".join(t.thing)
-        if len(t.dates) == 1:
+        if len(dates_now(t, r.endings)) == 1:
             out.add(f"{name}|date")
         if t.dates:
             continue

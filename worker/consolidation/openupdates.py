@@ -32,7 +32,7 @@ from readmodel.text import STOPWORDS
 from worker.consolidation.openframes import Clause, OpenReading
 from worker.consolidation.openkeys import MAX_VALUE, head, one_span_apart, same_tail
 from worker.consolidation.openroles import ended_stems, held_by_people, role_of
-from worker.consolidation.openvalues import SHORT, Ending, declared
+from worker.consolidation.openvalues import SHORT, Ending, dates_now, declared
 from worker.consolidation.openwords import CUES, SUBJECT, content, verb_stem
 from worker.consolidation.subjects import RELATIONS
 
@@ -177,24 +177,35 @@ def frame_change(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
     return None
 
 
+def _aux(w: tuple[str, ...]) -> int:
+    """How many words of "be" (or "have been") stand between the subject and an -ing
+    verb: "<s> 'm living in _" 1, "<s> 've been living in _" 2, otherwise 0."""
+    if len(w) > 2 and w[1] in BE and w[2].endswith("ing") and w[2] not in STOPWORDS:
+        return 1
+    if len(w) > 3 and w[1] in HAVE and w[2] == "been" and w[3].endswith("ing"):
+        return 2 if w[3] not in STOPWORDS else 0
+    return 0
+
+
 def _progressive(c: Clause) -> bool:
-    """ "<s> 'm living in _": a present state said with "be" and the verb's -ing form."""
-    w = c.words
-    return len(w) > 2 and w[1] in BE and w[2].endswith("ing") and w[2] not in STOPWORDS
+    """ "<s> 'm living in _", "<s> 've been living in _": a present state said with "be"
+    (or "have been") and the verb's -ing form."""
+    return _aux(c.words) > 0
 
 
 def _simple(c: Clause) -> Clause:
     """The clause with its verb as a stem and no "be" before it, so that "<s> 'm living
-    in _" and "<s> live in _" say one frame."""
+    in _", "<s> 've been living in _" and "<s> live in _" say one frame."""
     w = c.words
     if _progressive(c):
-        w = (w[0], *w[2:])
+        w = (w[0], *w[1 + _aux(w) :])
     if len(w) > 1 and w[0] == SUBJECT and w[1] not in STOPWORDS and w[1][0] != "'":
         w = (w[0], verb_stem(w[1]), *w[2:])
     return Clause(c.subject, w, c.markers, c.cue, c.named)
 
 
 BE = frozenset({"is", "are", "am", "'m", "'re", "'s"})
+HAVE = frozenset({"have", "has", "'ve", "'s"})
 
 
 def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
@@ -387,8 +398,9 @@ def thing_change(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
             if old.thing != new.thing:
                 continue
             name = "the " + " ".join(old.thing)
-            if len(old.dates) == 1 and len(new.dates) == 1 and old.dates != new.dates:
-                why = explain(name, f"{name} ... _", old.dates[0], new.dates[0], new.cue)
+            was, now = dates_now(old, o.endings), dates_now(new, n.endings)
+            if len(was) == 1 and len(now) == 1 and was != now:
+                why = explain(name, f"{name} ... _", was[0], now[0], new.cue)
                 return OpenUpdate(Relation.EVOLVED_INTO, why)
             if old.dates or new.dates or not old.status or new.length > SHORT:
                 continue

@@ -10,6 +10,7 @@ gives and, for a short "the T is X", the status X. Pure functions of one sentenc
 """
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from worker.consolidation.openwords import (
@@ -43,6 +44,7 @@ FROM_TO = re.compile(
 the food to the history")."""
 ENDED_AFTER = re.compile(
     r"(?P<x>[^,;.!?:]+?)\s+(?P<how>got married and moved away|moved out|moved away|retired|"
+    r"passed away|died|"
     r"is long gone|is gone|gone|is a thing of the past|is history|is over|"
     r"(?:left|quit)(?=\s*(?:$|[,;.]|\s(?:so|and)\b)))"
 )
@@ -66,7 +68,7 @@ STOP = frozenset(
 BOUNDARY = frozenset("with after since so and now that because while when".split())
 ENDING_ONLY = re.compile(
     r"^(?:quit|got rid|sold|fired|cancel|no longer|doesn't|don't|isn't|is not|aren't|are not|"
-    r"'m not|am not|got married|moved out|"
+    r"'m not|am not|got married|moved out|passed away|died|"
     r"moved away|retired|is long gone|is gone|gone|is a thing|is history|is over|left|"
     r"broke up|split up|split from|separated|divorced)"
 )
@@ -111,6 +113,13 @@ class ThingSaid:
     said: tuple[str, ...]
     length: int
     cue: str | None
+
+
+def dates_now(thing: ThingSaid, ended: Sequence[Ending]) -> tuple[str, ...]:
+    """The thing's dates less those its sentence names as over: "the launch moved from
+    May 3 to May 10" gives it May 10 alone."""
+    over = {" ".join(e.span) for e in ended if e.asserted}
+    return tuple(d for d in thing.dates if d not in over)
 
 
 def _span(words: list[str], from_end: bool = False) -> tuple[str, ...]:

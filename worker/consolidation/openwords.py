@@ -26,7 +26,9 @@ CUES = re.compile(
 MARKERS: dict[str, re.Pattern[str]] = {
     "negated": re.compile(r"\b(?:not|never|nobody|neither|nor|no)\b|n't\b"),
     "hypothetical": re.compile(
-        r"\b(?:might|may(?! \d)|could|would|should|if|maybe|perhaps|thinking|considering|"
+        r"\b(?:might|(?<!since )(?<!in )(?<!until )(?<!till )(?<!by )(?<!from )(?<!to )(?<!of )"
+        r"(?<!early )(?<!mid )(?<!late )(?<!this )(?<!next )may(?! \d)(?!\s*[.,;!?]|$)|"
+        r"could|would|should|if|maybe|perhaps|thinking|considering|"
         r"planning|hopes?|hoping|wants?|wish|almost|nearly|supposed|someday|whether|rumou?rs?|"
         r"next|tempted|looking at|test-drove|going to)\b"
     ),
