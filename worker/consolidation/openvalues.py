@@ -44,7 +44,7 @@ FROM_TO = re.compile(
 the food to the history")."""
 ENDED_AFTER = re.compile(
     r"(?P<x>[^,;.!?:]+?)\s+(?P<how>got married and moved away|moved out|moved away|retired|"
-    r"passed away|died|"
+    r"passed away|died(?! (?:down|out|off|of laughter)\b)|"
     r"is long gone|is gone|gone|is a thing of the past|is history|is over|"
     r"(?:left|quit)(?=\s*(?:$|[,;.]|\s(?:so|and)\b)))"
 )
