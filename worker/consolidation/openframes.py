@@ -174,8 +174,9 @@ def _recase(said: str, original: str) -> str:
     return " ".join(cased.get(w, w) for w in said.split(" "))
 
 
-CONTRACTED = re.compile(r"\bI(?=['’](?:m|ve)\b)")
-""""I'm", "I've": the speaker, as "I" is ("I'll", "I'd" are plans and wishes, not read)."""
+CONTRACTED = re.compile(r"\bI(?=['’](?:m|ve)\b)|\b(?:[Hh]e|[Ss]he)(?=['’]s\b)")
+""""I'm", "I've": the speaker, as "I" is ("I'll", "I'd" are plans and wishes, not read);
+"she's", "he's": the pronoun ("is" or "has"), not an owner as "Mia's" is."""
 
 
 def _subject(part: str, ctx: Context) -> str | None:
@@ -184,7 +185,7 @@ def _subject(part: str, ctx: Context) -> str | None:
     ("Bram's landlord") is its owner's attribute here, so that "Bram's landlord is X" and
     "Bram no longer has a landlord" share a subject."""
     plain = " ".join(w for w in part.split() if w.lower() not in NOISE)
-    subject = clause_subject(CONTRACTED.sub("I ", plain), ctx)
+    subject = clause_subject(CONTRACTED.sub(lambda m: m.group(0) + " ", plain), ctx)
     owner = subject.split(">")[0] if subject else None
     return owner if owner == ctx.me or owner in ctx.entities else None
 
