@@ -69,6 +69,12 @@ UPDATES: list[tuple[Case, str]] = [
       "User: I've been living in Denver since May.", []), "'boston' -> 'denver'"),
     (("User: I have a dog.", [],
       "User: Our dog passed away last month.", []), "'dog' -> '(ended)' (cue: passed away)"),
+    (("User: I smoke a pack a day.", [],
+      "User: I don't smoke anymore.", []), "'smoke' -> '(ended)'"),
+    (("User: My rent is 900 dollars.", [],
+      "User: My rent went up to 950 dollars.", []), "'900' -> '950'"),
+    (("User: My commute is 40 minutes.", [],
+      "User: My commute is down to 25 minutes now.", []), "'40' -> '25'"),
     (("Mia works at the bakery.", ["Mia"],
       "Ran into Mia, she's working at the flower shop now.", ["Mia"]),
      "'bakery' -> 'flower shop'"),
@@ -233,6 +239,9 @@ STAYS: list[Case] = [
     ("User: I live in Boston.", [], "User: I may move to Denver in May.", []),
     ("User: I live in Boston.", [], "User: My sister has been living in Denver since May.", []),
     ("User: I live in Boston.", [], "User: I've been thinking about Denver since May.", []),
+    ("User: I smoke.", [], "User: My dad doesn't smoke anymore.", []),
+    ("User: I smoke.", [], "User: I don't have one anymore.", []),
+    ("User: My rent is 900 dollars.", [], "User: My friend's rent went up to 1200 dollars.", []),
 ]  # fmt: skip
 
 

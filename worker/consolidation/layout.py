@@ -37,8 +37,10 @@ and frame keys derived again by the rebuild; 10, readings that change the frame 
 statement that only names a value as over ("Sam moved out last week, so it's just me
 now") keyed by it, a thing's date less the one its sentence names as over ("moved from
 May 3 to May 10" dates it May 10), "May" the month read as no modal, a closing "since
-May" as no part of a value, and "passed away" / "died" as endings: the rebuild derives
-them again.
+May" as no part of a value, "she's" as the pronoun, a verb said to be over with no
+object ("I don't smoke anymore"), a noun's value said by what it rose or fell to ("my
+rent went up to 950 dollars"), and "passed away" / "died" as endings: the rebuild
+derives them again.
 """
 
 from readmodel.store import MemoryStore

@@ -44,7 +44,9 @@ REWRITES = (
     (re.compile(r"\b(?P<who>i|[a-z]+) switched to (?P<value>.+?) as (?P<owner>my|his|her|their|"
                 r"[a-z]+'s) (?P<noun>[a-z]+(?: [a-z]+)?)$"), "{owner} {noun} is {value}"),
     (re.compile(r"\b(?P<owner>my|his|her|their|our|[a-z]+'s) "
-                r"(?P<noun>[a-z]+(?: (?!ha[sv]e?\b)[a-z]+)?) (?:has |have )?changed to "
+                r"(?P<noun>[a-z]+(?: (?!ha[sv]e?\b)[a-z]+)?) (?:has |have )?(?:changed|"
+                r"(?:gone|went|is|are|has gone|have gone) (?:up|down)|rose|risen|fell|fallen|"
+                r"dropped|increased|decreased) to "
                 r"(?P<value>[^,;]+)$"), "{owner} {noun} is {value}"),
     (re.compile(r"\b(?:i|[a-z]+) (?:(?:has|have) )?(?:changed|switched) (?P<owner>my|his|her|their|"
                 r"our) (?P<noun>[a-z]+(?: [a-z]+)?) to (?P<value>[^,;]+)$"),
@@ -52,8 +54,8 @@ REWRITES = (
 )  # fmt: skip
 """Ways of naming a holder that say "<s>'s N is V": "Bram has a new housemate, Siobhan"
 (or found, got, hired, moved to one), "I switched to Dr. Kim as my doctor", "my shift
-has changed to nights" (a noun's value said by what it changed to) and "I changed my GP
-to Dr. Kim"."""
+has changed to nights", "my rent went up to 950 dollars" (a noun's value said by what it
+changed, rose or fell to) and "I changed my GP to Dr. Kim"."""
 
 
 @dataclass(frozen=True)

@@ -157,11 +157,22 @@ TITLE = re.compile(r"\b(dr|mr|mrs|ms|mx|prof|st|jr)\.(?=\s)")
 """A title's period ("dr. hale") ends no value: the constructions stop at a sentence mark."""
 
 
+VERB_ENDED = re.compile(r"^(?:doesn't|don't) (?P<verb>[a-z]{3,})$")
+
+
+def _verb_ended(how: str) -> tuple[str, ...]:
+    """ "I don't smoke anymore": with no object, what is over is the verb itself."""
+    found = VERB_ENDED.match(how)
+    return (found.group("verb"),) if found and found.group("verb") not in STOP else ()
+
+
 def endings(sentence: str) -> list[Ending]:
     """The values a (lowercased) sentence names as over."""
     sentence = TITLE.sub(r"\1", sentence)
     before = [*ENDED_BEFORE.finditer(sentence), *FROM_TO.finditer(sentence)]
-    found = [(_span(tokens(m.group("x"))), m.group("how")) for m in before]
+    found = [
+        (_span(tokens(m.group("x"))) or _verb_ended(m.group("how")), m.group("how")) for m in before
+    ]
     found += [
         (_span(tokens(m.group("x")), from_end=True), m.group("how"))
         for m in ENDED_AFTER.finditer(sentence)
