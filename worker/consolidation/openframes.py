@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from readmodel.text import STOPWORDS
-from worker.consolidation.openvalues import Ending, ThingSaid, endings, thing_said
+from worker.consolidation.openvalues import MONTHS, Ending, ThingSaid, endings, thing_said
 from worker.consolidation.openwords import (
     MAX_TOKENS,
     NOISE,
@@ -206,9 +206,8 @@ def _named(part: str) -> tuple[str, ...]:
 
 THESE_DAYS = re.compile(
     r"\b(?:these days|at the moment|right now)\b|"
-    r"\bsince (?:(?:last|early|mid|late) )?(?:(?:january|february|march|april|may|june|july|"
-    r"august|september|october|november|december|spring|summer|autumn|fall|winter|year|"
-    r"month|week)(?: \d{1,2}(?:st|nd|rd|th)?)?|(?:19|20)\d\d)(?: (?:19|20)\d\d)?\b"
+    rf"\bsince (?:(?:last|early|mid|late) )?(?:(?:{MONTHS}|spring|summer|autumn|fall|winter|"
+    r"year|month|week)(?: \d{1,2}(?:st|nd|rd|th)?)?|(?:19|20)\d\d)(?: (?:19|20)\d\d)?\b"
     r"(?=\s*(?:$|[,;.!?]))",
     re.I,
 )

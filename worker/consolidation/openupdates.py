@@ -180,11 +180,15 @@ def frame_change(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
 def _aux(w: tuple[str, ...]) -> int:
     """How many words of "be" (or "have been") stand between the subject and an -ing
     verb: "<s> 'm living in _" 1, "<s> 've been living in _" 2, otherwise 0."""
-    if len(w) > 2 and w[1] in BE and w[2].endswith("ing") and w[2] not in STOPWORDS:
+    if len(w) > 2 and w[1] in BE and _ing(w[2]):
         return 1
-    if len(w) > 3 and w[1] in HAVE and w[2] == "been" and w[3].endswith("ing"):
-        return 2 if w[3] not in STOPWORDS else 0
+    if len(w) > 3 and w[1] in HAVE and w[2] == "been" and _ing(w[3]):
+        return 2
     return 0
+
+
+def _ing(word: str) -> bool:
+    return word.endswith("ing") and word not in STOPWORDS
 
 
 def _progressive(c: Clause) -> bool:
