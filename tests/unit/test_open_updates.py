@@ -416,3 +416,40 @@ def test_a_change_declared_by_its_noun_ends_only_that_noun_of_that_subject() -> 
     assert related(*older, "Ana's sister switched dentists.", ["Ana"]) is None
     weekly = ("Ana sees a dentist on Fridays.", ["Ana"])
     assert related(*weekly, "Ana switched dentists.", ["Ana"]) is None
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "why"),
+    [
+        ("User: I live in Denver.",
+         "User: Given that I live in Boston now, which neighbourhoods are good for families?",
+         "'denver' -> 'boston'"),
+        ("User: Tom lives in Oslo.",
+         "User: Now that Tom lives in Bergen, how far is that from Oslo by train?",
+         "'oslo' -> 'bergen' (cue: now)"),
+        ("User: My dentist is Dr. Hale.",
+         "User: Because Dr. Ruiz is my dentist now, do I need to transfer my records?",
+         "'hale' -> 'ruiz'"),
+        ("User: I live in Denver.",
+         "User: Quick one: since I live in Boston now, is the commute bad?",
+         "'denver' -> 'boston'"),
+    ],
+)  # fmt: skip
+def test_what_a_question_takes_as_given_is_read_up_to_its_comma(
+    older: str, newer: str, why: str
+) -> None:
+    people = ["Tom", "Dr. Hale", "Dr. Ruiz"]
+    found = related(older, people, newer, people)
+    assert found is not None and why in found.reason
+    reading = read(newer, people)
+    assert reading is not None and all("?" not in c.words for c in reading.clauses)
+
+
+def test_a_question_without_a_given_clause_and_as_of_are_not_presupposed() -> None:
+    people = ["Tom"]
+    assert (
+        related("User: Tom lives in Oslo.", people, "User: Does Tom live in Bergen now?", people)
+        is None
+    )
+    reading = read("User: As of today Tom lives in Bergen.", people)
+    assert reading is not None and reading.clauses[0].subject == "tom"

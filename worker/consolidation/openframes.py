@@ -216,20 +216,38 @@ closing "since May" (or "since last year", "since 2023") says how long a state h
 not what it is ("I've been living in Denver since May" says "<s> live in _")."""
 
 
+PRESUPPOSED_CLAUSE = re.compile(
+    r"(?:^|(?<=[,;:] ))(?:since|now that|as(?! of\b)|because|given that),?\s+(?P<clause>[^,;?]+)",
+    re.I,
+)
+"""A clause a question takes as given, up to the next comma: "Now that Tom lives in
+Bergen, how far is it from Oslo?" states where Tom lives (the question is not read)."""
+
+
+def _parts(sentence: str) -> list[tuple[str, str]]:
+    """The sentence's clauses to read, each with the words its cue is read from: every
+    clause of a statement (`SPLIT`), after its rewriting (`_rewritten`); of a question
+    only what it presupposes (`PRESUPPOSED_CLAUSE`), each rewritten on its own, its cue
+    read with the words that presuppose it ("now that"). A presupposing word that opens
+    a clause is no part of it ("Because Ana is my dentist now" says "Ana is my dentist
+    now")."""
+    if "?" not in sentence:
+        said = _rewritten(sentence)
+        return [(PRESUPPOSED.sub("", p.strip(), count=1), said) for p in SPLIT.split(said)]
+    found = PRESUPPOSED_CLAUSE.finditer(sentence)
+    return [(_rewritten(m.group("clause").strip()), m.group(0)) for m in found]
+
+
 def _clauses(sentence: str, ctx: Context) -> list[Clause]:
-    asked = "?" in sentence
-    sentence = _rewritten(sentence)
-    cue = cue_of(sentence)
     out = []
-    for part in SPLIT.split(sentence):
-        if asked and not PRESUPPOSED.match(part.strip()):
-            continue
+    for part, said in _parts(sentence):
         subject = _subject(part, ctx)
         raw = tokens(THESE_DAYS.sub(" ", part))
         if subject is None or not raw:
             continue
         words = _masked(raw, subject, ctx)
-        out.append(Clause(subject, words, tuple(sorted(markers(part))), cue, _named(part)))
+        clause = Clause(subject, words, tuple(sorted(markers(part))), cue_of(said), _named(part))
+        out.append(clause)
     return out
 
 

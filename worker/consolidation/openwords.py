@@ -47,7 +47,7 @@ MARKERS: dict[str, re.Pattern[str]] = {
 }
 """A clause with any of these is not a current value of its subject: it neither replaces
 nor is replaced by comparing frames."""
-PRESUPPOSED = re.compile(r"^(?:since|now that|as|because|given that)\b", re.I)
+PRESUPPOSED = re.compile(r"^(?:since|now that|as(?! of\b)|because|given that)\b,?\s*", re.I)
 
 
 def tokens(text: str) -> list[str]:
