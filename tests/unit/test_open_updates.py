@@ -453,3 +453,22 @@ def test_a_question_without_a_given_clause_and_as_of_are_not_presupposed() -> No
     )
     reading = read("User: As of today Tom lives in Bergen.", people)
     assert reading is not None and reading.clauses[0].subject == "tom"
+
+
+def test_a_closing_aside_to_the_listener_is_no_part_of_the_frame() -> None:
+    people = ["Pia"]
+    found = related(
+        "User: Pia takes the bus to work.", people,
+        "User: Pia takes the tram to work now, by the way.", people,
+    )  # fmt: skip
+    assert found is not None and "'bus' -> 'tram'" in found.reason
+    reading = read("User: Pia takes the tram to work, btw.", people)
+    assert reading is not None and reading.clauses[0].words[-1] == "work"
+
+
+def test_a_home_rented_from_someone_names_the_landlord_a_new_one_replaces() -> None:
+    people = ["Hana", "Siobhan", "Leila"]
+    found = related("Hana rents from Siobhan.", people, "Hana's new landlord is Leila.", people)
+    assert found is not None and "'siobhan' -> 'leila'" in found.reason
+    ended = related("Hana rents from Siobhan.", people, "Hana no longer has a landlord.", people)
+    assert ended is not None and ended.relation is Relation.INVALIDATED_BY

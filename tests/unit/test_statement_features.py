@@ -39,6 +39,10 @@ FACTS = [
         "hallway thermostat|setting:temperature|21 degrees|is",
     ),
     ("I cancelled Netflix.", "user|*|netflix|ended"),
+    ("Felix is a social worker.", "felix|job_title|social worker|is", "Felix"),
+    ("Omar rents from Hugo.", "omar|landlord|hugo|is", "Omar", "Hugo"),
+    ("I rent a flat from Tomas now.", "user|landlord|tomas|is", "Tomas"),
+    ("Hana's new landlord is Leila.", "hana|landlord|leila|is", "Hana", "Leila"),
 ]
 
 
@@ -67,6 +71,11 @@ def test_a_fact_names_its_subject_attribute_and_value(case: tuple[str, ...]) -> 
         "Ana got a new job offer from Globex but turned it down.",
         "Did you move to Lyon?",
         "I might move to Lyon next year.",
+        "Lucia nearly became a physiotherapist, but it didn't work out.",
+        "Theo almost moved to Leeds.",
+        "Felix is a hard worker.",
+        "Theo is a great teacher at heart.",
+        "I rent a car from Hertz every summer.",
     ],
 )
 def test_an_episode_full_of_change_words_has_no_slots(text: str) -> None:

@@ -292,6 +292,16 @@ DIETS = [
         ENDED,
     ),
 ]
+LANDLORD = [
+    _f(
+        "landlord",
+        r"\b(?:rents?|renting|leases?|leasing|sublets?|subletting)\s+(?:(?:a|the|my|his|her|"
+        r"their|our)\s+(?:room|flat|apartment|house|place|studio|home|unit|condo)\s+)?from\s+",
+        rd.person,
+    ),
+]
+"""Who the subject rents its home from: "Omar rents from Hugo" says "Omar's landlord is
+Hugo" (not "rents a car from ...")."""
 MANAGER = [
     _f(
         "manager",
@@ -519,6 +529,7 @@ FRAMES = [
     *SCHOOL,
     *DIETS,
     *MANAGER,
+    *LANDLORD,
     *PREFERENCE,
     *WITH,
     *TEAM,

@@ -15,8 +15,16 @@ JOB_NOUNS: Final = frozenset(
     tutor instructor economist strategist marketer recruiter salesperson planner producer
     animator illustrator translator interpreter dentist vet veterinarian midwife caregiver
     secretary controller auditor actuary banker trader broker head principal dean editor
-    curator physiotherapist psychologist nanny electrician welder tester""".split()
+    curator physiotherapist psychologist nanny electrician welder tester worker dietitian
+    nutritionist optician optometrist physician surveyor solicitor barrister hairdresser
+    barber florist gardener courier inspector radiographer sonographer""".split()
 )
+JUDGEMENTS: Final = frozenset(
+    """hard good great bad terrible excellent amazing fast slow quick tireless diligent
+    natural born real decent brilliant awful fantastic wonderful lazy careful patient
+    better best worse worst""".split()
+)
+"""Words that make "a N" a judgement of the subject, not a job ("a hard worker")."""
 DIETS: Final = frozenset(
     """vegetarian vegan pescatarian pescetarian flexitarian keto paleo carnivore omnivore
     gluten-free dairy-free halal kosher""".split()
@@ -114,6 +122,8 @@ ATTRIBUTE_NOUNS: Final = {
     "supervisor": "manager",
     "alarm": "setting:alarm",
     "password": "setting:password",
+    "landlord": "landlord",
+    "landlady": "landlord",
     "gp": "doctor",
     "doctor": "doctor",
     "dentist": "dentist",

@@ -224,6 +224,15 @@ PRESUPPOSED_CLAUSE = re.compile(
 Bergen, how far is it from Oslo?" states where Tom lives (the question is not read)."""
 
 
+ASIDE = re.compile(
+    r"(?:,\s*|\s+)(?:by the way|btw|fyi|anyway|though|lol|haha|just so you know|"
+    r"for what it's worth|if you're curious|if you were wondering)\s*(?=$|[,;.!?])",
+    re.I,
+)
+"""A closing aside, said to the listener, no part of the clause ("Pia takes the tram to
+work now, by the way" says "<s> takes the tram to work")."""
+
+
 def _parts(sentence: str) -> list[tuple[str, str]]:
     """The sentence's clauses to read, each with the words its cue is read from: every
     clause of a statement (`SPLIT`), after its rewriting (`_rewritten`); of a question
@@ -242,7 +251,7 @@ def _clauses(sentence: str, ctx: Context) -> list[Clause]:
     out = []
     for part, said in _parts(sentence):
         subject = _subject(part, ctx)
-        raw = tokens(THESE_DAYS.sub(" ", part))
+        raw = tokens(ASIDE.sub(" ", THESE_DAYS.sub(" ", part)))
         if subject is None or not raw:
             continue
         words = _masked(raw, subject, ctx)

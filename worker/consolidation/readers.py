@@ -84,7 +84,9 @@ def ended(rest: str) -> str:
 
 
 def title(rest: str) -> str:
-    """A job title: words up to a preposition, ending in a job word ("head of analytics")."""
+    """A job title: words up to a preposition, ending in a job word ("head of analytics");
+    none when it is a judgement of how the subject does a thing ("a hard worker", "a
+    great teacher")."""
     ws = [w.strip(",;:!?.") for w in rest.split()[:8]]
     if ws and ws[0].lower() in ("a", "an", "the"):
         ws = ws[1:]
@@ -97,6 +99,8 @@ def title(rest: str) -> str:
         return " ".join(out[:4])
     while out and out[-1].lower() not in lx.JOB_NOUNS:
         out.pop()
+    if out and out[0].lower() in lx.JUDGEMENTS:
+        return ""
     return " ".join(out) if out else ""
 
 

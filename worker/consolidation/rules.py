@@ -302,6 +302,7 @@ def copulas(sentence: str, body: str, ctx: Context) -> Iterator[Found]:
     for m in COPULA.finditer(sentence):
         attr = " ".join(m.group("attr").lower().split())
         attr = re.sub(r"\s+(?:these\s+days|now|today)$", "", attr)
+        attr = re.sub(r"^(?:new|current)\s+(?=\S)", "", attr)
         last = attr.split()[-1]
         if last in lx.NOT_ATTRIBUTES or last in lx.EVENT_NOUNS or "favourite" in attr:
             continue

@@ -34,7 +34,8 @@ NEGATIONS = frozenset(
 )
 NON_FACTUAL = frozenset(
     """to might may could would should want wants wanted hope hopes hoping thinking
-    considering planning plan plans going if maybe perhaps wish wishes about""".split()
+    considering planning plan plans going if maybe perhaps wish wishes about almost nearly
+    """.split()
 )
 CAPITAL_STOP = frozenset(
     """the a an this that these those my our his her their your it its there here after
