@@ -472,3 +472,44 @@ def test_a_home_rented_from_someone_names_the_landlord_a_new_one_replaces() -> N
     assert found is not None and "'siobhan' -> 'leila'" in found.reason
     ended = related("Hana rents from Siobhan.", people, "Hana no longer has a landlord.", people)
     assert ended is not None and ended.relation is Relation.INVALIDATED_BY
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "why"),
+    [
+        ("User: I'm a barista.", "User: Now that I'm a paramedic, what shifts should I expect?",
+         "'barista' -> 'paramedic'"),
+        ("User: I have a Kia Ceed.",
+         "User: Now that I have a Volvo V60, how often should it be serviced?",
+         "'kia ceed' -> 'volvo v60'"),
+        ("User: Sam lives with Priya.", "User: Priya moved to Leeds, so Sam lives alone now.",
+         "'with priya' -> 'alone'"),
+        ("User: Tom lives alone.", "User: Tom lives with his girlfriend now.", "'alone' -> \"with"),
+        ("User: My line manager is Keith.",
+         "User: Keith left the company and Maria manages me now.", "'keith' -> 'maria'"),
+        ("User: I go running every morning.", "User: I go swimming every morning now instead.",
+         "'running' -> 'swimming'"),
+    ],
+)  # fmt: skip
+def test_more_readings_of_one_frame(older: str, newer: str, why: str) -> None:
+    people = ["Sam", "Priya", "Tom", "Keith", "Maria"]
+    found = related(older, people, newer, people)
+    assert found is not None and why in found.reason
+    assert meet(older, people, newer, people)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("User: I live with Tom.", "User: I travel alone."),
+        ("User: I work with Ana.", "User: I work alone on Fridays."),
+        ("User: My manager is Keith.", "User: Maria likes me."),
+        ("User: My manager is Keith.", "User: Maria manages Keith now."),
+        ("User: Sam lives with Priya.", "User: Sam lived alone for years before that."),
+    ],
+)
+def test_alone_and_a_verb_done_to_the_speaker_stay_apart_from_other_frames(
+    older: str, newer: str
+) -> None:
+    people = ["Tom", "Ana", "Keith", "Maria", "Sam", "Priya"]
+    assert related(older, people, newer, people) is None

@@ -226,11 +226,12 @@ Bergen, how far is it from Oslo?" states where Tom lives (the question is not re
 
 ASIDE = re.compile(
     r"(?:,\s*|\s+)(?:by the way|btw|fyi|anyway|though|lol|haha|just so you know|"
-    r"for what it's worth|if you're curious|if you were wondering)\s*(?=$|[,;.!?])",
+    r"for what it's worth|if you're curious|if you were wondering|instead)\s*(?=$|[,;.!?])",
     re.I,
 )
 """A closing aside, said to the listener, no part of the clause ("Pia takes the tram to
-work now, by the way" says "<s> takes the tram to work")."""
+work now, by the way" says "<s> takes the tram to work"); so is a closing "instead",
+whose change the clause's cue keeps."""
 
 
 def _parts(sentence: str) -> list[tuple[str, str]]:
@@ -257,7 +258,24 @@ def _clauses(sentence: str, ctx: Context) -> list[Clause]:
         words = _masked(raw, subject, ctx)
         clause = Clause(subject, words, tuple(sorted(markers(part))), cue_of(said), _named(part))
         out.append(clause)
+        if (passive := _passive(clause, ctx.me)) is not None:
+            out.append(passive)
     return out
+
+
+def _passive(c: Clause, me: str) -> Clause | None:
+    """ "Maria manages me" said as "<s> is managed by maria" of the speaker: who does
+    something to the speaker holds a role of theirs (`openroles.verb_role`), which "my
+    manager is Keith" names by its noun."""
+    w = c.words
+    if len(w) != 3 or w[0] != SUBJECT or w[2] != "me" or c.subject == me:
+        return None
+    verb = w[1]
+    if not verb.endswith("s") or verb.endswith("ss") or verb in STOPWORDS or verb[0] == "'":
+        return None
+    base = verb[:-2] if verb.endswith(("ches", "shes", "xes")) else verb[:-1]
+    done = base + ("d" if base.endswith("e") else "ed")
+    return Clause(me, (SUBJECT, "is", done, "by", c.subject), c.markers, c.cue, (c.subject,))
 
 
 ATTRIBUTE = re.compile(r"[a-z]+(?:_[a-z]+)?")
@@ -301,6 +319,15 @@ def _owned_date(sentence: str, me: str) -> ThingSaid | None:
     return found if found is not None and found.dates else None
 
 
+def _given(sentence: str) -> str:
+    """What a sentence states: a statement itself, a question only the clauses it
+    presupposes (`PRESUPPOSED_CLAUSE`), each a sentence ("Now that I'm a nurse, what
+    changes?" states "I'm a nurse.")."""
+    if "?" not in sentence:
+        return sentence
+    return " ".join(m.group("clause").strip() + "." for m in PRESUPPOSED_CLAUSE.finditer(sentence))
+
+
 def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading | None:
     """The statement's open reading, or None when it is too long to be a stated fact."""
     speaker, body = split_speaker(text.replace("’", "'"))
@@ -311,7 +338,10 @@ def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading |
     ctx = Context(me, antecedent(body, people, me), people)
     sentences = split_sentences(body)
     clauses = [c for s in sentences for c in _clauses(s, ctx)]
-    clauses += _attribute_clauses(text, entities, clauses, ctx, body)
+    given = " ".join(_given(s) for s in sentences)
+    if given:
+        said = f"{speaker}: {given}" if speaker else given
+        clauses += _attribute_clauses(said, entities, clauses, ctx, given)
     subjects = {c.subject for c in clauses} | set(people)
     if FIRST_PERSON & set(tokens(body)) or re.search(r"\bmy\b", body, re.I):
         subjects.add(me)

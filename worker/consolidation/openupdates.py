@@ -223,13 +223,21 @@ def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
         return None
     i1, i2, j1, j2 = span
     old, new = o.words[i1:i2], n.words[j1:j2]
+    if _alone(old) != _alone(new) and "with" in (old[:1] + new[:1]) and len(old + new) <= 6:
+        frame = (*o.words[:i1], "_", *o.words[i2:])
+        if not _past(frame) and not ACCUMULATING & set(frame):
+            said = [" ".join(v) if not _alone(v) else "alone" for v in (old, new)]
+            why = explain(n.subject, " ".join(frame), said[0], said[1], n.cue)
+            return OpenUpdate(Relation.EVOLVED_INTO, why)
     if max(len(old), len(new)) > MAX_VALUE or SUBJECT in old + new:
         return None
     if not content(list(old)) or not content(list(new)):
         return None
     if not _same_kind(old, new, _names(old, o) and _names(new, n)):
         return None
-    if _names(old, o) != _names(new, n) or _past(old) or _past(new) or _doing(old, new):
+    if _names(old, o) != _names(new, n) or _doing(old, new):
+        return None
+    if _past(_unnamed(old, o)) or _past(_unnamed(new, n)):
         return None
     frame = (*o.words[:i1], "_", *o.words[i2:])
     if SUBJECT not in frame[: frame.index("_") - 1] or _noun_changed(frame):
@@ -249,6 +257,15 @@ def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
         return None
     why = explain(n.subject, " ".join(frame), " ".join(old), " ".join(new), n.cue)
     return OpenUpdate(Relation.EVOLVED_INTO, why)
+
+
+ALONE = frozenset({("alone",), ("on", SUBJECT, "'s", "own"), ("by", SUBJECT)})
+"""A clause's value said as nobody with the subject: "<s> lives alone", "on <s> 's own",
+"by <s>" (the reflexive: "by myself")."""
+
+
+def _alone(value: tuple[str, ...]) -> bool:
+    return value in ALONE
 
 
 def _changed_span(o: Clause, n: Clause) -> tuple[int, int, int, int] | None:
@@ -294,6 +311,11 @@ def _doing(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
     """A value that is a verb with its words ("pushing forward" / "looking ahead") is
     something being done, not a value held ("hiking" / "climbing" are)."""
     return any(len(v) > 1 and v[0].endswith("ing") and v[0] not in STOPWORDS for v in (old, new))
+
+
+def _unnamed(span: tuple[str, ...], c: Clause) -> tuple[str, ...]:
+    """The span's words that are not written as names (a "Kia Ceed" is no past form)."""
+    return tuple(w for w in span if w not in c.named)
 
 
 def _names(span: tuple[str, ...], c: Clause) -> bool:

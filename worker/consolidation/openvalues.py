@@ -251,7 +251,7 @@ def thing_said(sentence: str) -> ThingSaid | None:
     if "?" in sentence:
         if not PRESUPPOSED.match(sentence):
             return None
-        sentence = sentence.split(",")[0]
+        sentence = PRESUPPOSED.sub("", sentence.split(",")[0], count=1)
     thing = thing_of(sentence)
     if thing is None or markers(RESULT.sub("is ", sentence)):
         return None
