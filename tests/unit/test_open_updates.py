@@ -352,7 +352,10 @@ def test_may_the_month_is_no_plan_and_since_may_no_part_of_a_value() -> None:
     assert "hypothetical" in markers("we may need a bigger flat")
     reading = read("User: I've been living in Denver since May.")
     assert reading is not None
-    assert [c.words for c in reading.clauses] == [("<s>", "'ve", "been", "living", "in", "denver")]
+    assert [c.words for c in reading.clauses] == [
+        ("<s>", "'ve", "been", "living", "in", "denver"),
+        ("<s>", "'s", "residence", "is", "denver"),
+    ]
 
 
 def test_long_turns_are_not_read_by_frame() -> None:
@@ -489,6 +492,8 @@ def test_a_home_rented_from_someone_names_the_landlord_a_new_one_replaces() -> N
          "User: Keith left the company and Maria manages me now.", "'keith' -> 'maria'"),
         ("User: I go running every morning.", "User: I go swimming every morning now instead.",
          "'running' -> 'swimming'"),
+        ("User: My email is sam@old.com.", "User: New email: sam@new.com.",
+         "'old.com' -> 'new.com'"),
     ],
 )  # fmt: skip
 def test_more_readings_of_one_frame(older: str, newer: str, why: str) -> None:

@@ -51,11 +51,14 @@ REWRITES = (
     (re.compile(r"\b(?:i|[a-z]+) (?:(?:has|have) )?(?:changed|switched) (?P<owner>my|his|her|their|"
                 r"our) (?P<noun>[a-z]+(?: [a-z]+)?) to (?P<value>[^,;]+)$"),
      "{owner} {noun} is {value}"),
+    (re.compile(r"^(?:new|updated|changed) (?P<noun>[a-z]+(?: [a-z]+)?): (?P<value>[^,;]+)$"),
+     "my {noun} is {value}"),
 )  # fmt: skip
 """Ways of naming a holder that say "<s>'s N is V": "Bram has a new housemate, Siobhan"
 (or found, got, hired, moved to one), "I switched to Dr. Kim as my doctor", "my shift
 has changed to nights", "my rent went up to 950 dollars" (a noun's value said by what it
-changed, rose or fell to) and "I changed my GP to Dr. Kim"."""
+changed, rose or fell to), "I changed my GP to Dr. Kim" and a note's "New email: V"
+(the speaker's)."""
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,9 @@ CAPITAL_STOP = frozenset(
     january february march april may june july august september october november december
     monday tuesday wednesday thursday friday saturday sunday""".split()
 )
+CONTRACTED = re.compile(r"^(?P<head>i|we|you|he|she|they)['’](?P<tail>m|re|ve|s|d|ll)$")
+"""A pronoun with its verb joined ("I'm", "she's", "we've"): the pronoun is the subject;
+"I'd", "I'll" say a wish or a plan, no fact."""
 TOKEN = re.compile(r"[\w'’-]+|[,;:]")
 _POSSESSIVE = re.compile(r"^(.*?)(?:'s|’s|')$")
 
@@ -116,6 +119,12 @@ def local_subject(sentence: str, start: int, ctx: Context) -> tuple[str | None, 
         return clause_subject(sentence, ctx), negated
     word = toks[i]
     low = word.lower()
+    contracted = CONTRACTED.match(low)
+    if contracted:
+        if contracted.group("tail") in ("d", "ll"):
+            return None, negated
+        word = low = contracted.group("head")
+        toks = [*toks[:i], word]
     if low == "to" and i > 0 and toks[i - 1].lower() == "used":
         return _subject_at(toks, i - 2, sentence, ctx) if i > 1 else None, True
     if low in NON_FACTUAL:
