@@ -518,3 +518,46 @@ def test_alone_and_a_verb_done_to_the_speaker_stay_apart_from_other_frames(
 ) -> None:
     people = ["Tom", "Ana", "Keith", "Maria", "Sam", "Priya"]
     assert related(older, people, newer, people) is None
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "why"),
+    [
+        ("Pavel plays volleyball on weekends.", "Pavel has switched to netball.",
+         "'volleyball' -> 'netball'"),
+        ("Bram is learning Korean.", "Bram has switched to Portuguese.",
+         "'korean' -> 'portuguese'"),
+        ("Pavel's usual drink is mint tea.", "Pavel just switched to rooibos.",
+         "'mint tea' -> 'rooibos'"),
+        ("Lucia uses a Galaxy S22.", "Lucia switched to an iPhone 13.",
+         "'galaxy s22' -> 'iphone 13'"),
+        ("Theo takes an e-scooter to work.", "Theo just switched to the car.",
+         "'e-scooter' -> 'car'"),
+        ("Theo switched to the bus.", "Theo just switched to the tram.", "'bus' -> 'tram'"),
+    ],
+)  # fmt: skip
+def test_a_value_switched_to_ends_the_subjects_value_of_its_kind(
+    older: str, newer: str, why: str
+) -> None:
+    people = ["Pavel", "Bram", "Lucia", "Theo"]
+    found = related(older, people, newer, people)
+    assert found is not None and why in found.reason
+    assert meet(older, people, newer, people)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("User: I meet friends for coffee on Fridays.", "User: I switched to tea."),
+        ("User: My car is a Tesla.", "User: I switched to the bus."),
+        ("User: My sister plays tennis.", "User: I switched to squash."),
+        ("User: I play tennis.", "User: I might switch to squash."),
+        ("User: I speak Spanish.", "User: I switched to the train."),
+        ("User: I play tennis.", "User: I switched to squash for the summer camp trip."),
+        ("User: I play tennis.", "User: I switched to squash rackets with a firmer grip."),
+    ],
+)
+def test_a_value_switched_to_ends_nothing_of_another_kind_subject_or_place(
+    older: str, newer: str
+) -> None:
+    assert related(older, [], newer, []) is None

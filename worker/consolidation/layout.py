@@ -40,12 +40,17 @@ May 3 to May 10" dates it May 10), "May" the month read as no modal, a closing "
 May" as no part of a value, "she's" as the pronoun, a verb said to be over with no
 object ("I don't smoke anymore"), a noun's value said by what it rose or fell to ("my
 rent went up to 950 dollars"), and "passed away" / "died" as endings: the rebuild
-derives them again.
+derives them again; 11, what a question presupposes ("Now that I live in Bergen, ...?")
+read by frame and by attribute, closing asides ("by the way") no part of a frame,
+"I'm" / "we're" the subject of an attribute, "rents from" a landlord, "lives alone",
+"Maria manages me", "New email: V", and the kind of a value (`openkinds.py`) keyed
+`subject|~kind:k`, which a change said by its new value alone ("switched to netball")
+meets: slot keys and frame keys derived again by the rebuild.
 """
 
 from readmodel.store import MemoryStore
 
-LAYOUT = 10
+LAYOUT = 11
 
 
 class StaleLayoutError(RuntimeError):

@@ -7,6 +7,7 @@ each statement read all the others.
 """
 
 from worker.consolidation.openframes import Clause, OpenReading
+from worker.consolidation.openkinds import object_kind, switched_to
 from worker.consolidation.openroles import role_stems
 from worker.consolidation.openvalues import SHORT, dates_now
 from worker.consolidation.openwords import SUBJECT, content, verb_stem
@@ -62,14 +63,15 @@ def open_keys(r: OpenReading | None) -> list[str]:
       status, or said of shortly (`thing_change` relates a date to a date and a status to
       a later short statement).
 
-    * `subject|~tail:v:w`, `subject|~role:stem`: see `_tails` and `_roles`.
+    * `subject|~tail:v:w`, `subject|~role:stem`, `subject|~kind:k`: see `_tails`,
+      `_roles` and `_kinds`.
 
     Keying by role, not by every word, keeps what a statement reads to the statements
     it could relate to: keyed by every content word, each statement found every other
     one of its subject that shared a common word, and compared frames with each."""
     if r is None or (not r.clauses and not r.things and not r.endings):
         return []
-    keys = _heads(r) | _tails(r) | _roles(r) | _things(r, "status", "said")
+    keys = _heads(r) | _tails(r) | _roles(r) | _things(r, "status", "said") | _kinds(r)
     keys |= _said(r, "said") | _ended(r, "ended")
     return sorted(keys)
 
@@ -81,7 +83,7 @@ def open_query_keys(r: OpenReading | None) -> list[str]:
     thing shortly (and the reverse)."""
     if r is None or (not r.clauses and not r.things and not r.endings):
         return []
-    keys = _heads(r) | _tails(r) | _roles(r) | _things(r, "said", "status")
+    keys = _heads(r) | _tails(r) | _roles(r) | _things(r, "said", "status") | _kinds(r)
     keys |= _said(r, "ended") | _ended(r, "said")
     return sorted(keys)
 
@@ -106,6 +108,16 @@ def _tails(r: OpenReading) -> set[str]:
 
 def _roles(r: OpenReading) -> set[str]:
     return {f"{subject}|~role:{s}" for subject, s in role_stems(r)}
+
+
+def _kinds(r: OpenReading) -> set[str]:
+    """The kind of a value said as a clause's object or switched to (`openkinds.py`):
+    "<s> switched to netball" meets "<s> plays volleyball on weekends" by `sport`."""
+    return {
+        f"{c.subject}|~kind:{found[0]}"
+        for c in _plain(r)
+        if (found := object_kind(c) or switched_to(c)) is not None
+    }
 
 
 def _said(r: OpenReading, role: str) -> set[str]:

@@ -1,6 +1,6 @@
 """Whether a newer statement replaces an older one, by frame and value, with no attribute list.
 
-Four kinds of evidence, each about one subject (`openframes.py` reads the statements):
+Five kinds of evidence, each about one subject (`openframes.py` reads the statements):
 
 * the frame: two clauses of the same subject that say the same words but for one short
   span, the value ("my dentist is Dr. Hale" / "my new dentist is Dr. Ortiz"). With no
@@ -15,7 +15,9 @@ Four kinds of evidence, each about one subject (`openframes.py` reads the statem
   held by another person or ended;
 * a thing's date or status: two short statements about one definite thing ("the vendor
   audit", the speaker's "my lease") with different dates, or a status and a later
-  statement about it.
+  statement about it;
+* a change said by its new value alone ("<s> switched to netball"), which ends the
+  subject's value of the same kind (`openkinds.py`: a sport, a language, a drink).
 
 Clauses of plans, pasts, questions, one-offs or additions take no part (`MARKERS`).
 Pure, decided on the two stored readings alone, and every pair it relates meets by key
@@ -31,6 +33,7 @@ from contracts.memory import Relation
 from readmodel.text import STOPWORDS
 from worker.consolidation.openframes import Clause, OpenReading
 from worker.consolidation.openkeys import MAX_VALUE, head, one_span_apart, same_tail
+from worker.consolidation.openkinds import object_kind, switched_to
 from worker.consolidation.openroles import ended_stems, held_by_people, role_of
 from worker.consolidation.openvalues import SHORT, Ending, dates_now, declared
 from worker.consolidation.openwords import CUES, SUBJECT, content, verb_stem
@@ -52,7 +55,31 @@ def open_update(o: OpenReading | None, n: OpenReading | None) -> OpenUpdate | No
     """Why the statement read as `n` replaces the one read as `o` (older), or None."""
     if o is None or n is None or o.one_off or n.one_off:
         return None
-    return thing_change(o, n) or ended_value(o, n) or frame_change(o, n) or role_change(o, n)
+    return (
+        thing_change(o, n)
+        or ended_value(o, n)
+        or frame_change(o, n)
+        or role_change(o, n)
+        or kind_change(o, n)
+    )
+
+
+def kind_change(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
+    """ "<s> switched to netball": the older value of the subject's of the same kind
+    (`openkinds.py`), said as the object of any frame ("<s> plays volleyball on
+    weekends") or switched to before, is over."""
+    for nc in n.clauses:
+        new = switched_to(nc)
+        if new is None:
+            continue
+        for oc in o.clauses:
+            old = object_kind(oc) or switched_to(oc)
+            if oc.subject != nc.subject or old is None or old[0] != new[0] or old[1] == new[1]:
+                continue
+            frame = f"{_masked_frame(oc.words, old[1])} ({old[0]})"
+            why = explain(nc.subject, frame, " ".join(old[1]), " ".join(new[1]), nc.cue)
+            return OpenUpdate(Relation.EVOLVED_INTO, why)
+    return None
 
 
 def _contains(words: tuple[str, ...], span: tuple[str, ...]) -> bool:

@@ -1,0 +1,125 @@
+"""Kinds of value: what a change said by its new value alone replaces.
+
+"Pavel has switched to netball" names no frame: only that something of Pavel's is now
+netball. What it replaces is the one value of Pavel's of the same kind, a sport ("Pavel
+plays volleyball on weekends"). A kind is known here by its members, words of the world
+(languages, sports, drinks, phones, ways of getting about), not by how a statement about
+them is phrased: the frame they sit in may be any ("is learning _", "'s class is _",
+"practises _ on Tuesdays").
+
+The members are single words or short phrases, matched whole on the token sequence
+`openwords.tokens` gives ("e-scooter", "iphone").
+"""
+
+import re
+from typing import Final
+
+from worker.consolidation.openframes import Clause
+from worker.consolidation.openwords import SUBJECT
+
+KINDS: Final[dict[str, frozenset[str]]] = {
+    "language": frozenset(
+        """english spanish french german italian portuguese dutch swedish norwegian danish
+        finnish icelandic polish czech slovak hungarian romanian bulgarian greek turkish
+        russian ukrainian serbian croatian arabic hebrew persian farsi urdu hindi bengali
+        punjabi tamil telugu marathi gujarati mandarin cantonese chinese japanese korean
+        vietnamese thai indonesian malay tagalog swahili amharic yoruba zulu welsh irish
+        gaelic catalan basque latin esperanto""".split()
+    ),
+    "sport": frozenset(
+        """tennis squash badminton pickleball padel football soccer rugby cricket baseball
+        basketball volleyball netball handball hockey golf swimming cycling running
+        climbing bouldering rowing kayaking surfing skiing snowboarding skating boxing
+        judo karate taekwondo fencing archery yoga pilates crossfit triathlon polo
+        lacrosse softball frisbee bowling darts snooker pool croquet curling""".split()
+    )
+    | {"water polo", "table tennis", "ultimate frisbee", "five-a-side football", "ping pong"},
+    "drink": frozenset(
+        """coffee tea espresso americano americanos latte lattes cappuccino cappuccinos
+        cortado cortados macchiato mocha mochas matcha chai rooibos decaf cocoa
+        kombucha""".split()
+    )
+    | {
+        "flat white",
+        "flat whites",
+        "cold brew",
+        "green tea",
+        "black tea",
+        "mint tea",
+        "herbal tea",
+        "black coffee",
+        "iced coffee",
+        "hot chocolate",
+        "oat milk lattes",
+        "iced mochas",
+        "decaf americanos",
+    },
+    "phone": frozenset(
+        """iphone pixel galaxy oneplus fairphone moto motorola nokia xperia xiaomi huawei
+        blackberry""".split()
+    ),
+    "transport": frozenset(
+        """bike bicycle train bus car tram ferry subway metro tube e-scooter scooter
+        motorbike motorcycle moped""".split()
+    ),
+}
+LONGEST: Final = 3
+"""The most words a member has."""
+
+
+AUX = frozenset({"is", "are", "am", "'s", "'m", "'re", "has", "have", "'ve", "been"})
+LEADS = frozenset("a an the in at on to with for by from".split())
+SWITCH = re.compile(r"^(?:switched|swapped|changed|moved|gone|went)$")
+
+
+def _at(words: tuple[str, ...], start: int) -> tuple[str, tuple[str, ...]] | None:
+    """The member starting at `start` (after leading articles and one preposition) with
+    the names or numbers that follow it ("galaxy s22"), and its kind."""
+    while start < len(words) and words[start] in LEADS:
+        start += 1
+    for k in range(min(LONGEST, len(words) - start), 0, -1):
+        span = words[start : start + k]
+        kind = next((n for n, members in KINDS.items() if " ".join(span) in members), None)
+        if kind is not None:
+            end = start + k
+            while end < len(words) and any(ch.isdigit() for ch in words[end]):
+                end += 1
+            return kind, words[start:end]
+    return None
+
+
+def object_kind(c: Clause) -> tuple[str, tuple[str, ...]] | None:
+    """The kind and span of the clause's object when it is a member: right after its
+    verb ("<s> plays volleyball on weekends", "<s> is learning korean", "<s> takes an
+    e-scooter to work") or after "is" of a noun of the subject ("<s> 's usual drink is
+    mint tea"). A member elsewhere ("<s> meets friends for coffee") says no value."""
+    w = c.words
+    if len(w) < 3 or w[0] != SUBJECT or c.markers:
+        return None
+    if w[1] == "'s":
+        cut = next((i for i in range(2, min(len(w), 6)) if w[i] in ("is", "are")), None)
+        return _at(w, cut + 1) if cut is not None else None
+    i = 1
+    while i < len(w) and w[i] in AUX:
+        i += 1
+    if i >= len(w) or SWITCH.match(w[i]):
+        return None
+    return _at(w, i + 1)
+
+
+def switched_to(c: Clause) -> tuple[str, tuple[str, ...]] | None:
+    """ "<s> (has) switched to netball": a change named by its new value alone, a member,
+    and nothing else said; its kind and span."""
+    w = c.words
+    if len(w) < 4 or w[0] != SUBJECT or c.markers or c.cue is None:
+        return None
+    i = 1
+    while i < len(w) and w[i] in AUX:
+        i += 1
+    if i + 1 >= len(w) or not SWITCH.match(w[i]) or w[i + 1] != "to":
+        return None
+    found = _at(w, i + 2)
+    if found is None:
+        return None
+    start = len(w) - len(found[1])
+    return found if w[start:] == found[1] else None
