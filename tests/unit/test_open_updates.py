@@ -561,3 +561,30 @@ def test_a_value_switched_to_ends_nothing_of_another_kind_subject_or_place(
     older: str, newer: str
 ) -> None:
     assert related(older, [], newer, []) is None
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "why"),
+    [
+        ("User: I'm on Lexapro.", "User: I'm off Lexapro now.", "'lexapro' -> '(ended)'"),
+        ("User: I have a Netflix subscription.", "User: I cancelled Netflix.",
+         "'netflix' -> '(ended)'"),
+        ("User: I have a cat named Miso.", "User: Miso passed away last week.",
+         "'miso' -> '(ended)'"),
+    ],
+)  # fmt: skip
+def test_a_value_said_to_be_over_in_more_words(older: str, newer: str, why: str) -> None:
+    people = ["Miso"]
+    found = related(older, people, newer, people)
+    assert found is not None and found.relation is Relation.INVALIDATED_BY
+    assert why in found.reason
+    assert meet(older, people, newer, people)
+
+
+def test_only_a_death_ends_a_name_held_by_another_subject() -> None:
+    people = ["Miso"]
+    assert related("User: I have a cat named Miso.", people, "Miso left early.", people) is None
+    assert (
+        related("User: I have a cat named Miso.", people, "Miso knocked over a plant.", people)
+        is None
+    )

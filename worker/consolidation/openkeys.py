@@ -63,8 +63,8 @@ def open_keys(r: OpenReading | None) -> list[str]:
       status, or said of shortly (`thing_change` relates a date to a date and a status to
       a later short statement).
 
-    * `subject|~tail:v:w`, `subject|~role:stem`, `subject|~kind:k`: see `_tails`,
-      `_roles` and `_kinds`.
+    * `subject|~tail:v:w`, `subject|~role:stem`, `subject|~kind:k`, `~named:w`,
+      `~died:w`: see `_tails`, `_roles`, `_kinds`, `_named` and `_died`.
 
     Keying by role, not by every word, keeps what a statement reads to the statements
     it could relate to: keyed by every content word, each statement found every other
@@ -72,7 +72,7 @@ def open_keys(r: OpenReading | None) -> list[str]:
     if r is None or (not r.clauses and not r.things and not r.endings):
         return []
     keys = _heads(r) | _tails(r) | _roles(r) | _things(r, "status", "said") | _kinds(r)
-    keys |= _said(r, "said") | _ended(r, "ended")
+    keys |= _said(r, "said") | _ended(r, "ended") | _named(r, "named") | _died(r, "died")
     return sorted(keys)
 
 
@@ -84,7 +84,7 @@ def open_query_keys(r: OpenReading | None) -> list[str]:
     if r is None or (not r.clauses and not r.things and not r.endings):
         return []
     keys = _heads(r) | _tails(r) | _roles(r) | _things(r, "said", "status") | _kinds(r)
-    keys |= _said(r, "ended") | _ended(r, "said")
+    keys |= _said(r, "ended") | _ended(r, "said") | _named(r, "died") | _died(r, "named")
     return sorted(keys)
 
 
@@ -117,6 +117,24 @@ def _kinds(r: OpenReading) -> set[str]:
         f"{c.subject}|~kind:{found[0]}"
         for c in _plain(r)
         if (found := object_kind(c) or switched_to(c)) is not None
+    }
+
+
+def _named(r: OpenReading, role: str) -> set[str]:
+    """`~named:w` for each name a plain clause holds, which a death ends whoever's
+    statement it was (`openupdates._died`: "Miso passed away" / "I have a cat named
+    Miso"); `role` "died" queries the deaths of them."""
+    return {f"~{role}:{w}" for c in _plain(r) for w in c.named}
+
+
+def _died(r: OpenReading, role: str) -> set[str]:
+    """`~died:w` for each name a statement says died; `role` "named" queries the
+    statements that hold it."""
+    return {
+        f"~{role}:{w}"
+        for e in r.endings
+        if e.asserted and e.how in ("passed away", "died")
+        for w in e.span
     }
 
 

@@ -98,7 +98,9 @@ def ended_value(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
         if not e.asserted or e.span in said_ended:
             continue
         for c in o.clauses:
-            if c.subject not in n.subjects or c.markers or not _contains(c.words, e.span):
+            if c.markers or not _contains(c.words, e.span):
+                continue
+            if c.subject not in n.subjects and not _died(e, c):
                 continue
             if _other_noun(c, n, e.span) or not _same_verb(e.how, e.span, c.words):
                 continue
@@ -111,6 +113,12 @@ def ended_value(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
             frame = _masked_frame(c.words, e.span)
             return OpenUpdate(relation, explain(c.subject, frame, " ".join(e.span), new, e.how))
     return None
+
+
+def _died(e: Ending, c: Clause) -> bool:
+    """ "Miso passed away": a named one's death ends what names them as held ("I have a
+    cat named Miso"), whoever's statement it was."""
+    return e.how in ("passed away", "died") and bool(e.span) and set(e.span) <= set(c.named)
 
 
 def _declared_of(c: Clause, n: OpenReading, e: Ending) -> bool:
