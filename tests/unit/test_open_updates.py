@@ -588,3 +588,13 @@ def test_only_a_death_ends_a_name_held_by_another_subject() -> None:
         related("User: I have a cat named Miso.", people, "Miso knocked over a plant.", people)
         is None
     )
+
+
+def test_a_parent_called_by_the_kin_word_is_the_speakers() -> None:
+    found = related("User: My mum lives in Hull.", [], "User: Mum lives in York now.", [])
+    assert found is not None and "'hull' -> 'york'" in found.reason
+    assert related("User: Dad lives in Hull.", [], "User: I live in York now.", []) is None
+    reading = read("User: Dad's car is a Ford Fiesta.", [])
+    assert reading is not None and reading.clauses[0].words[:3] == ("<s>", "'s", "dad")
+    named = read("User: Nan Goldin lives in New York.", ["Nan Goldin"])
+    assert named is not None and named.clauses[0].subject == "nan"

@@ -331,11 +331,26 @@ def _given(sentence: str) -> str:
     return " ".join(m.group("clause").strip() + "." for m in PRESUPPOSED_CLAUSE.finditer(sentence))
 
 
+KIN = re.compile(
+    r"(?<![\w'])(?-i:Mum|Mom|Mam|Dad|Grandma|Grandpa|Gran|Granny|Nana|Nan)\b(?! [A-Z])"
+)
+"""A parent or grandparent called by the kin word, as a name ("Mum says ...", "Dad's new
+doctor"): the speaker's own ("my mum"), as "my mum" says it, not a person of that name
+(but "Nan Goldin" is one)."""
+
+
+def _kin(body: str) -> str:
+    return KIN.sub(lambda m: "my " + m.group(0).lower(), body)
+
+
 def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading | None:
     """The statement's open reading, or None when it is too long to be a stated fact."""
     speaker, body = split_speaker(text.replace("’", "'"))
     if not body or len(tokens(body)) > MAX_TOKENS:
         return None
+    if KIN.search(body):
+        body = _kin(body)
+        text = f"{speaker}: {body}" if speaker else body
     people = frozenset(e.split()[0].lower() for e in set(entities) if e.strip())
     me = speaker.lower() if speaker else "user"
     ctx = Context(me, antecedent(body, people, me), people)
