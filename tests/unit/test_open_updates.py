@@ -598,3 +598,16 @@ def test_a_parent_called_by_the_kin_word_is_the_speakers() -> None:
     assert reading is not None and reading.clauses[0].words[:3] == ("<s>", "'s", "dad")
     named = read("User: Nan Goldin lives in New York.", ["Nan Goldin"])
     assert named is not None and named.clauses[0].subject == "nan"
+
+
+def test_what_the_subject_reports_of_itself_is_its_clause() -> None:
+    people = ["Ana", "Tom"]
+    reading = read("User: Ana told me she lives in Milan now.", people)
+    assert reading is not None and reading.clauses[0].words == ("<s>", "lives", "in", "milan")
+    found = related(
+        "User: Ana plays squash on Sundays.", people,
+        "User: Ana told me she plays padel on Sundays now.", people,
+    )  # fmt: skip
+    assert found is not None and "'squash' -> 'padel'" in found.reason
+    other = "User: Ana told me Tom plays padel on Sundays now."
+    assert related("User: Ana plays squash on Sundays.", people, other, people) is None

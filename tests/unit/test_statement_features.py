@@ -46,6 +46,7 @@ FACTS = [
     ("Omar rents from Hugo.", "omar|landlord|hugo|is", "Omar", "Hugo"),
     ("I rent a flat from Tomas now.", "user|landlord|tomas|is", "Tomas"),
     ("Hana's new landlord is Leila.", "hana|landlord|leila|is", "Hana", "Leila"),
+    ("Ana told me she plays padel on Sundays.", "ana|routine:sunday|plays padel|is", "Ana"),
 ]
 
 
@@ -130,3 +131,8 @@ def test_having_a_car_is_said_only_of_a_car_make() -> None:
     """ "has a <make> ..." is the subject's car; "has a" before anything else is not."""
     assert slots("Ines has a Garmin 955 now.") == set()
     assert slots("Ines has a Mazda meeting today.") == set()
+
+
+def test_a_routine_reported_of_another_person_is_not_the_reporters() -> None:
+    found = slots("Ana told me Tom plays padel on Sundays now.", ("Ana", "Tom"))
+    assert not any(s[0] == "ana" and s[1].startswith("routine") for s in found)

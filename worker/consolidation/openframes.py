@@ -258,12 +258,25 @@ def _clauses(sentence: str, ctx: Context) -> list[Clause]:
         raw = tokens(ASIDE.sub(" ", THESE_DAYS.sub(" ", part)))
         if subject is None or not raw:
             continue
-        words = _masked(raw, subject, ctx)
+        words = _reported(_masked(raw, subject, ctx))
         clause = Clause(subject, words, tuple(sorted(markers(part))), cue_of(said), _named(part))
         out.append(clause)
         if (passive := _passive(clause, ctx.me)) is not None:
             out.append(passive)
     return out
+
+
+REPORTING = frozenset("says said tells told mentioned texted messaged wrote emailed".split())
+
+
+def _reported(w: tuple[str, ...]) -> tuple[str, ...]:
+    """ "<s> told me (that) <s> lives in _": what the subject says of itself is the clause
+    ("<s> lives in _"), as if said directly."""
+    if len(w) < 4 or w[0] != SUBJECT or w[1] not in REPORTING:
+        return w
+    i = 2 + (w[2] in ("me", "us"))
+    i += i < len(w) and w[i] == "that"
+    return w[i:] if i < len(w) - 1 and w[i] == SUBJECT else w
 
 
 def _passive(c: Clause, me: str) -> Clause | None:

@@ -22,6 +22,7 @@ from worker.consolidation.slotvalues import (
 )
 from worker.consolidation.subjects import (
     CAPITAL_STOP,
+    THIRD_PRONOUNS,
     Context,
     clause_subject,
     local_subject,
@@ -346,6 +347,16 @@ def amounts(sentence: str, ctx: Context, primary: str | None) -> Iterator[Found]
         yield owner, lx.ATTRIBUTE_NOUNS.get(attr, attr), value, SLOT
 
 
+REPORTED = re.compile(
+    r"^(?:says|said|tells|told|mentioned|texted|messaged|wrote|emailed)(?:\s+(?:me|us))?"
+    r"(?:\s+that)?\s+",
+    _I,
+)
+"""A subject's report of a routine ("Ana told me she plays padel on Sundays"): the
+routine is the reported words, and it is the subject's only when said of itself (a
+pronoun), not of another person named after it ("Ana told me Tom plays ...")."""
+
+
 def routines(sentence: str, ctx: Context, primary: str | None) -> Iterator[Found]:
     """ "I go climbing every Saturday", "Lena gives guitar lessons on weekends"."""
     for m in ROUTINE.finditer(sentence):
@@ -354,6 +365,12 @@ def routines(sentence: str, ctx: Context, primary: str | None) -> Iterator[Found
         verb_phrase = re.split(r"\band\b|;|,", before)[-1]
         words = [w for w in verb_phrase.split() if w.lower() not in ("now", "still", "also")]
         words = [w for w in words if name_key(w) != subject and w.lower() not in ("i", "we")]
+        reported = REPORTED.match(" ".join(words))
+        if reported:
+            words = " ".join(words)[reported.end() :].split()
+            if words and words[0][:1].isupper():
+                continue
+            words = words[1:] if words and words[0].lower() in THIRD_PRONOUNS else words
         if not words or words[0].lower().endswith("ed") or EVENT_HEAD.search(verb_phrase):
             continue
         day = m.group("day").lower().rstrip("s")
