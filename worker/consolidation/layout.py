@@ -43,9 +43,10 @@ rent went up to 950 dollars"), and "passed away" / "died" as endings: the rebuil
 derives them again; 11, what a question presupposes ("Now that I live in Bergen, ...?")
 read by frame and by attribute, closing asides ("by the way") no part of a frame,
 "I'm" / "we're" the subject of an attribute, "rents from" a landlord, "lives alone",
-"Maria manages me", "New email: V", "Mum" as "my mum", and the kind of a value
-(`openkinds.py`) keyed `subject|~kind:k`, which a change said by its new value alone
-("switched to netball") meets: slot keys and frame keys derived again by the rebuild.
+"Maria manages me", "Ana told me she ...", "New email: V", "Mum" as "my mum", and the
+kind of a value (`openkinds.py`) keyed `subject|~kind:k`, which a change said by its new
+value alone ("switched to netball") meets: slot keys and frame keys derived again by the
+rebuild.
 """
 
 from readmodel.store import MemoryStore
