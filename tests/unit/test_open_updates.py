@@ -611,3 +611,12 @@ def test_what_the_subject_reports_of_itself_is_its_clause() -> None:
     assert found is not None and "'squash' -> 'padel'" in found.reason
     other = "User: Ana told me Tom plays padel on Sundays now."
     assert related("User: Ana plays squash on Sundays.", people, other, people) is None
+
+
+def test_a_thing_moved_somewhere_says_nothing_of_its_status() -> None:
+    older = "User: The project is on track."
+    assert related(older, [], "User: The project moved to a new Slack channel.", []) is None
+    found = related(older, [], "User: The project has been cancelled.", [])
+    assert found is not None and "'track' -> 'cancelled'" in found.reason
+    moved = related("User: The launch is on May 3.", [], "User: The launch moved to May 10.", [])
+    assert moved is not None and "'may 3' -> 'may 10'" in moved.reason

@@ -247,6 +247,14 @@ RESULT = re.compile(r"\b(?:was|were) (?=[a-z]+ed\b(?! (?:on|in|at|by|last|ago)\b
 when "was signed on May 3", "last year": that is when it happened)."""
 
 
+RELOCATED = re.compile(
+    r"\b(?:moved|switched|transferred|migrated|relocated)\s+(?:over\s+)?(?:to|into|onto)\s+"
+    r"(?:a|an|the|our|my|their|his|her)\s+(?!(?:\d|" + MONTHS + r")\b)"
+)
+"""A thing moved somewhere ("the project moved to a new Slack channel"): a place it went
+to, not a status it is in, so it says nothing of its status."""
+
+
 def thing_said(sentence: str) -> ThingSaid | None:
     """What a (lowercased) sentence says of its definite thing; None for a question (but
     for its presupposed clause: "since the launch is on May 3 now, ..."), a plan, a past."""
@@ -258,7 +266,7 @@ def thing_said(sentence: str) -> ThingSaid | None:
     if thing is None or markers(RESULT.sub("is ", sentence)):
         return None
     words = tokens(sentence)
-    said = tuple(w for w in content(words) if w not in thing)
+    said = () if RELOCATED.search(sentence) else tuple(w for w in content(words) if w not in thing)
     return ThingSaid(
         thing, tuple(DATE.findall(sentence)), _status(thing, sentence), said, len(words),
         cue_of(sentence),
