@@ -581,6 +581,19 @@ def test_a_value_said_to_be_over_in_more_words(older: str, newer: str, why: str)
     assert meet(older, people, newer, people)
 
 
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("User: I take the train to work.", "User: I got off the train at Leeds."),
+        ("User: I take the bus to work.", "User: I came off the bus at the wrong stop."),
+        ("User: I drink coffee every morning.", "User: I'm off coffee for Lent."),
+        ("User: I work at the bakery.", "User: I'm off work at the bakery today."),
+    ],
+)
+def test_off_x_ends_only_on_x(older: str, newer: str) -> None:
+    assert related(older, [], newer, []) is None
+
+
 def test_only_a_death_ends_a_name_held_by_another_subject() -> None:
     people = ["Miso"]
     assert related("User: I have a cat named Miso.", people, "Miso left early.", people) is None

@@ -363,7 +363,6 @@ def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading |
         return None
     if KIN.search(body):
         body = _kin(body)
-        text = f"{speaker}: {body}" if speaker else body
     people = frozenset(e.split()[0].lower() for e in set(entities) if e.strip())
     me = speaker.lower() if speaker else "user"
     ctx = Context(me, antecedent(body, people, me), people)

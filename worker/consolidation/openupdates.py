@@ -89,7 +89,8 @@ def _contains(words: tuple[str, ...], span: tuple[str, ...]) -> bool:
 
 def ended_value(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
     """The newer statement names the older one's value as over, for one of its subjects
-    (a value the older statement itself names as over is no value of it). A change
+    (a value the older statement itself names as over is no value of it; "off X" ends
+    only "on X": "I'm off Lexapro" / "I'm on Lexapro", not "I drink coffee"). A change
     declared by a noun ("switched dentists") ends the clause of that noun ("<s> 's dentist
     is _"), not any clause that names it ("<s> takes the train to work" is not ended by
     "changed trains at Leeds")."""
@@ -101,6 +102,8 @@ def ended_value(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
             if c.markers or not _contains(c.words, e.span):
                 continue
             if c.subject not in n.subjects and not _died(e, c):
+                continue
+            if e.how.endswith(" off") and not _contains(c.words, ("on", *e.span)):
                 continue
             if _other_noun(c, n, e.span) or not _same_verb(e.how, e.span, c.words):
                 continue

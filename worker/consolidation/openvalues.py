@@ -26,7 +26,7 @@ ENDED_BEFORE = re.compile(
     r"stopped(?: being| seeing| [a-z]+ing)?|gave up(?: on)?|no more|"
     r"quit(?: (?:my|his|her|their) job at)?|got rid of|sold|fired|"
     r"cancell?ed(?: (?:my|his|her|their) membership at)?|(?:haven't|hasn't) [a-z]+|"
-    r"(?:'m|am|'s|is|'re|are|came|got) off|"
+    r"(?:'m|am|'s|is|'re|are) off|"
     r"no longer(?: (?:has|have|is|are|[a-z]+s(?= (?:in|at|for|with|to|on|from|by|a|an|the)\b)))?|"
     r"(?:doesn't|don't) have|(?:split|broke) up with|(?:split|separated) from|"
     r"divorced(?! (?:the|a|an|my|his|her|their|our)\b)|"
@@ -69,7 +69,7 @@ STOP = frozenset(
 BOUNDARY = frozenset("with after since so and now that because while when".split())
 ENDING_ONLY = re.compile(
     r"^(?:quit|got rid|sold|fired|cancel|no longer|doesn't|don't|isn't|is not|aren't|are not|"
-    r"'m off|am off|'s off|is off|'re off|are off|came off|got off|"
+    r"'m off|am off|'s off|is off|'re off|are off|"
     r"'m not|am not|got married|moved out|passed away|died|"
     r"moved away|retired|is long gone|is gone|gone|is a thing|is history|is over|left|"
     r"broke up|split up|split from|separated|divorced)"
