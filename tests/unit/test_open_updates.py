@@ -477,6 +477,22 @@ def test_a_home_rented_from_someone_names_the_landlord_a_new_one_replaces() -> N
     assert ended is not None and ended.relation is Relation.INVALIDATED_BY
 
 
+KINDS_SWITCHED: list[tuple[str, str, str]] = [
+        ("Pavel plays volleyball on weekends.", "Pavel has switched to netball.",
+         "'volleyball' -> 'netball'"),
+        ("Bram is learning Korean.", "Bram has switched to Portuguese.",
+         "'korean' -> 'portuguese'"),
+        ("Pavel's usual drink is mint tea.", "Pavel just switched to rooibos.",
+         "'mint tea' -> 'rooibos'"),
+        ("Lucia uses a Galaxy S22.", "Lucia switched to an iPhone 13.",
+         "'galaxy s22' -> 'iphone 13'"),
+        ("Theo takes an e-scooter to work.", "Theo just switched to the car.",
+         "'e-scooter' -> 'car'"),
+        ("Theo switched to the bus.", "Theo just switched to the tram.", "'bus' -> 'tram'"),
+]  # fmt: skip
+"""A change said by its new value alone, against the subject's value of that kind."""
+
+
 @pytest.mark.parametrize(
     ("older", "newer", "why"),
     [
@@ -494,10 +510,11 @@ def test_a_home_rented_from_someone_names_the_landlord_a_new_one_replaces() -> N
          "'running' -> 'swimming'"),
         ("User: My email is sam@old.com.", "User: New email: sam@new.com.",
          "'old.com' -> 'new.com'"),
+        *KINDS_SWITCHED,
     ],
 )  # fmt: skip
 def test_more_readings_of_one_frame(older: str, newer: str, why: str) -> None:
-    people = ["Sam", "Priya", "Tom", "Keith", "Maria"]
+    people = ["Sam", "Priya", "Tom", "Keith", "Maria", "Pavel", "Bram", "Lucia", "Theo"]
     found = related(older, people, newer, people)
     assert found is not None and why in found.reason
     assert meet(older, people, newer, people)
@@ -518,31 +535,6 @@ def test_alone_and_a_verb_done_to_the_speaker_stay_apart_from_other_frames(
 ) -> None:
     people = ["Tom", "Ana", "Keith", "Maria", "Sam", "Priya"]
     assert related(older, people, newer, people) is None
-
-
-@pytest.mark.parametrize(
-    ("older", "newer", "why"),
-    [
-        ("Pavel plays volleyball on weekends.", "Pavel has switched to netball.",
-         "'volleyball' -> 'netball'"),
-        ("Bram is learning Korean.", "Bram has switched to Portuguese.",
-         "'korean' -> 'portuguese'"),
-        ("Pavel's usual drink is mint tea.", "Pavel just switched to rooibos.",
-         "'mint tea' -> 'rooibos'"),
-        ("Lucia uses a Galaxy S22.", "Lucia switched to an iPhone 13.",
-         "'galaxy s22' -> 'iphone 13'"),
-        ("Theo takes an e-scooter to work.", "Theo just switched to the car.",
-         "'e-scooter' -> 'car'"),
-        ("Theo switched to the bus.", "Theo just switched to the tram.", "'bus' -> 'tram'"),
-    ],
-)  # fmt: skip
-def test_a_value_switched_to_ends_the_subjects_value_of_its_kind(
-    older: str, newer: str, why: str
-) -> None:
-    people = ["Pavel", "Bram", "Lucia", "Theo"]
-    found = related(older, people, newer, people)
-    assert found is not None and why in found.reason
-    assert meet(older, people, newer, people)
 
 
 @pytest.mark.parametrize(

@@ -361,16 +361,19 @@ def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading |
     speaker, body = split_speaker(text.replace("’", "'"))
     if not body or len(tokens(body)) > MAX_TOKENS:
         return None
-    if KIN.search(body):
+    kin = KIN.search(body) is not None
+    if kin:
         body = _kin(body)
     people = frozenset(e.split()[0].lower() for e in set(entities) if e.strip())
     me = speaker.lower() if speaker else "user"
     ctx = Context(me, antecedent(body, people, me), people)
     sentences = split_sentences(body)
     clauses = [c for s in sentences for c in _clauses(s, ctx)]
-    given = " ".join(_given(s) for s in sentences)
-    if given:
+    given, said = body, text
+    if kin or "?" in body:
+        given = " ".join(_given(s) for s in sentences)
         said = f"{speaker}: {given}" if speaker else given
+    if given:
         clauses += _attribute_clauses(said, entities, clauses, ctx, given)
     subjects = {c.subject for c in clauses} | set(people)
     if FIRST_PERSON & set(tokens(body)) or re.search(r"\bmy\b", body, re.I):
