@@ -286,6 +286,13 @@ DIETS = [
     _f("diet", r"\beats?\s+(?=meat\b)", rd.diet),
     _f(
         "diet",
+        r"\b(?:on|follows?|following|doing|tries|trying|started|keeps?\s+to)\s+(?:a|the)\s+"
+        r"(?:strict\s+|new\s+)?(?P<val>(?!strict\b|new\b|crash\b|proper\b|healthy\b)"
+        r"[\w-]+(?:\s+[\w-]+)?)\s+diet\b",
+        rd.phrase,
+    ),
+    _f(
+        "diet",
         r"\b(?:no\s+longer|not|stopped\s+being|gave\s+up\s+being|quit\s+being)\s+"
         r"(?=(?:" + DIET + r")\b)",
         rd.diet,
@@ -302,6 +309,87 @@ LANDLORD = [
 ]
 """Who the subject rents its home from: "Omar rents from Hugo" says "Omar's landlord is
 Hugo" (not "rents a car from ...")."""
+ONE_OFF = (
+    r"(?![\w .'’-]{0,40}?\b(?:tomorrow|today|tonight|yesterday|next|this|last|on\s+"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b)"
+)
+"""Not said of one occasion: "sees Dr. Lee for checkups" is who one's doctor is; "I see
+Dr. Lee tomorrow" is an appointment."""
+DR = r"(?:Dr\.?|Doctor)\s+(?-i:[A-Z])"
+TEETH = (
+    r"[\w.'’-]+(?:\s+(?-i:[A-Z])[\w.'’-]*)?\s+for\s+(?:(?:my|his|her|their|our)\s+)?"
+    r"(?:teeth|dental|fillings|cleanings|check-?ups?\s+on\s+(?:my|his|her|their|our)\s+teeth)\b"
+)
+CARE = (
+    r"\b(?:sees|see|seeing|goes\s+to|go\s+to|visits|visit|(?:is|am|'m|’m|are)\s+seen\s+by|"
+    r"(?:is|am|'m|’m|are)\s+(?:registered\s+with|a\s+patient\s+(?:of|at)))\s+"
+)
+CARE_ROLES = [
+    _f("dentist", CARE + r"(?=" + DR + TEETH + r")" + ONE_OFF, rd.person),
+    _f("doctor", CARE + r"(?=" + DR + r"(?!" + TEETH + r"))" + ONE_OFF, rd.person),
+]
+"""Whom the subject sees for their health, said by the verb: "Lucia goes to Dr. Okafor for
+her teeth" says "Lucia's dentist is Dr. Okafor"; "I see Dr. Lindqvist for checkups" says
+"my doctor is Dr. Lindqvist"."""
+TRAINS = r"(?:works?\s+out|working\s+out|lifts?|lifting|exercises?|exercising)"
+GYM_PLACE = (
+    r"(?=(?-i:[A-Z])|(?:the|a)\s+(?:[\w'’-]+\s+){0,2}(?:gym|leisure\s+cent(?:re|er)|"
+    r"fitness\s+(?:cent(?:re|er)|club|studio)|sports\s+(?:cent(?:re|er)|club)|health\s+club|"
+    r"box|studio|pool)\b)"
+)
+GYM = [
+    _f("gym", r"\b" + TRAINS + r"\s+at\s+" + GYM_PLACE + ONE_OFF, rd.organisation),
+    _f(
+        "gym",
+        r"\b(?:trains?|training)\s+at\s+" + GYM_PLACE + ONE_OFF,
+        rd.organisation,
+        tier=GENERIC,
+    ),
+    _f("gym", r"\bgym\s+membership\s+(?:at|with)\s+", rd.organisation),
+]
+"""Where the subject works out: "Lucia works out at Ironworks Gym" says "Lucia's gym is
+Ironworks Gym". "Trains at" is said of more than gyms (a nurse trains at a hospital), so a
+change word must say it replaced one."""
+TRANSIT = r"bus|train|tube|tram|metro|subway|ferry|underground|coach|shuttle|boat"
+TO_WORK = r"(?:(?:in\s+)?to|into)\s+(?:work|the\s+office|school|uni|university|college|campus)\b"
+COMMUTE = [
+    _f(
+        "commute",
+        r"\b(?:takes?|taking|gets?|getting|catch(?:es)?|catching|rides?|riding)\s+(?:the\s+|a\s+)?"
+        r"(?P<val>" + TRANSIT + r")\s+" + TO_WORK,
+        rd.commute,
+        tier=GENERIC,
+    ),
+    _f(
+        "commute",
+        r"\b(?P<val>cycles?|cycling|bikes?|biking|walks?|walking|drives?|driving|runs?|"
+        r"scoots?|carpools?|carpooling)\s+" + TO_WORK,
+        rd.commute,
+        tier=GENERIC,
+    ),
+    _f(
+        "commute",
+        r"\b(?:commutes?|commuting|gets?\s+to\s+work|goes\s+to\s+work|travels\s+to\s+work)\s+"
+        r"(?:in\s+)?by\s+(?P<val>[\w-]+)",
+        rd.commute,
+        tier=GENERIC,
+    ),
+]
+"""How the subject gets to work or school, one way at a time; a habit, so only a change
+word replaces it ("drives to work on Fridays" is one day's way)."""
+LANGUAGES = "|".join(sorted(lx.LANGUAGES, key=len, reverse=True))
+LANGUAGE = [
+    _f(
+        "language",
+        r"\b(?:learning|learns?|studying|studies|study|practis(?:es?|ing)|practic(?:es?|ing)|"
+        r"taking|takes?)\s+(?P<val>" + LANGUAGES + r")\b(?!\s+(?:food|cuisine|wine|films?|"
+        r"history|literature))",
+        rd.phrase,
+        tier=GENERIC,
+    ),
+]
+"""The language the subject is learning: one at a time once a change word says so ("I
+study Japanese now" after "I'm learning Portuguese"); "also learning" adds one."""
 MANAGER = [
     _f(
         "manager",
@@ -530,6 +618,10 @@ FRAMES = [
     *DIETS,
     *MANAGER,
     *LANDLORD,
+    *CARE_ROLES,
+    *GYM,
+    *COMMUTE,
+    *LANGUAGE,
     *PREFERENCE,
     *WITH,
     *TEAM,

@@ -33,6 +33,26 @@ SCHOOL_WORDS: Final = frozenset(
     """school academy primary elementary high college university kindergarten preschool
     nursery montessori gymnasium lycee lycée institute""".split()
 )
+LANGUAGES: Final = frozenset(
+    """english spanish french german italian portuguese dutch swedish norwegian danish
+    finnish icelandic polish czech slovak hungarian romanian bulgarian greek turkish
+    russian ukrainian serbian croatian arabic hebrew persian farsi urdu hindi bengali
+    punjabi tamil telugu marathi gujarati mandarin cantonese chinese japanese korean
+    vietnamese thai indonesian malay tagalog swahili amharic yoruba zulu welsh irish
+    gaelic catalan basque latin esperanto""".split()
+)
+COMMUTE_MODES: Final = {
+    **dict.fromkeys("cycle cycles cycling bike bikes biking bicycle".split(), "bike"),
+    **dict.fromkeys("walk walks walking foot".split(), "walk"),
+    **dict.fromkeys("drive drives driving car".split(), "car"),
+    **dict.fromkeys("run runs running".split(), "run"),
+    **dict.fromkeys("scoot scoots scooter e-scooter".split(), "scooter"),
+    **dict.fromkeys("carpool carpools carpooling".split(), "carpool"),
+    **dict.fromkeys("motorbike motorcycle moped".split(), "motorbike"),
+    **{m: m for m in "bus train tube tram metro subway ferry underground coach boat".split()},
+    "shuttle": "shuttle",
+}
+"""Ways of getting to work, each said one way: "cycles to work" and "goes by bike" agree."""
 CAR_MAKES: Final = frozenset(
     """fiat toyota volvo ford kia vw volkswagen honda mazda renault skoda tesla subaru bmw
     audi mercedes nissan hyundai peugeot citroen opel seat mini jeep chevrolet chevy dodge

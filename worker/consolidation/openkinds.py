@@ -14,18 +14,12 @@ The members are single words or short phrases, matched whole on the token sequen
 import re
 from typing import Final
 
+from worker.consolidation import lexicon as lx
 from worker.consolidation.openframes import Clause
 from worker.consolidation.openwords import SUBJECT
 
 KINDS: Final[dict[str, frozenset[str]]] = {
-    "language": frozenset(
-        """english spanish french german italian portuguese dutch swedish norwegian danish
-        finnish icelandic polish czech slovak hungarian romanian bulgarian greek turkish
-        russian ukrainian serbian croatian arabic hebrew persian farsi urdu hindi bengali
-        punjabi tamil telugu marathi gujarati mandarin cantonese chinese japanese korean
-        vietnamese thai indonesian malay tagalog swahili amharic yoruba zulu welsh irish
-        gaelic catalan basque latin esperanto""".split()
-    ),
+    "language": lx.LANGUAGES,
     "sport": frozenset(
         """tennis squash badminton pickleball padel football soccer rugby cricket baseball
         basketball volleyball netball handball hockey golf swimming cycling running

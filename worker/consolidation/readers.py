@@ -127,6 +127,13 @@ def diet(rest: str) -> str:
     return "omnivore" if rest.lower().startswith(("meat", "everything")) else ""
 
 
+def commute(rest: str) -> str:
+    """A way of getting about, one name for its words ("cycles", "biking", "bike" are
+    "bike"; "drives" is "car"): empty for a word that names none ("by chance")."""
+    word = rest.split(" ", 1)[0].strip(",;:.!?").lower() if rest.strip() else ""
+    return lx.COMMUTE_MODES.get(word, "")
+
+
 def date(rest: str) -> str:
     return temporal(rest)
 

@@ -18,7 +18,15 @@ from readmodel.text import TEXT_CACHE_SIZE
 from worker.consolidation import readers as rd
 from worker.consolidation import rules
 from worker.consolidation.anchors import Prefilter
-from worker.consolidation.frames import ANY, DECLARED, DECLARED_ATTRIBUTES, FRAMES, Frame, Mode
+from worker.consolidation.frames import (
+    ANY,
+    DECLARED,
+    DECLARED_ATTRIBUTES,
+    FRAMES,
+    Frame,
+    Mode,
+    Tier,
+)
 from worker.consolidation.lexicon import PREFERENCE_KINDS, SCHOOL_WORDS
 from worker.consolidation.policy import change_cue
 from worker.consolidation.slotvalues import value_terms, words
@@ -145,6 +153,9 @@ def split_speaker(text: str) -> tuple[str | None, str]:
     return None, OPENERS.sub("", text).strip()
 
 
+ADDED = re.compile(r"\b(?:also|too|as well|in addition)\b", re.I)
+"""A value said to be one more ("Ana also works out at the pool", "I'm learning Welsh too"):
+it accumulates beside the older, whatever its attribute's tier."""
 FRAME_FILTER = Prefilter([frame.pattern for frame in FRAMES])
 """Runs only the frames whose required words a sentence holds: about 5 of the 109 on the
 scale workload's statements and on LoCoMo's turns, with the same slots found."""
@@ -198,7 +209,10 @@ def _from_match(
         return []
     if frame.read is rd.person and not _names_someone(value):
         return []
-    return [Slot(subject, attribute, value, mode.value, frame.tier.value)]
+    tier = frame.tier
+    if mode is Mode.IS and ADDED.search(sentence):
+        tier = Tier.MULTI
+    return [Slot(subject, attribute, value, mode.value, tier.value)]
 
 
 def _refine(

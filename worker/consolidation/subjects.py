@@ -37,6 +37,9 @@ NON_FACTUAL = frozenset(
     considering planning plan plans going if maybe perhaps wish wishes about almost nearly
     """.split()
 )
+SWITCHED = frozenset("switched swapped changed moved gone went".split())
+"""A verb of change before "to" and a gerund: "I switched to learning Italian" says the
+speaker is learning Italian (a plain "to" is no fact: "I want to learn Italian")."""
 CAPITAL_STOP = frozenset(
     """the a an this that these those my our his her their your it its there here after
     before since when while if but and so oh guess quick by new use call write home lately
@@ -127,6 +130,8 @@ def local_subject(sentence: str, start: int, ctx: Context) -> tuple[str | None, 
         toks = [*toks[:i], word]
     if low == "to" and i > 0 and toks[i - 1].lower() == "used":
         return _subject_at(toks, i - 2, sentence, ctx) if i > 1 else None, True
+    if low == "to" and i > 1 and toks[i - 1].lower() in SWITCHED:
+        return _subject_at(toks, i - 2, sentence, ctx), negated
     if low in NON_FACTUAL:
         return None, negated
     return _subject_at(toks, i, sentence, ctx), negated
@@ -167,6 +172,9 @@ def clause_subject(sentence: str, ctx: Context) -> str | None:
         toks = toks[toks.index(",") + 1 :]
     for i, word in enumerate(toks):
         low = word.lower()
+        contracted = CONTRACTED.match(low)
+        if contracted and contracted.group("tail") not in ("d", "ll"):
+            low = contracted.group("head")
         if low in FIRST_PERSON:
             return ctx.me
         if low in THIRD_PRONOUNS:
