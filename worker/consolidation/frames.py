@@ -121,7 +121,14 @@ EMPLOYER = [
         r"(?:at|for|with)\s+(?=(?-i:[A-Z]))",
         rd.proper,
     ),
-    _f("employer", r"\b(?:job|position|post|role)\s+(?:at|with)\s+", rd.organisation),
+    _f(
+        "employer",
+        r"\b(?:(?:has|have|'ve|’ve|had|got|gotten|took|taken|accepted|started|landed|found|"
+        r"holds?|began)\s+(?:a|an|the)\s+|(?:my|his|her|their|our|(?-i:[A-Z])\w*(?:'s|’s))\s+)"
+        r"(?:new\s+|current\s+|full-time\s+|part-time\s+)?(?:job|position|post|role)\s+"
+        r"(?:at|with)\s+",
+        rd.organisation,
+    ),
     _f("employer", r"\b(?:on\s+the\s+payroll|day\s+job)\s+(?:at|of)\s+", rd.organisation),
     _f("employer", r"\bemployer\s+is\s+" + ADV, rd.organisation),
     _f("employer", r"\bjoined\s+(?=(?-i:[A-Z]))", rd.proper),
@@ -286,7 +293,7 @@ DIETS = [
     _f("diet", r"\beats?\s+(?=meat\b)", rd.diet),
     _f(
         "diet",
-        r"\b(?:on|follows?|following|doing|tries|trying|started|keeps?\s+to)\s+(?:a|the)\s+"
+        r"(?<!was\s)(?<!were\s)\b(?:on|follows?|following|doing|started|keeps?\s+to)\s+(?:a|the)\s+"
         r"(?:strict\s+|new\s+)?(?P<val>(?!strict\b|new\b|crash\b|proper\b|healthy\b)"
         r"[\w-]+(?:\s+[\w-]+)?)\s+diet\b",
         rd.phrase,

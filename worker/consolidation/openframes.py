@@ -30,7 +30,7 @@ from worker.consolidation.openwords import (
     tokens,
 )
 from worker.consolidation.statements import SENTENCE_END, split_speaker, statement_features
-from worker.consolidation.subjects import FIRST_PERSON, Context, antecedent, clause_subject
+from worker.consolidation.subjects import FIRST_PERSON, Context, antecedent, clause_subject, kin
 
 SPLIT = re.compile(
     r"(?:[,;:]\s+|\s+(?:and|so|but)\s+)(?=(?:and\s+|so\s+)?(?:I|I'm|I've|my|My|he|she|He|She|"
@@ -259,6 +259,8 @@ def _clauses(sentence: str, ctx: Context) -> list[Clause]:
         if subject is None or not raw:
             continue
         words = _reported(_masked(raw, subject, ctx))
+        if SUBJECT not in words:
+            continue
         clause = Clause(subject, words, tuple(sorted(markers(part))), cue_of(said), _named(part))
         out.append(clause)
         if (passive := _passive(clause, ctx.me)) is not None:
@@ -344,33 +346,19 @@ def _given(sentence: str) -> str:
     return " ".join(m.group("clause").strip() + "." for m in PRESUPPOSED_CLAUSE.finditer(sentence))
 
 
-KIN = re.compile(
-    r"(?<![\w'])(?-i:Mum|Mom|Mam|Dad|Grandma|Grandpa|Gran|Granny|Nana|Nan)\b(?! [A-Z])"
-)
-"""A parent or grandparent called by the kin word, as a name ("Mum says ...", "Dad's new
-doctor"): the speaker's own ("my mum"), as "my mum" says it, not a person of that name
-(but "Nan Goldin" is one)."""
-
-
-def _kin(body: str) -> str:
-    return KIN.sub(lambda m: "my " + m.group(0).lower(), body)
-
-
 def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading | None:
     """The statement's open reading, or None when it is too long to be a stated fact."""
     speaker, body = split_speaker(text.replace("’", "'"))
     if not body or len(tokens(body)) > MAX_TOKENS:
         return None
-    kin = KIN.search(body) is not None
-    if kin:
-        body = _kin(body)
+    body = kin(body)
     people = frozenset(e.split()[0].lower() for e in set(entities) if e.strip())
     me = speaker.lower() if speaker else "user"
     ctx = Context(me, antecedent(body, people, me), people)
     sentences = split_sentences(body)
     clauses = [c for s in sentences for c in _clauses(s, ctx)]
     given, said = body, text
-    if kin or "?" in body:
+    if "?" in body:
         given = " ".join(_given(s) for s in sentences)
         said = f"{speaker}: {given}" if speaker else given
     if given:

@@ -35,11 +35,15 @@ NEGATIONS = frozenset(
 NON_FACTUAL = frozenset(
     """to might may could would should want wants wanted hope hopes hoping thinking
     considering planning plan plans going if maybe perhaps wish wishes about almost nearly
+    considered thought wanted meant meaning supposed tempted debating tried trying
     """.split()
 )
 SWITCHED = frozenset("switched swapped changed moved gone went".split())
-"""A verb of change before "to" and a gerund: "I switched to learning Italian" says the
-speaker is learning Italian (a plain "to" is no fact: "I want to learn Italian")."""
+BEGUN = frozenset("started start starts starting began begun begin begins".split())
+"""Verbs before a gerund whose subject is the gerund's: "I switched to learning Italian",
+"I've started cycling to work" say what the speaker does, and what comes before them
+says whether it is so ("I nearly started cycling", "I never switched to learning
+Italian"; a plain "to" is no fact: "I want to learn Italian")."""
 CAPITAL_STOP = frozenset(
     """the a an this that these those my our his her their your it its there here after
     before since when while if but and so oh guess quick by new use call write home lately
@@ -80,18 +84,34 @@ def is_name(word: str) -> bool:
 def antecedent(body: str, entities: frozenset[str], speaker: str | None) -> str | None:
     """The person "he" or "she" most likely refers to: the first of the producer's people
     named in the text, else its first name ("Caught up with Bram. He ..." is Bram, not a
-    person called Caught)."""
+    person called Caught) or relative of the speaker's ("my mum called, she's moved")."""
     words = TOKEN.findall(body)
     for word in words:
         key = name_key(word)
         if key in entities and key != speaker:
             return key
-    for word in words:
+    for i, word in enumerate(words):
         key = name_key(word)
         if word[0].isupper() and key.isalpha() and key not in CAPITAL_STOP and key != speaker:
             return key
+        after = words[i + 1].lower() if i + 1 < len(words) else ""
+        if speaker and key in FIRST_POSSESSIVE and after in RELATIONS:
+            return f"{speaker}>{after}"
     people = sorted(e.split()[0].lower() for e in entities if e)
     return people[0] if len(people) == 1 else None
+
+
+KIN = re.compile(
+    r"(?<![\w'])(?-i:Mum|Mom|Mam|Dad|Grandma|Grandpa|Gran|Granny|Nana|Nan)\b(?! [A-Z])"
+)
+"""A parent or grandparent called by the kin word, as a name ("Mum says ...", "Dad's new
+doctor"): the speaker's own ("my mum"), as "my mum" says it, not a person of that name
+(but "Nan Goldin" is one)."""
+
+
+def kin(body: str) -> str:
+    """The body with a kin word used as a name said as the speaker's ("my mum")."""
+    return KIN.sub(lambda m: "my " + m.group(0).lower(), body)
 
 
 def owner_key(owner: str, ctx: Context) -> str | None:
@@ -112,16 +132,25 @@ def local_subject(sentence: str, start: int, ctx: Context) -> tuple[str | None, 
     toks = TOKEN.findall(sentence[:start])
     negated = False
     i = len(toks) - 1
-    while i >= 0 and (toks[i].lower() in SKIP or toks[i].lower() in NEGATIONS):
-        if toks[i].lower() in NEGATIONS or toks[i].lower() == "longer":
-            negated = True
-        i -= 1
-    if i >= 0 and toks[i].lower() == "longer" and i > 0 and toks[i - 1].lower() == "no":
-        negated, i = True, i - 2
+    while True:
+        while i >= 0 and (toks[i].lower() in SKIP or toks[i].lower() in NEGATIONS):
+            if toks[i].lower() in NEGATIONS or toks[i].lower() == "longer":
+                negated = True
+            i -= 1
+        if i >= 0 and toks[i].lower() == "longer" and i > 0 and toks[i - 1].lower() == "no":
+            negated, i = True, i - 2
+        if i > 1 and toks[i].lower() == "to" and toks[i - 1].lower() in SWITCHED:
+            i -= 2
+        elif i > 0 and toks[i].lower() in BEGUN:
+            i -= 1
+        else:
+            break
     if i < 0:
         return clause_subject(sentence, ctx), negated
     word = toks[i]
     low = word.lower()
+    if _complement(sentence[start:], word):
+        return None, negated
     contracted = CONTRACTED.match(low)
     if contracted:
         if contracted.group("tail") in ("d", "ll"):
@@ -130,11 +159,40 @@ def local_subject(sentence: str, start: int, ctx: Context) -> tuple[str | None, 
         toks = [*toks[:i], word]
     if low == "to" and i > 0 and toks[i - 1].lower() == "used":
         return _subject_at(toks, i - 2, sentence, ctx) if i > 1 else None, True
-    if low == "to" and i > 1 and toks[i - 1].lower() in SWITCHED:
-        return _subject_at(toks, i - 2, sentence, ctx), negated
-    if low in NON_FACTUAL:
+    if low in NON_FACTUAL or (_verb_like(word) and _unasserted(toks[:i])):
         return None, negated
     return _subject_at(toks, i, sentence, ctx), negated
+
+
+def _verb_like(word: str) -> bool:
+    """A plain lowercase word that is no subject: the verb before the frame's ("go")."""
+    low = word.lower()
+    if not low.isalpha() or low != word or low in FIRST_PERSON or low in THIRD_PRONOUNS:
+        return False
+    return low not in RELATIONS and low not in FIRST_POSSESSIVE and low not in THIRD_POSSESSIVE
+
+
+def _unasserted(toks: list[str]) -> bool:
+    """A word of the clause before the verb says it is not so ("Maya was going to go on a
+    keto diet", "Ben wants to go on a diet"): read back to the clause's start."""
+    for word in reversed(toks):
+        low = word.lower()
+        if low in (",", ";", ":", "and", "but", "so"):
+            return False
+        if low in NON_FACTUAL and low != "about":
+            return True
+    return False
+
+
+def _complement(rest: str, before: str) -> bool:
+    """A gerund after a word that is not its subject: the object of another verb or of a
+    preposition ("I decided against going vegan", "I've looked into cycling to work"),
+    which says nothing of what the subject does (but "I'm going vegan", "I've started
+    cycling" do)."""
+    first = TOKEN.match(rest)
+    if first is None or not first.group(0).lower().endswith("ing"):
+        return False
+    return _verb_like(before) and before not in ("and", "but", "so")
 
 
 def _subject_at(toks: list[str], i: int, sentence: str, ctx: Context) -> str | None:
