@@ -121,12 +121,13 @@ EMPLOYER = [
         r"(?:at|for|with)\s+(?=(?-i:[A-Z]))",
         rd.proper,
     ),
+    # Not one sought or offered: "applied for a job at Globex", "was offered a role at Acme"
+    # ("left Acme for a job at Globex" holds one).
     _f(
         "employer",
-        r"\b(?:(?:has|have|'ve|’ve|had|got|gotten|took|taken|accepted|started|landed|found|"
-        r"holds?|began)\s+(?:a|an|the)\s+|(?:my|his|her|their|our|(?-i:[A-Z])\w*(?:'s|’s))\s+)"
-        r"(?:new\s+|current\s+|full-time\s+|part-time\s+)?(?:job|position|post|role)\s+"
-        r"(?:at|with)\s+",
+        r"(?<!applied for a )(?<!apply for a )(?<!applying for a )(?<!interview for a )"
+        r"(?<!interviewing for a )(?<!interviewed for a )(?<!looking for a )(?<!offered a )"
+        r"(?<!about a )\b(?:job|position|post|role)\s+(?:at|with)\s+",
         rd.organisation,
     ),
     _f("employer", r"\b(?:on\s+the\s+payroll|day\s+job)\s+(?:at|of)\s+", rd.organisation),

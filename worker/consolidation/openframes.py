@@ -265,6 +265,7 @@ def _clauses(sentence: str, ctx: Context) -> list[Clause]:
         out.append(clause)
         if (passive := _passive(clause, ctx.me)) is not None:
             out.append(passive)
+        out += _shared_home(clause)
     return out
 
 
@@ -294,6 +295,42 @@ def _passive(c: Clause, me: str) -> Clause | None:
     base = verb[:-2] if verb.endswith(("ches", "shes", "xes")) else verb[:-1]
     done = base + ("d" if base.endswith("e") else "ed")
     return Clause(me, (SUBJECT, "is", done, "by", c.subject), c.markers, c.cue, (c.subject,))
+
+
+LIVES = frozenset({"lives", "live", "living"})
+SHARES = frozenset({"shares", "share", "sharing"})
+HOMES = frozenset("flat house place apartment home room".split())
+AUXILIARIES = frozenset({"is", "are", "am", "'s", "'m", "'re", "has", "have", "'ve", "been"})
+
+
+def _shared_home(c: Clause) -> list[Clause]:
+    """ "<s> lives with Oskar", "<s> shares a flat with Grace": the people named are the
+    subject's housemates, "<s> 's housemate is oskar", so that "Pavel's housemate is
+    Callum now" or "Bram no longer has a housemate" meets it, and one who shares a flat
+    lives with them ("lives alone now" meets it). Only names hold it ("lives with his
+    parents" names no housemate)."""
+    w = c.words
+    if len(w) < 4 or w[0] != SUBJECT or c.markers:
+        return []
+    i = 1
+    while i < len(w) and w[i] in AUXILIARIES:
+        i += 1
+    if i < len(w) and w[i] in LIVES:
+        i += 1
+    elif i + 2 < len(w) and w[i] in SHARES and w[i + 1] in ("a", "the") and w[i + 2] in HOMES:
+        i += 3
+    else:
+        return []
+    if i >= len(w) or w[i] != "with":
+        return []
+    holder = w[i + 1 :]
+    names = [h for h in holder if h != "and"]
+    if not names or not set(names) <= set(c.named) or holder[-1] == "and":
+        return []
+    out = [Clause(c.subject, (SUBJECT, "'s", "housemate", "is", *holder), (), c.cue, c.named)]
+    if w[i - 1] not in LIVES:
+        out.append(Clause(c.subject, (SUBJECT, "lives", "with", *holder), (), c.cue, c.named))
+    return out
 
 
 ATTRIBUTE = re.compile(r"[a-z]+(?:_[a-z]+)?")
@@ -346,12 +383,26 @@ def _given(sentence: str) -> str:
     return " ".join(m.group("clause").strip() + "." for m in PRESUPPOSED_CLAUSE.finditer(sentence))
 
 
+ROLE_NOUNS = {
+    "flatmate": "housemate",
+    "flat-mate": "housemate",
+    "roommate": "housemate",
+    "room-mate": "housemate",
+    "gp": "doctor",
+    "landlady": "landlord",
+    "boss": "manager",
+}
+"""Nouns of one role said by another word ("my flatmate", "my GP"), read as one noun so
+that "my flatmate is Priya now" meets "my housemate is Sam"."""
+SAME_ROLE = re.compile(r"\b(" + "|".join(ROLE_NOUNS) + r")(s?)\b", re.I)
+
+
 def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading | None:
     """The statement's open reading, or None when it is too long to be a stated fact."""
     speaker, body = split_speaker(text.replace("’", "'"))
     if not body or len(tokens(body)) > MAX_TOKENS:
         return None
-    body = kin(body)
+    body = SAME_ROLE.sub(lambda m: ROLE_NOUNS[m.group(1).lower()] + m.group(2), kin(body))
     people = frozenset(e.split()[0].lower() for e in set(entities) if e.strip())
     me = speaker.lower() if speaker else "user"
     ctx = Context(me, antecedent(body, people, me), people)

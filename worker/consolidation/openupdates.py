@@ -297,7 +297,9 @@ def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
     return OpenUpdate(Relation.EVOLVED_INTO, why)
 
 
-ALONE = frozenset({("alone",), ("on", SUBJECT, "'s", "own"), ("by", SUBJECT)})
+ALONE = frozenset(
+    {("alone",), ("on", SUBJECT, "'s", "own"), ("on", SUBJECT, "own"), ("by", SUBJECT)}
+)
 """A clause's value said as nobody with the subject: "<s> lives alone", "on <s> 's own",
 "by <s>" (the reflexive: "by myself")."""
 

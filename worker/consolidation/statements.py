@@ -36,7 +36,6 @@ from worker.consolidation.subjects import (
     antecedent,
     clause_subject,
     is_name,
-    kin,
     local_subject,
     name_key,
     owner_key,
@@ -111,7 +110,6 @@ def statement_features(text: str, entities: Iterable[str] = ()) -> StatementFeat
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _features(text: str, entities: tuple[str, ...]) -> StatementFeatures:
     speaker, body = split_speaker(text.replace("’", "'"))
-    body = kin(body)
     if passage_spans(text):
         # A text of several passages (an answer, a document) is read for no slot: the
         # rules read sentences, and a long text's sentences name versions, sums and

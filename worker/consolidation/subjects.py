@@ -169,19 +169,31 @@ def _verb_like(word: str) -> bool:
     low = word.lower()
     if not low.isalpha() or low != word or low in FIRST_PERSON or low in THIRD_PRONOUNS:
         return False
+    if low in ("and", "but", "so", "or", "then"):
+        return False
     return low not in RELATIONS and low not in FIRST_POSSESSIVE and low not in THIRD_POSSESSIVE
 
 
 def _unasserted(toks: list[str]) -> bool:
     """A word of the clause before the verb says it is not so ("Maya was going to go on a
     keto diet", "Ben wants to go on a diet"): read back to the clause's start."""
-    for word in reversed(toks):
-        low = word.lower()
+    for i in range(len(toks) - 1, -1, -1):
+        low = toks[i].lower()
         if low in (",", ";", ":", "and", "but", "so"):
             return False
+        if low == "to" and i > 0 and toks[i - 1].lower() in SWITCHED:
+            continue
         if low in NON_FACTUAL and low != "about":
             return True
     return False
+
+
+FACTIVE = frozenset(
+    """like likes love loves enjoy enjoys hate hates adore adores dislike dislikes mind minds
+    prefer prefers keep keeps kept""".split()
+)
+"""Verbs before a gerund that take it as so: "I really like living in Graz" says where the
+speaker lives."""
 
 
 def _complement(rest: str, before: str) -> bool:
@@ -192,7 +204,7 @@ def _complement(rest: str, before: str) -> bool:
     first = TOKEN.match(rest)
     if first is None or not first.group(0).lower().endswith("ing"):
         return False
-    return _verb_like(before) and before not in ("and", "but", "so")
+    return _verb_like(before) and before not in FACTIVE
 
 
 def _subject_at(toks: list[str], i: int, sentence: str, ctx: Context) -> str | None:
