@@ -354,6 +354,12 @@ GYM = [
         tier=GENERIC,
     ),
     _f("gym", r"\bgym\s+membership\s+(?:at|with)\s+", rd.organisation),
+    _f(
+        "gym",
+        r"\b(?:goes|go|going|member)\s+(?:to|at|of)\s+(?=(?:the\s+)?(?-i:[A-Z])[\w'’]*(?:\s+"
+        r"(?-i:[A-Z])[\w'’]*){0,2}\s+(?-i:Gym|Fitness|Leisure\s+Centre|Health\s+Club)\b)",
+        rd.organisation,
+    ),
 ]
 """Where the subject works out: "Lucia works out at Ironworks Gym" says "Lucia's gym is
 Ironworks Gym". "Trains at" is said of more than gyms (a nurse trains at a hospital), so a
@@ -377,8 +383,23 @@ COMMUTE = [
     ),
     _f(
         "commute",
-        r"\b(?:commutes?|commuting|gets?\s+to\s+work|goes\s+to\s+work|travels\s+to\s+work)\s+"
-        r"(?:in\s+)?by\s+(?P<val>[\w-]+)",
+        r"\b(?:commutes?|commuting|gets?\s+to\s+work|goes\s+to\s+work|go\s+to\s+work|"
+        r"travels?\s+to\s+work|comes?\s+in|come\s+into\s+work)\s+(?:in\s+)?"
+        r"(?:by|on\s+(?:the|a|my|his|her|their))\s+(?P<val>[\w-]+)",
+        rd.commute,
+        tier=GENERIC,
+    ),
+    _f(
+        "commute",
+        POSS + r"\s+commute\s+is\s+" + ADV + r"(?:by\s+|on\s+(?:the\s+|a\s+)?)?(?P<val>[\w-]+)",
+        rd.commute,
+        tier=GENERIC,
+        subject="owner",
+    ),
+    _f(
+        "commute",
+        r"\b(?P<val>cycles?|bikes?|walks?|drives?)\s+in\b(?=\s*(?:$|[,.;!]|\s+(?:now|these\s+days|"
+        r"every|each|most|instead|nowadays)\b))",
         rd.commute,
         tier=GENERIC,
     ),
@@ -392,6 +413,15 @@ LANGUAGE = [
         r"\b(?:learning|learns?|studying|studies|study|practis(?:es?|ing)|practic(?:es?|ing)|"
         r"taking|takes?)\s+(?P<val>" + LANGUAGES + r")\b(?!\s+(?:food|cuisine|wine|films?|"
         r"history|literature))",
+        rd.phrase,
+        tier=GENERIC,
+    ),
+    _f(
+        "language",
+        r"\b(?:does|do|doing|goes\s+to|go\s+to|going\s+to|attends?|attending|signed\s+up\s+for|"
+        r"enrolled\s+in|brushing\s+up\s+on)\s+(?:my\s+|his\s+|her\s+|their\s+)?"
+        r"(?P<val>" + LANGUAGES + r")(?=\s+(?:classes|lessons|courses?|class|tutoring)\b|"
+        r"\s*(?:$|[,.;!]|\s+(?:now|these\s+days|instead)\b))",
         rd.phrase,
         tier=GENERIC,
     ),
@@ -413,6 +443,13 @@ MANAGER = [
         "manager",
         r"\b(?P<val>" + NAME + r"(?:\s+" + NAME + r")?)\s+(?:became|is\s+now|took\s+over"
         r"\s+as)\s+" + POSS + r"\s+(?:new\s+)?(?:manager|boss)",
+        rd.person,
+        subject="owner",
+    ),
+    _f(
+        "manager",
+        r"\b(?P<val>" + NAME + r"(?:\s+" + NAME + r")?)\s+" + ADV + r"(?:runs|leads|manages|heads"
+        r"(?:\s+up)?)\s+" + POSS + r"\s+team\b",
         rd.person,
         subject="owner",
     ),
@@ -544,9 +581,16 @@ GENERIC_FRAMES = [
     _f("plan", r"\b" + BE + r"\s+going\s+to\s+(?=(?-i:[A-Z]))", rd.clause, tier=GENERIC),
     _f(
         "shift",
-        r"\b(?:works?|working|on|switched\s+to)\s+(?=(?:day|night|early|late|evening|"
-        r"morning|weekend)\s+shifts?\b)",
-        rd.phrase,
+        r"\b(?:works?|working|on|switched\s+to|moved\s+to|doing|does)\s+(?:the\s+)?(?=(?:day|"
+        r"night|early|late|evening|morning|weekend|graveyard|back)\s+shifts?\b)",
+        rd.shift,
+        tier=GENERIC,
+    ),
+    _f(
+        "shift",
+        r"\b(?:works?|working|does|doing|on|switched\s+to|moved\s+to|gone\s+(?:back\s+)?to)\s+"
+        r"(?=(?:nights|days|earlies|lates|evenings|weekends)\b(?!\s+(?:ago|off|a\s+week)))",
+        rd.shift,
         tier=GENERIC,
     ),
     _f("subscriptions", r"\b(?:pays?|paying)\s+for\s+", rd.clause, tier=MULTI),

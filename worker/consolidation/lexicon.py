@@ -53,6 +53,17 @@ COMMUTE_MODES: Final = {
     "shuttle": "shuttle",
 }
 """Ways of getting to work, each said one way: "cycles to work" and "goes by bike" agree."""
+SHIFTS: Final = {
+    **{w: w for w in "day night early late evening morning weekend back".split()},
+    "graveyard": "night",
+    "nights": "night",
+    "days": "day",
+    "earlies": "early",
+    "lates": "late",
+    "evenings": "evening",
+    "weekends": "weekend",
+}
+"""Shifts, each said one way: "works nights" and "on the night shift" agree."""
 CAR_MAKES: Final = frozenset(
     """fiat toyota volvo ford kia vw volkswagen honda mazda renault skoda tesla subaru bmw
     audi mercedes nissan hyundai peugeot citroen opel seat mini jeep chevrolet chevy dodge
@@ -139,6 +150,8 @@ ATTRIBUTE_NOUNS: Final = {
     "manager": "manager",
     "boss": "manager",
     "line manager": "manager",
+    "team lead": "manager",
+    "team leader": "manager",
     "supervisor": "manager",
     "alarm": "setting:alarm",
     "password": "setting:password",

@@ -134,6 +134,13 @@ def commute(rest: str) -> str:
     return lx.COMMUTE_MODES.get(word, "")
 
 
+def shift(rest: str) -> str:
+    """A shift, one name for its words ("nights", "the night shift" are "night")."""
+    ws = rest.lower().split()
+    first = ws[0].strip(",;:.!?") if ws else ""
+    return lx.SHIFTS.get(first, "")
+
+
 def date(rest: str) -> str:
     return temporal(rest)
 
