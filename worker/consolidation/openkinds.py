@@ -62,8 +62,32 @@ LONGEST: Final = 3
 
 
 AUX = frozenset({"is", "are", "am", "'s", "'m", "'re", "has", "have", "'ve", "been"})
+ADVERBS = frozenset("only mostly mainly usually just generally always normally".split())
+HOLDING: Final[dict[str, frozenset[str]]] = {
+    "language": frozenset(
+        """learn learns learning study studies studying practise practises practising practice
+        practices practicing take takes taking do does doing""".split()
+    ),
+    "sport": frozenset(
+        """play plays playing do does doing into practise practises practising practice
+        practices practicing train trains training""".split()
+    ),
+    "drink": frozenset(
+        """drink drinks drinking have has having order orders ordering get gets getting on
+        into""".split()
+    ),
+    "phone": frozenset("use uses using have has got own owns carry carries on".split()),
+    "transport": frozenset(
+        "take takes taking ride rides riding catch catches catching get gets getting use uses "
+        "using".split()
+    ),
+}
+"""The verbs that say a value of the kind is the subject's current one: "<s> does judo"
+and "<s> is into fencing now" say one sport; "<s> speaks Spanish" and "<s> is learning
+Japanese" are not one language."""
 LEADS = frozenset("a an the in at on to with for by from".split())
 SWITCH = re.compile(r"^(?:switched|swapped|changed|moved|gone|went)$")
+TAKEN_UP = frozenset({"took", "taken", "picked"})
 
 
 def _at(words: tuple[str, ...], start: int) -> tuple[str, tuple[str, ...]] | None:
@@ -94,23 +118,39 @@ def object_kind(c: Clause) -> tuple[str, tuple[str, ...]] | None:
         cut = next((i for i in range(2, min(len(w), 6)) if w[i] in ("is", "are")), None)
         return _at(w, cut + 1) if cut is not None else None
     i = 1
-    while i < len(w) and w[i] in AUX:
+    while i < len(w) and w[i] in AUX | ADVERBS:
         i += 1
     if i >= len(w) or SWITCH.match(w[i]):
         return None
     return _at(w, i + 1)
 
 
+def held(c: Clause) -> tuple[str, tuple[str, ...]] | None:
+    """ "<s> is into fencing", "<s> only drinks tea": the clause's object is a member and
+    its verb one that says it is the subject's current value of that kind (`HOLDING`), or
+    the value of a noun of the subject's ("<s> 's phone is an iphone 12")."""
+    found = object_kind(c)
+    if found is None or c.words[1] == "'s":
+        return found
+    i = 1
+    while i < len(c.words) and c.words[i] in AUX | ADVERBS:
+        i += 1
+    return found if i < len(c.words) and c.words[i] in HOLDING[found[0]] else None
+
+
 def switched_to(c: Clause) -> tuple[str, tuple[str, ...]] | None:
-    """ "<s> (has) switched to netball": a change named by its new value alone, a member,
-    and nothing else said; its kind and span."""
+    """ "<s> (has) switched to netball", "<s> 's taken up padel (instead)": a change named
+    by its new value alone, a member, and nothing else said, with a change word; its kind
+    and span."""
     w = c.words
     if len(w) < 4 or w[0] != SUBJECT or c.markers or c.cue is None:
         return None
     i = 1
     while i < len(w) and w[i] in AUX:
         i += 1
-    if i + 1 >= len(w) or not SWITCH.match(w[i]) or w[i + 1] != "to":
+    if i + 1 >= len(w) or (
+        (w[i + 1] != "to" or not SWITCH.match(w[i])) and (w[i + 1] != "up" or w[i] not in TAKEN_UP)
+    ):
         return None
     found = _at(w, i + 2)
     if found is None:

@@ -33,7 +33,7 @@ from contracts.memory import Relation
 from readmodel.text import STOPWORDS
 from worker.consolidation.openframes import Clause, OpenReading
 from worker.consolidation.openkeys import MAX_VALUE, head, one_span_apart, same_tail
-from worker.consolidation.openkinds import object_kind, switched_to
+from worker.consolidation.openkinds import held, object_kind, switched_to
 from worker.consolidation.openroles import ended_stems, held_by_people, role_of
 from worker.consolidation.openvalues import SHORT, Ending, dates_now, declared
 from worker.consolidation.openwords import CUES, SUBJECT, content, verb_stem
@@ -67,19 +67,34 @@ def open_update(o: OpenReading | None, n: OpenReading | None) -> OpenUpdate | No
 def kind_change(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
     """ "<s> switched to netball": the older value of the subject's of the same kind
     (`openkinds.py`), said as the object of any frame ("<s> plays volleyball on
-    weekends") or switched to before, is over."""
+    weekends") or switched to before, is over; so is one held by a verb of holding it
+    when a change word says the newer holds another ("<s> does judo" / "<s> is into
+    fencing now")."""
     for nc in n.clauses:
         new = switched_to(nc)
+        holds = new is None and nc.cue is not None and (new := held(nc)) is not None
         if new is None:
             continue
         for oc in o.clauses:
-            old = object_kind(oc) or switched_to(oc)
+            old = (held(oc) if holds else object_kind(oc)) or switched_to(oc)
             if oc.subject != nc.subject or old is None or old[0] != new[0] or old[1] == new[1]:
+                continue
+            if holds and not _same_rest(oc.words, old[1], nc.words, new[1]):
                 continue
             frame = f"{_masked_frame(oc.words, old[1])} ({old[0]})"
             why = explain(nc.subject, frame, " ".join(old[1]), " ".join(new[1]), nc.cue)
             return OpenUpdate(Relation.EVOLVED_INTO, why)
     return None
+
+
+def _same_rest(
+    old: tuple[str, ...], old_span: tuple[str, ...], new: tuple[str, ...], new_span: tuple[str, ...]
+) -> bool:
+    """What follows each value is the same, or said on one side only: "<s> takes the bus to
+    work" and "<s> takes the train to paris now" are two journeys."""
+    after_old = old[old.index(old_span[0]) + len(old_span) :]
+    after_new = new[new.index(new_span[0]) + len(new_span) :]
+    return not after_old or not after_new or after_old == after_new
 
 
 def _contains(words: tuple[str, ...], span: tuple[str, ...]) -> bool:
