@@ -307,11 +307,13 @@ def _shared_home(c: Clause) -> list[Clause]:
     """ "<s> lives with Oskar", "<s> shares a flat with Grace": the people named are the
     subject's housemates, "<s> 's housemate is oskar", so that "Pavel's housemate is
     Callum now" or "Bram no longer has a housemate" meets it, and one who shares a flat
-    lives with them ("lives alone now" meets it). Only names hold it ("lives with his
-    parents" names no housemate)."""
+    or has a housemate lives with them ("lives alone now" meets it). Only names hold it
+    ("lives with his parents" names no housemate)."""
     w = c.words
     if len(w) < 4 or w[0] != SUBJECT or c.markers:
         return []
+    if len(w) > 4 and w[1:4] == ("'s", "housemate", "is") and set(w[4:]) - {"and"} <= set(c.named):
+        return [Clause(c.subject, (SUBJECT, "lives", "with", *w[4:]), (), c.cue, c.named)]
     i = 1
     while i < len(w) and w[i] in AUXILIARIES:
         i += 1

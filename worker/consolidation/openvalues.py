@@ -266,11 +266,26 @@ def thing_said(sentence: str) -> ThingSaid | None:
     if thing is None or markers(RESULT.sub("is ", sentence)):
         return None
     words = tokens(sentence)
-    said = () if RELOCATED.search(sentence) else tuple(w for w in content(words) if w not in thing)
+    plain = RELOCATED.search(sentence) or _needs(thing, words)
+    said = () if plain else tuple(w for w in content(words) if w not in thing)
     return ThingSaid(
         thing, tuple(DATE.findall(sentence)), _status(thing, sentence), said, len(words),
         cue_of(sentence),
     )  # fmt: skip
+
+
+def _needs(thing: tuple[str, ...], words: list[str]) -> bool:
+    """The thing does something as it always does ("the garden project needs more
+    compost"): a verb in the present after it, not one that says what became of it
+    ("is", "has", "goes ahead")."""
+    k = len(thing)
+    at = next((i + k for i in range(len(words) - k + 1) if tuple(words[i : i + k]) == thing), None)
+    if at is None or at >= len(words):
+        return False
+    verb = words[at]
+    return (
+        verb.endswith("s") and not verb.endswith("ss") and verb not in ("is", "has", "was", "goes")
+    )
 
 
 def _status(thing: tuple[str, ...], sentence: str) -> tuple[str, ...]:
