@@ -449,9 +449,18 @@ MANAGER = [
     _f(
         "manager",
         r"\b(?P<val>" + NAME + r"(?:\s+" + NAME + r")?)\s+" + ADV + r"(?:runs|leads|manages|heads"
-        r"(?:\s+up)?)\s+" + POSS + r"\s+team\b",
+        r"(?:\s+up)?|oversees|supervises|(?:is|'s|’s)\s+" + ADV + r"in\s+charge\s+of|"
+        r"(?:has|'s|’s)\s+taken\s+over|took\s+over)\s+" + POSS + r"\s+(?:team|department|"
+        r"group|unit|division|work)\b",
         rd.person,
         subject="owner",
+    ),
+    _f("manager", r"\banswers?\s+(?:directly\s+)?to\s+(?=(?-i:[A-Z]))", rd.person),
+    _f(
+        "manager",
+        r"\b(?:on|in|joined|moved\s+(?:over\s+)?to|transferred\s+to|switched\s+to)\s+"
+        r"(?P<val>" + NAME + r")(?:'s|’s)\s+team\b",
+        rd.person,
     ),
     _f("manager", r"\b" + THING + r"\s+is\s+" + ADV + r"led\s+by\s+", rd.person, subject="thing"),
     _f("manager", r"\b(?:the\s+)?" + THING + r"\s+lead\s+is\s+", rd.person, subject="thing"),

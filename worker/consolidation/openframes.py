@@ -188,10 +188,13 @@ def _subject(part: str, ctx: Context) -> str | None:
     """The clause's subject when it is the speaker or one of the producer's people (not a
     word that opens a sentence: "Let's ...", "Long time no see"); a relative named by role
     ("Bram's landlord") is its owner's attribute here, so that "Bram's landlord is X" and
-    "Bram no longer has a landlord" share a subject."""
+    "Bram no longer has a landlord" share a subject; one referred to by a pronoun ("she's
+    moved" after "my mum called") is not read here."""
     plain = " ".join(w for w in part.split() if w.lower() not in NOISE)
     subject = clause_subject(CONTRACTED.sub(lambda m: m.group(0) + " ", plain), ctx)
     owner = subject.split(">")[0] if subject else None
+    if subject and ">" in subject and subject.split(">")[1] not in plain.lower():
+        return None
     return owner if owner == ctx.me or owner in ctx.entities else None
 
 
@@ -259,8 +262,6 @@ def _clauses(sentence: str, ctx: Context) -> list[Clause]:
         if subject is None or not raw:
             continue
         words = _reported(_masked(raw, subject, ctx))
-        if SUBJECT not in words:
-            continue
         clause = Clause(subject, words, tuple(sorted(markers(part))), cue_of(said), _named(part))
         out.append(clause)
         if (passive := _passive(clause, ctx.me)) is not None:

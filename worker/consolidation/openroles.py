@@ -55,11 +55,14 @@ def _masked(words: tuple[str, ...], at: int) -> str:
 
 def verb_role(c: Clause) -> Role | None:
     """ "<s> trains with P": a present verb, a preposition, then the holder (to the end);
-    or "<s> is tutored by P", the verb's past participle after a copula."""
+    or "<s> is tutored by P", the verb's past participle after a copula, whose stem is
+    taken both ways its "-ed" may have been added ("mentor-ed", "supervise-d")."""
     w = c.words
     if len(w) < 4 or w[0] != SUBJECT or c.markers:
         return None
+    participle = ""
     if len(w) > 4 and w[1] in COPULAS and w[2].endswith("ed") and w[3] == "by":
+        participle = w[2]
         w = (w[0], w[2][:-2], w[3], *w[4:])
     verb, prep = w[1], w[2]
     if verb in STOPWORDS or verb in NOISE or verb[0] == "'" or CUES.fullmatch(verb):
@@ -69,9 +72,8 @@ def verb_role(c: Clause) -> Role | None:
     holder = w[3:]
     if not content(list(holder)) or SUBJECT in holder:
         return None
-    return Role(
-        frozenset({stem(verb)}), _masked(c.words, len(c.words) - len(holder)), holder, False
-    )
+    stems = {stem(verb), stem(participle[:-1])} if participle else {stem(verb)}
+    return Role(frozenset(stems), _masked(c.words, len(c.words) - len(holder)), holder, False)
 
 
 def noun_role(c: Clause) -> Role | None:

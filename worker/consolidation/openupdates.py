@@ -108,19 +108,27 @@ def ended_value(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
     only "on X": "I'm off Lexapro" / "I'm on Lexapro", not "I drink coffee"). A change
     declared by a noun ("switched dentists") ends the clause of that noun ("<s> 's dentist
     is _"), not any clause that names it ("<s> takes the train to work" is not ended by
-    "changed trains at Leeds")."""
+    "changed trains at Leeds"). A value the older statement holds by a noun is that
+    noun's: another noun's ending ends none of its other clauses ("<s> 's flatmate is
+    Ravi", read also as "<s> lives with ravi", is not ended by "<s> 's tutor changed from
+    Ravi")."""
     said_ended = {e.span for e in o.endings}
     for e in n.endings:
         if not e.asserted or e.span in said_ended:
             continue
-        for c in o.clauses:
-            if c.markers or not _contains(c.words, e.span):
+        other_noun: set[str] = set()
+        for c in sorted(o.clauses, key=lambda c: not _noun_of(c.words)):
+            if c.markers or not _contains(c.words, e.span) or c.subject in other_noun:
                 continue
             if c.subject not in n.subjects and not _died(e, c):
                 continue
             if e.how.endswith(" off") and not _contains(c.words, ("on", *e.span)):
                 continue
-            if _other_noun(c, n, e.span) or not _same_verb(e.how, e.span, c.words):
+            if _other_noun(c, n, e.span):
+                if _another_noun_said(c, n, e.span):
+                    other_noun.add(c.subject)
+                continue
+            if not _same_verb(e.how, e.span, c.words):
                 continue
             if _other_than_a_couple(e.how, c.words):
                 continue
@@ -191,15 +199,30 @@ def _other_noun(c: Clause, n: OpenReading, span: tuple[str, ...]) -> bool:
     what is ended is a person holding a relation, or the relation itself ("Omar no longer
     has a partner")."""
     noun = _noun_of(c.words)
-    said = {
-        _noun_of(x.words) for x in n.clauses if x.subject == c.subject and _contains(x.words, span)
-    } - {()}
+    said = _nouns_said(c, n, span)
     old_rel = set(noun) & RELATIONS
     new_rel = {w for x in said for w in x} & RELATIONS
-    if noun and said and noun not in said and not old_rel & new_rel:
+    if _another_noun_said(c, n, span):
         return True
     ended_holder = set(span) & (set(n.subjects) | old_rel)
     return old_rel != new_rel and not ended_holder
+
+
+def _nouns_said(c: Clause, n: OpenReading, span: tuple[str, ...]) -> set[tuple[str, ...]]:
+    """The nouns of the subject the newer statement says the span with."""
+    return {
+        _noun_of(x.words) for x in n.clauses if x.subject == c.subject and _contains(x.words, span)
+    } - {()}
+
+
+def _another_noun_said(c: Clause, n: OpenReading, span: tuple[str, ...]) -> bool:
+    """The newer statement says the span with a noun of the subject's other than the older
+    clause's (and no relation of both)."""
+    noun = _noun_of(c.words)
+    said = _nouns_said(c, n, span)
+    old_rel = set(noun) & RELATIONS
+    new_rel = {w for x in said for w in x} & RELATIONS
+    return bool(noun and said and noun not in said and not old_rel & new_rel)
 
 
 def _other_than_a_couple(how: str, words: tuple[str, ...]) -> bool:
