@@ -75,6 +75,25 @@ RESIDENCE = [
     _f("residence", r"\b(?:based|settled|resident)\s+in\s+", rd.proper),
     _f(
         "residence",
+        r"\b(?:resident\s+of|renting\s+in|rents\s+in|(?:lives?|living)\s+out\s+of)\s+",
+        rd.proper,
+    ),
+    _f(
+        "residence",
+        r"\bcalls?\s+(?=(?-i:[A-Z])[\w'’.-]*(?:\s+(?-i:[A-Z])[\w'’.-]*)?\s+home\b)",
+        rd.proper,
+    ),
+    _f("residence", r"\bmade\s+(?:my|his|her|their|our|a)\s+(?:new\s+)?home\s+in\s+", rd.proper),
+    _f(
+        "residence",
+        r"\b(?:has|have|'ve|’ve)\s+been\s+in\s+(?=(?-i:[A-Z])[\w'’.-]*(?:\s+(?-i:[A-Z])[\w'’.-]*)?"
+        r"\s+since\s+(?:(?:last|early|late)\s+)?(?:(?-i:January|February|March|April|May|June|July|"
+        r"August|September|October|November|December)|spring|summer|autumn|fall|winter|year|"
+        r"(?:19|20)\d\d)\b)",
+        rd.proper,
+    ),
+    _f(
+        "residence",
         r"\b(?:rents?|has|have|owns?|bought)\s+(?:a|an|her|his|my|their)\s+(?:own\s+)?"
         r"(?:flat|house|apartment|place|home|condo|studio)\s+in\s+",
         rd.proper,

@@ -132,10 +132,8 @@ def held(c: Clause) -> tuple[str, tuple[str, ...]] | None:
     found = object_kind(c)
     if found is None or c.words[1] == "'s":
         return found
-    i = 1
-    while i < len(c.words) and c.words[i] in AUX | ADVERBS:
-        i += 1
-    return found if i < len(c.words) and c.words[i] in HOLDING[found[0]] else None
+    before = c.words[1 : c.words.index(found[1][0])]
+    return found if set(before) & HOLDING[found[0]] else None
 
 
 def switched_to(c: Clause) -> tuple[str, tuple[str, ...]] | None:
