@@ -9,7 +9,7 @@ each statement read all the others.
 from worker.consolidation.openframes import Clause, OpenReading
 from worker.consolidation.openkinds import object_kind, switched_to
 from worker.consolidation.openroles import role_stems
-from worker.consolidation.openvalues import SHORT, dates_now
+from worker.consolidation.openvalues import LEAVING, SHORT, dates_now
 from worker.consolidation.openwords import SUBJECT, content, verb_stem
 
 MAX_VALUE = 5
@@ -128,12 +128,12 @@ def _named(r: OpenReading, role: str) -> set[str]:
 
 
 def _died(r: OpenReading, role: str) -> set[str]:
-    """`~died:w` for each name a statement says died; `role` "named" queries the
-    statements that hold it."""
+    """`~died:w` for each name a statement says died or left (`openvalues.LEAVING`); `role`
+    "named" queries the statements that hold it."""
     return {
         f"~{role}:{w}"
         for e in r.endings
-        if e.asserted and e.how in ("passed away", "died")
+        if e.asserted and (e.how in ("passed away", "died") or LEAVING.match(e.how))
         for w in e.span
     }
 

@@ -35,7 +35,7 @@ from worker.consolidation.openframes import Clause, OpenReading
 from worker.consolidation.openkeys import MAX_VALUE, head, one_span_apart, same_tail
 from worker.consolidation.openkinds import held, object_kind, switched_to
 from worker.consolidation.openroles import ended_stems, held_by_people, role_of
-from worker.consolidation.openvalues import SHORT, Ending, dates_now, declared
+from worker.consolidation.openvalues import LEAVING, SHORT, Ending, dates_now, declared
 from worker.consolidation.openwords import CUES, SUBJECT, content, verb_stem
 from worker.consolidation.subjects import RELATIONS
 
@@ -52,16 +52,15 @@ def explain(subject: str, frame: str, old: str, new: str, cue: str | None) -> st
 
 
 def open_update(o: OpenReading | None, n: OpenReading | None) -> OpenUpdate | None:
-    """Why the statement read as `n` replaces the one read as `o` (older), or None."""
+    """Why the statement read as `n` replaces the one read as `o` (older), or None. A
+    newer value named beats a bare ending ("Keith left the company and Maria manages me
+    now" says who holds the role now)."""
     if o is None or n is None or o.one_off or n.one_off:
         return None
-    return (
-        thing_change(o, n)
-        or ended_value(o, n)
-        or frame_change(o, n)
-        or role_change(o, n)
-        or kind_change(o, n)
-    )
+    ended = thing_change(o, n) or ended_value(o, n)
+    if ended is not None and ended.relation is Relation.EVOLVED_INTO:
+        return ended
+    return frame_change(o, n) or role_change(o, n) or kind_change(o, n) or ended
 
 
 def kind_change(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
@@ -120,7 +119,7 @@ def ended_value(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
         for c in sorted(o.clauses, key=lambda c: not _noun_of(c.words)):
             if c.markers or not _contains(c.words, e.span) or c.subject in other_noun:
                 continue
-            if c.subject not in n.subjects and not _died(e, c):
+            if c.subject not in n.subjects and not _died(e, c) and not _left(e, c):
                 continue
             if e.how.endswith(" off") and not _contains(c.words, ("on", *e.span)):
                 continue
@@ -145,6 +144,37 @@ def _died(e: Ending, c: Clause) -> bool:
     """ "Miso passed away": a named one's death ends what names them as held ("I have a
     cat named Miso"), whoever's statement it was."""
     return e.how in ("passed away", "died") and bool(e.span) and set(e.span) <= set(c.named)
+
+
+CLOSE = RELATIONS - frozenset(
+    """flatmate roommate housemate landlord landlady boss manager teacher doctor""".split()
+) | frozenset("spouse fiancé fiancée".split())
+"""Family and partners: one who left a job or moved out is still one's sister or wife."""
+
+
+def _left(e: Ending, c: Clause) -> bool:
+    """ "Oskar moved out", "Keith retired": one who left ends the role they held for
+    another ("Pavel lives with Oskar", "my manager is Keith"), not every clause that
+    names them ("I had lunch with Keith"), nor a partner's or a relative's; one who moved
+    out ends only a shared home."""
+    if not LEAVING.match(e.how) or not e.span or not set(e.span) <= set(c.named):
+        return False
+    if e.how == "moved out":
+        return _shares_home(c, e.span)
+    role = role_of(c)
+    if role is not None:
+        close = role.noun and set(c.words[2 : -len(role.holder) - 1]) & CLOSE
+        return not close and set(e.span) <= set(role.holder)
+    return _shares_home(c, e.span)
+
+
+def _shares_home(c: Clause, span: tuple[str, ...]) -> bool:
+    """ "<s> lives with _" or "<s> 's housemate is _" holding the span: whom moving out
+    ends ("Grace moved out" is no end of "<s> trains with grace")."""
+    w = c.words
+    if w[1:3] in (("lives", "with"), ("live", "with")):
+        return set(span) <= set(w[3:])
+    return w[1:4] == ("'s", "housemate", "is") and set(span) <= set(w[4:])
 
 
 def _declared_of(c: Clause, n: OpenReading, e: Ending) -> bool:

@@ -47,7 +47,12 @@ ENDED_AFTER = re.compile(
     r"(?P<x>[^,;.!?:]+?)\s+(?P<how>got married and moved away|moved out|moved away|retired|"
     r"passed away|died(?! (?:down|out|off|of laughter)\b)|"
     r"is long gone|is gone|gone|is a thing of the past|is history|is over|"
-    r"(?:left|quit)(?=\s*(?:$|[,;.]|\s(?:so|and)\b)))"
+    r"(?:left|quit)(?=\s*(?:$|[,;.]|\s(?:so|and)\b))|"
+    r"(?:left|quit) (?:the (?:company|firm|team|practice|surgery|clinic|business|department|"
+    r"country|area|city)(?! (?:chat|meeting|call|channel|group|thread|room|party|event|"
+    r"building|office|lunch|dinner)\b)|(?:his|her|their) (?:job|post|practice))|resigned|"
+    r"stepped down|"
+    r"emigrated|moved abroad)"
 )
 DECLARED = re.compile(
     r"\b(?P<how>(?:switched|changed|swapped) (?P<x>[a-z]{3,}s))\b(?! (?:with|for)\b)"
@@ -72,9 +77,42 @@ ENDING_ONLY = re.compile(
     r"'m off|am off|'s off|is off|'re off|are off|"
     r"'m not|am not|got married|moved out|passed away|died|"
     r"moved away|retired|is long gone|is gone|gone|is a thing|is history|is over|left|"
+    r"resigned|stepped down|emigrated|moved abroad|"
     r"broke up|split up|split from|separated|divorced)"
 )
 """Endings that give no new value: the older one is invalidated, not evolved."""
+LEAVING = re.compile(
+    r"^(?:moved out|moved away|retired|left|quit|resigned|stepped down|emigrated|moved abroad|"
+    r"got married and moved away|(?:left|quit) the [a-z]+|(?:left|quit) (?:his|her|their) "
+    r"[a-z]+)$"
+)
+"""Endings of a person's own that end what they were to others: "Oskar moved out" ends
+"Pavel lives with Oskar", "Keith retired" ends "my manager is Keith"."""
+LEFT_WHAT = re.compile(r"\s+(?P<what>of|from|as|for|into|to|in with|the|a|an|his|her|their)\b")
+"""What a leaving says it left, when it is not the whole of it: "moved out of the spare
+room", "retired from football", "stepped down as captain", "moved out for the summer"."""
+UNDONE = re.compile(
+    r"\b(?:but|then|though|until|before)\b[^.;!?]*\b(?:stay|stayed|staying|stays|back|"
+    r"changed (?:his|her|their) mind|reconsidered|returned|came back|isn't true|wasn't true|"
+    r"not true)\b"
+)
+"""A leaving taken back in the same sentence ("Keith resigned, but he changed his mind and
+stayed", "Oskar moved out, then moved back in")."""
+
+
+def _left_how(m: re.Match[str], sentence: str) -> str:
+    """The ending's words, with what a leaving left when it is not the whole of it, or
+    "but" when the sentence takes it back (so that neither is read as one who left)."""
+    how = m.group("how")
+    if not LEAVING.match(how):
+        return how
+    rest = sentence[m.end() :]
+    what = LEFT_WHAT.match(rest)
+    if what:
+        return f"{how} {what.group('what')}"
+    return f"{how} but" if UNDONE.search(rest) else how
+
+
 MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 DATE = re.compile(
     rf"\b(?:(?:{MONTHS}) \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?(?:{MONTHS})|"
@@ -125,9 +163,10 @@ def dates_now(thing: ThingSaid, ended: Sequence[Ending]) -> tuple[str, ...]:
 
 
 def _span(words: list[str], from_end: bool = False) -> tuple[str, ...]:
-    """The value words of a span that follows (or precedes) an ending construction."""
+    """The value words of a span that follows (or precedes) an ending construction; one
+    that precedes is what a possessive names ("Oskar's sister moved out": the sister)."""
     if from_end:
-        cut = max((i for i, w in enumerate(words) if w in BOUNDARY), default=-1)
+        cut = max((i for i, w in enumerate(words) if w in BOUNDARY or w == "'s"), default=-1)
         words = words[cut + 1 :]
     while words and words[0] in LEAD:
         words = words[1:]
@@ -176,7 +215,7 @@ def endings(sentence: str) -> list[Ending]:
         (_span(tokens(m.group("x"))) or _verb_ended(m.group("how")), m.group("how")) for m in before
     ]
     found += [
-        (_span(tokens(m.group("x")), from_end=True), m.group("how"))
+        (_span(tokens(m.group("x")), from_end=True), _left_how(m, sentence))
         for m in ENDED_AFTER.finditer(sentence)
     ]
     found += [((singular(m.group("x")),), m.group("how")) for m in DECLARED.finditer(sentence)]
