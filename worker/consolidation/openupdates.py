@@ -119,7 +119,7 @@ def ended_value(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
         for c in sorted(o.clauses, key=lambda c: not _noun_of(c.words)):
             if c.markers or not _contains(c.words, e.span) or c.subject in other_noun:
                 continue
-            if c.subject not in n.subjects and not _died(e, c) and not _left(e, c):
+            if c.subject not in n.subjects and not _died(e, c) and not _left(e, c, n):
                 continue
             if e.how.endswith(" off") and not _contains(c.words, ("on", *e.span)):
                 continue
@@ -152,20 +152,36 @@ CLOSE = RELATIONS - frozenset(
 """Family and partners: one who left a job or moved out is still one's sister or wife."""
 
 
-def _left(e: Ending, c: Clause) -> bool:
+def _left(e: Ending, c: Clause, n: OpenReading) -> bool:
     """ "Oskar moved out", "Keith retired": one who left ends the role they held for
     another ("Pavel lives with Oskar", "my manager is Keith"), not every clause that
-    names them ("I had lunch with Keith"), nor a partner's or a relative's; one who moved
-    out ends only a shared home."""
+    names them ("I had lunch with Keith"), nor a partner's or a relative's, nor another's
+    when the statement says whose it was; one who moved out ends only a shared home."""
     if not LEAVING.match(e.how) or not e.span or not set(e.span) <= set(c.named):
         return False
     if e.how == "moved out":
-        return _shares_home(c, e.span)
+        return _shares_home(c, e.span) and not _said_of_another(c, n, None)
     role = role_of(c)
     if role is not None:
         close = role.noun and set(c.words[2 : -len(role.holder) - 1]) & CLOSE
-        return not close and set(e.span) <= set(role.holder)
-    return _shares_home(c, e.span)
+        held = set(e.span) <= set(role.holder)
+        return not close and held and not _said_of_another(c, n, role.stems)
+    return _shares_home(c, e.span) and not _said_of_another(c, n, None)
+
+
+def _said_of_another(c: Clause, n: OpenReading, stems: frozenset[str] | None) -> bool:
+    """The statement says whose role the leaving changed, and it is another subject's
+    ("Keith quit, so Ben reports to Maria now" is Ben's, not Ana's): a role of the same
+    stems, or a home, of another subject."""
+    for x in n.clauses:
+        if x.subject == c.subject:
+            continue
+        role = role_of(x)
+        if stems is not None and role is not None and role.stems & stems:
+            return True
+        if stems is None and x.words[1:2] in (("lives",), ("live",)):
+            return True
+    return False
 
 
 def _shares_home(c: Clause, span: tuple[str, ...]) -> bool:

@@ -94,7 +94,7 @@ room", "retired from football", "stepped down as captain", "moved out for the su
 UNDONE = re.compile(
     r"\b(?:but|then|though|until|before)\b[^.;!?]*\b(?:stay|stayed|staying|stays|back|"
     r"changed (?:his|her|their) mind|reconsidered|returned|came back|isn't true|wasn't true|"
-    r"not true)\b"
+    r"not true|still)\b"
 )
 """A leaving taken back in the same sentence ("Keith resigned, but he changed his mind and
 stayed", "Oskar moved out, then moved back in")."""
