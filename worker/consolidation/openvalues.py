@@ -94,10 +94,11 @@ room", "retired from football", "stepped down as captain", "moved out for the su
 UNDONE = re.compile(
     r"\b(?:but|then|though|until|before)\b[^.;!?]*\b(?:stay|stayed|staying|stays|back|"
     r"changed (?:his|her|their) mind|reconsidered|returned|came back|isn't true|wasn't true|"
-    r"not true|still)\b"
+    r"not true|still)\b|\b(?:just|only) (?:kidding|joking)\b|"
+    r"\b(?:rejoined|rehired|re-hired|reinstated|came back|moved back|went back)\b"
 )
 """A leaving taken back in the same sentence ("Keith resigned, but he changed his mind and
-stayed", "Oskar moved out, then moved back in")."""
+stayed", "Oskar moved out, then moved back in", "Keith quit, just kidding")."""
 
 
 def _left_how(m: re.Match[str], sentence: str) -> str:
