@@ -84,8 +84,11 @@ def is_name(word: str) -> bool:
 def antecedent(body: str, entities: frozenset[str], speaker: str | None) -> str | None:
     """The person "he" or "she" most likely refers to: the first of the producer's people
     named in the text, else its first name ("Caught up with Bram. He ..." is Bram, not a
-    person called Caught) or relative of the speaker's ("my mum called, she's moved")."""
+    person called Caught) or relative of the speaker's ("my mum called, she's moved"),
+    first when the text opens with them."""
     words = TOKEN.findall(body)
+    if _relative(words, 0, speaker):
+        return f"{speaker}>{words[1].lower()}"
     for word in words:
         key = name_key(word)
         if key in entities and key != speaker:
@@ -94,9 +97,8 @@ def antecedent(body: str, entities: frozenset[str], speaker: str | None) -> str 
         key = name_key(word)
         if word[0].isupper() and key.isalpha() and key not in CAPITAL_STOP and key != speaker:
             return key
-        after = words[i + 1].lower() if i + 1 < len(words) else ""
-        if speaker and key in FIRST_POSSESSIVE and after in RELATIONS:
-            return f"{speaker}>{after}"
+        if _relative(words, i, speaker):
+            return f"{speaker}>{words[i + 1].lower()}"
     people = sorted(e.split()[0].lower() for e in entities if e)
     return people[0] if len(people) == 1 else None
 
@@ -112,6 +114,12 @@ doctor"): the speaker's own ("my mum"), as "my mum" says it, not a person of tha
 def kin(body: str) -> str:
     """The body with a kin word used as a name said as the speaker's ("my mum")."""
     return KIN.sub(lambda m: "my " + m.group(0).lower(), body)
+
+
+def _relative(words: list[str], i: int, speaker: str | None) -> bool:
+    """ "my mum", "our landlord" at `i`: a relative of the speaker's."""
+    after = words[i + 1].lower() if i + 1 < len(words) else ""
+    return bool(speaker) and words[i].lower() in FIRST_POSSESSIVE and after in RELATIONS
 
 
 def owner_key(owner: str, ctx: Context) -> str | None:
