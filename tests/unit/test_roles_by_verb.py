@@ -89,6 +89,9 @@ REPLACED = [
     ("User: Ana reports to Keith.", "User: Keith quit, so Ana reports to Maria now."),
     # a relative of the speaker's referred to by a pronoun
     ("User: My mum lives in York.", "User: My mum called, she's moved to Leeds."),
+    ("User: Ana lives in York.", "User: My sister Ana called, she's moved to Leeds."),
+    # a value dropped
+    ("User: I'm learning Spanish.", "User: I dropped Spanish and picked up Italian."),
 ]
 
 
@@ -153,6 +156,10 @@ KEPT = [
     ("User: Ana lives with Oskar.", "User: Oskar moved out, so Pavel lives alone now."),
     ("User: Pavel lives with Oskar.", "User: Pavel's sister lives with Callum."),
     ("User: Bram shares a flat with Beatriz.", "User: Bram shares a car with Tom."),
+    # dropped off, by, or a thing dropped
+    ("User: I take the kids to school.", "User: I dropped the kids off at school."),
+    ("User: My manager is Keith.", "User: Keith dropped by the office."),
+    ("User: I'm learning Spanish.", "User: I dropped my Spanish book in the bath."),
     # a thing that does what it always does has no new status
     ("User: The garden project is on track.", "User: The garden project needs more compost."),
 ]  # fmt: skip

@@ -25,6 +25,8 @@ ENDED_BEFORE = re.compile(
     r"\b(?P<how>instead of|rather than|[,;] not|used to (?:be|have|[a-z]+)|"
     r"stopped(?: being| seeing| [a-z]+ing)?|gave up(?: on)?|no more|"
     r"quit(?: (?:my|his|her|their) job at)?|got rid of|sold|fired|"
+    r"dropped(?! (?:off|by|in|out|back|down)\b| (?:the|my|his|her|their) (?:kids?|children|"
+    r"son|daughter|phone|keys|ball)\b)|"
     r"cancell?ed(?: (?:my|his|her|their) membership at)?|(?:haven't|hasn't) [a-z]+|"
     r"(?:'m|am|'s|is|'re|are) off|"
     r"no longer(?: (?:has|have|is|are|[a-z]+s(?= (?:in|at|for|with|to|on|from|by|a|an|the)\b)))?|"
@@ -73,7 +75,8 @@ STOP = frozenset(
 )
 BOUNDARY = frozenset("with after since so and now that because while when".split())
 ENDING_ONLY = re.compile(
-    r"^(?:quit|got rid|sold|fired|cancel|no longer|doesn't|don't|isn't|is not|aren't|are not|"
+    r"^(?:quit|got rid|sold|fired|cancel|dropped|no longer|doesn't|don't|isn't|is not|aren't|"
+    r"are not|"
     r"'m off|am off|'s off|is off|'re off|are off|"
     r"'m not|am not|got married|moved out|passed away|died|"
     r"moved away|retired|is long gone|is gone|gone|is a thing|is history|is over|left|"

@@ -117,9 +117,13 @@ def kin(body: str) -> str:
 
 
 def _relative(words: list[str], i: int, speaker: str | None) -> bool:
-    """ "my mum", "our landlord" at `i`: a relative of the speaker's."""
+    """ "my mum", "our landlord" at `i`: a relative of the speaker's, not named ("my
+    sister Ana" is Ana)."""
     after = words[i + 1].lower() if i + 1 < len(words) else ""
-    return bool(speaker) and words[i].lower() in FIRST_POSSESSIVE and after in RELATIONS
+    named = i + 2 < len(words) and is_name(words[i + 2])
+    return (
+        bool(speaker) and words[i].lower() in FIRST_POSSESSIVE and after in RELATIONS and not named
+    )
 
 
 def owner_key(owner: str, ctx: Context) -> str | None:
