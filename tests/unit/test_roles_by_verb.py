@@ -14,12 +14,27 @@ from readmodel.embedders.hashing import HashEmbedder
 from readmodel.store import Filter
 from tests.helpers import edge_consolidator, event, memory, mid
 from worker.consolidation.consolidator import consolidate
+from worker.consolidation.openframes import Clause
+from worker.consolidation.openkinds import held, object_kind
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import LinkKind, relate
 from worker.consolidation.statements import statement_features
 
 POLICY = ConsolidationPolicy()
-NOT_PEOPLE = {"User", "I", "The", "My", "Dr", "Our", "Since", "With", "Home", "Saw", "Talked", "Mum"}
+NOT_PEOPLE = {
+    "User",
+    "I",
+    "The",
+    "My",
+    "Dr",
+    "Our",
+    "Since",
+    "With",
+    "Home",
+    "Saw",
+    "Talked",
+    "Mum",
+}
 
 
 def people(text: str) -> list[str]:
@@ -226,3 +241,23 @@ def test_the_verbs_readings_meet_in_the_store_in_either_order(tmp_path: Path) ->
             consolidate(list(reversed(events)) if reverse else events, deps)
             stored = {p.record.id: p.record for p in deps.store.scroll(Filter("b1"))}
             assert stored[mid(events[0])].superseded_by == mid(events[1]), (older, newer, reverse)
+
+
+@pytest.mark.parametrize(
+    "words",
+    [("<s>", "drink", "a"), ("<s>", "'m", "an"), ("<s>", "drink", "oat"), ("<s>", "is", "into")],
+)
+def test_a_clause_ending_before_its_value_has_no_kind(words: tuple[str, ...]) -> None:
+    clause = Clause("user", words, (), "now")
+    assert object_kind(clause) is None and held(clause) is None
+
+
+def test_a_qualified_member_and_a_lover_of_one_are_held() -> None:
+    assert held(Clause("user", ("<s>", "order", "oat", "lattes"), (), "now")) == (
+        "drink",
+        ("oat", "lattes"),
+    )
+    assert held(Clause("user", ("<s>", "'m", "a", "coffee", "drinker"), (), None)) == (
+        "drink",
+        ("coffee",),
+    )

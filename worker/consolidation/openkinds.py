@@ -91,19 +91,27 @@ TAKEN_UP = frozenset({"took", "taken", "picked"})
 
 
 def _at(words: tuple[str, ...], start: int) -> tuple[str, tuple[str, ...]] | None:
-    """The member starting at `start` (after leading articles and one preposition) with
-    the names or numbers that follow it ("galaxy s22"), and its kind."""
+    """The member starting at `start` (after leading articles and one preposition, and
+    with one qualifying word: "oat lattes") with the names or numbers that follow it
+    ("galaxy s22"), and its kind."""
     while start < len(words) and words[start] in LEADS:
         start += 1
-    for k in range(min(LONGEST, len(words) - start), 0, -1):
-        span = words[start : start + k]
-        kind = next((n for n, members in KINDS.items() if " ".join(span) in members), None)
-        if kind is not None:
-            end = start + k
-            while end < len(words) and any(ch.isdigit() for ch in words[end]):
-                end += 1
-            return kind, words[start:end]
+    for first in (start, start + 1):
+        if first > start and (first >= len(words) or words[start] not in MODIFIERS):
+            break
+        for k in range(min(LONGEST, len(words) - first), 0, -1):
+            span = words[first : first + k]
+            kind = next((n for n, members in KINDS.items() if " ".join(span) in members), None)
+            if kind is not None:
+                end = first + k
+                while end < len(words) and any(ch.isdigit() for ch in words[end]):
+                    end += 1
+                return kind, words[start:end]
     return None
+
+
+MODIFIERS = frozenset("oat soy almond skim skimmed iced decaf hot cold double single".split())
+"""Words that qualify a member without making another ("oat lattes" is lattes)."""
 
 
 def object_kind(c: Clause) -> tuple[str, tuple[str, ...]] | None:
@@ -132,8 +140,15 @@ def held(c: Clause) -> tuple[str, tuple[str, ...]] | None:
     found = object_kind(c)
     if found is None or c.words[1] == "'s":
         return found
-    before = c.words[1 : c.words.index(found[1][0])]
-    return found if set(before) & HOLDING[found[0]] else None
+    at = c.words.index(found[1][0])
+    before = c.words[1:at]
+    after = c.words[at + len(found[1]) : at + len(found[1]) + 1]
+    return found if set(before) & HOLDING[found[0]] or set(after) & FANS else None
+
+
+FANS = frozenset("drinker drinkers person people fan fans lover lovers addict player".split())
+"""A member said as what the subject is a lover of: "<s> 'm a coffee drinker", "a tea
+person"."""
 
 
 def switched_to(c: Clause) -> tuple[str, tuple[str, ...]] | None:
