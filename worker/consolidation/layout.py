@@ -46,12 +46,18 @@ read by frame and by attribute, closing asides ("by the way") no part of a frame
 "Maria manages me", "Ana told me she ...", "New email: V", "Mum" as "my mum", and the
 kind of a value (`openkinds.py`) keyed `subject|~kind:k`, which a change said by its new
 value alone ("switched to netball") meets: slot keys and frame keys derived again by the
-rebuild.
+rebuild; 12, roles said by their verb (the doctor one sees, the gym one works out at, the
+way to work, the language one learns, the shift one works, who runs one's team, whom one
+lives with) read as the role's noun, a verb that is not so ("nearly started", "decided
+against going") and a job sought ("applied for a job at") read as no fact, "also" as an
+addition, a value of a kind held by its verb, and one who left ("Keith retired") keyed
+`~died:w` to meet what names them as a holder: slot keys and frame keys derived again by
+the rebuild.
 """
 
 from readmodel.store import MemoryStore
 
-LAYOUT = 11
+LAYOUT = 12
 
 
 class StaleLayoutError(RuntimeError):
