@@ -19,6 +19,7 @@ from worker.consolidation.openkinds import held, object_kind
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import LinkKind, relate
 from worker.consolidation.statements import statement_features
+from worker.consolidation.subjects import antecedent
 
 POLICY = ConsolidationPolicy()
 NOT_PEOPLE = {
@@ -261,3 +262,12 @@ def test_a_qualified_member_and_a_lover_of_one_are_held() -> None:
         "drink",
         ("coffee",),
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [("", None), ("My", None), ("my mum", "user>mum"), ("Hi", None),
+     ("My sister Ana called.", "ana"), ("My mum called, she's moved.", "user>mum")],
+)  # fmt: skip
+def test_the_antecedent_of_a_short_text_is_read_safely(body: str, expected: str | None) -> None:
+    assert antecedent(body, frozenset(), "user") == expected

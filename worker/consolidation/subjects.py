@@ -35,7 +35,7 @@ NEGATIONS = frozenset(
 NON_FACTUAL = frozenset(
     """to might may could would should want wants wanted hope hopes hoping thinking
     considering planning plan plans going if maybe perhaps wish wishes about almost nearly
-    considered thought wanted meant meaning supposed tempted debating tried trying
+    considered thought meant meaning supposed tempted debating tried trying
     """.split()
 )
 SWITCHED = frozenset("switched swapped changed moved gone went".split())
@@ -119,11 +119,10 @@ def kin(body: str) -> str:
 def _relative(words: list[str], i: int, speaker: str | None) -> bool:
     """ "my mum", "our landlord" at `i`: a relative of the speaker's, not named ("my
     sister Ana" is Ana)."""
-    after = words[i + 1].lower() if i + 1 < len(words) else ""
+    if not speaker or i + 1 >= len(words) or words[i].lower() not in FIRST_POSSESSIVE:
+        return False
     named = i + 2 < len(words) and is_name(words[i + 2])
-    return (
-        bool(speaker) and words[i].lower() in FIRST_POSSESSIVE and after in RELATIONS and not named
-    )
+    return words[i + 1].lower() in RELATIONS and not named
 
 
 def owner_key(owner: str, ctx: Context) -> str | None:
