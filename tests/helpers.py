@@ -8,14 +8,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from contracts.events import RetainEvent
-from contracts.memory import Memory
+from contracts.memory import Memory, Relation
 from readmodel.embedders import Embedder
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.store import StoredPoint
 from readmodel.stores.edge import EdgeStore
 from tests.fakes import NoLocks
 from worker.consolidation.consolidator import Consolidator, consolidate, raw_memory
-from worker.consolidation.relations import memory_id
+from worker.consolidation.policy import ConsolidationPolicy
+from worker.consolidation.relations import LinkKind, memory_id, relate
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -33,6 +34,26 @@ def event(text: str, day: int = 0, bank: str = "b1", **kw: object) -> RetainEven
 
 def memory(text: str, day: int = 0, **kw: object) -> Memory:
     return raw_memory(event(text, day, **kw), T0)
+
+
+def verdict(
+    older: str,
+    newer: str,
+    entities: Sequence[str] = (),
+    newer_entities: Sequence[str] | None = None,
+) -> Relation | None:
+    """The relation `newer` (30 days later) puts on `older` through `relate`, checked to be
+    the same in both call orders; None when it supersedes nothing. `newer_entities`
+    defaults to `entities`."""
+    policy = ConsolidationPolicy()
+    a = memory(older, 0, entities=list(entities))
+    b = memory(newer, 30, entities=list(entities if newer_entities is None else newer_entities))
+    one, two = relate(a, b, 0.0, policy), relate(b, a, 0.0, policy)
+    assert one == two
+    if one is None or one.kind is not LinkKind.SUPERSEDE:
+        return None
+    assert (one.older, one.newer) == (a.id, b.id)
+    return one.relation
 
 
 def point(m: Memory, angle_deg: float) -> StoredPoint:

@@ -12,16 +12,14 @@ import pytest
 from contracts.memory import Relation
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.store import Filter
-from tests.helpers import edge_consolidator, event, memory, mid
+from tests.helpers import edge_consolidator, event, mid
+from tests.helpers import verdict as supersedes
 from worker.consolidation.consolidator import consolidate
 from worker.consolidation.openframes import Clause
 from worker.consolidation.openkinds import held, object_kind
-from worker.consolidation.policy import ConsolidationPolicy
-from worker.consolidation.relations import LinkKind, relate
 from worker.consolidation.statements import statement_features
 from worker.consolidation.subjects import antecedent
 
-POLICY = ConsolidationPolicy()
 NOT_PEOPLE = {
     "User",
     "I",
@@ -45,14 +43,7 @@ def people(text: str) -> list[str]:
 
 
 def verdict(older: str, newer: str) -> Relation | None:
-    a = memory(older, 0, entities=people(older))
-    b = memory(newer, 30, entities=people(newer))
-    one, two = relate(a, b, 0.0, POLICY), relate(b, a, 0.0, POLICY)
-    assert one == two
-    if one is None or one.kind is not LinkKind.SUPERSEDE:
-        return None
-    assert (one.older, one.newer) == (a.id, b.id)
-    return one.relation
+    return supersedes(older, newer, people(older), people(newer))
 
 
 REPLACED = [

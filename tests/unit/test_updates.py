@@ -3,24 +3,12 @@
 import pytest
 
 from contracts.memory import Relation
-from tests.helpers import memory
+from tests.helpers import memory, verdict
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import LinkKind, relate
 
 POLICY = ConsolidationPolicy()
 EVOLVED, INVALIDATED = Relation.EVOLVED_INTO, Relation.INVALIDATED_BY
-
-
-def verdict(older: str, newer: str, entities: tuple[str, ...] = ()) -> Relation | None:
-    """The relation `newer` puts on `older`, checked to be the same in both call orders."""
-    a = memory(older, 0, entities=list(entities))
-    b = memory(newer, 30, entities=list(entities))
-    one, two = relate(a, b, 0.0, POLICY), relate(b, a, 0.0, POLICY)
-    assert one == two
-    if one is None or one.kind is not LinkKind.SUPERSEDE:
-        return None
-    assert (one.older, one.newer) == (a.id, b.id)
-    return one.relation
 
 
 @pytest.mark.parametrize(

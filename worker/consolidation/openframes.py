@@ -302,6 +302,7 @@ LIVES = frozenset({"lives", "live", "living"})
 SHARES = frozenset({"shares", "share", "sharing"})
 HOMES = frozenset("flat house place apartment home room".split())
 AUXILIARIES = frozenset({"is", "are", "am", "'s", "'m", "'re", "has", "have", "'ve", "been"})
+"""Words of "be" and "have" between a subject and its verb."""
 
 
 def _shared_home(c: Clause) -> list[Clause]:

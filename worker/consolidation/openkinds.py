@@ -15,6 +15,7 @@ import re
 from typing import Final
 
 from worker.consolidation import lexicon as lx
+from worker.consolidation.openframes import AUXILIARIES as AUX
 from worker.consolidation.openframes import Clause
 from worker.consolidation.openwords import SUBJECT
 
@@ -61,7 +62,6 @@ LONGEST: Final = 3
 """The most words a member has."""
 
 
-AUX = frozenset({"is", "are", "am", "'s", "'m", "'re", "has", "have", "'ve", "been"})
 ADVERBS = frozenset("only mostly mainly usually just generally always normally".split())
 HOLDING: Final[dict[str, frozenset[str]]] = {
     "language": frozenset(

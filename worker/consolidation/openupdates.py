@@ -123,8 +123,8 @@ def ended_value(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
                 continue
             if e.how.endswith(" off") and not _contains(c.words, ("on", *e.span)):
                 continue
-            if _other_noun(c, n, e.span):
-                if _another_noun_said(c, n, e.span):
+            if (other := _other_noun(c, n, e.span)) is not None:
+                if other == "noun":
                     other_noun.add(c.subject)
                 continue
             if not _same_verb(e.how, e.span, c.words):
@@ -237,38 +237,23 @@ TIMES = re.compile(
 )
 
 
-def _other_noun(c: Clause, n: OpenReading, span: tuple[str, ...]) -> bool:
-    """The older clause and the clause that ends its value speak of different nouns of
-    the subject: "<s> 's partner is Hugo" is not what "<s> 's trainer changed from Hugo to
-    ..." ends. A relative's value is the relative's ("<s> 's brother works at Acme" is not
-    ended by "I quit Acme", nor "I'm a fan" by "my brother isn't a fan anymore"), unless
-    what is ended is a person holding a relation, or the relation itself ("Omar no longer
-    has a partner")."""
+def _other_noun(c: Clause, n: OpenReading, span: tuple[str, ...]) -> str | None:
+    """Why the older clause is not what the newer statement ends, or None: "noun" when the
+    newer says the span with another noun of the subject ("<s> 's partner is Hugo" is not
+    what "<s> 's trainer changed from Hugo to ..." ends); "relation" when a relative's
+    value is the relative's ("<s> 's brother works at Acme" is not ended by "I quit Acme",
+    nor "I'm a fan" by "my brother isn't a fan anymore"), unless what is ended is a person
+    holding a relation, or the relation itself ("Omar no longer has a partner")."""
     noun = _noun_of(c.words)
-    said = _nouns_said(c, n, span)
-    old_rel = set(noun) & RELATIONS
-    new_rel = {w for x in said for w in x} & RELATIONS
-    if _another_noun_said(c, n, span):
-        return True
-    ended_holder = set(span) & (set(n.subjects) | old_rel)
-    return old_rel != new_rel and not ended_holder
-
-
-def _nouns_said(c: Clause, n: OpenReading, span: tuple[str, ...]) -> set[tuple[str, ...]]:
-    """The nouns of the subject the newer statement says the span with."""
-    return {
+    said = {
         _noun_of(x.words) for x in n.clauses if x.subject == c.subject and _contains(x.words, span)
     } - {()}
-
-
-def _another_noun_said(c: Clause, n: OpenReading, span: tuple[str, ...]) -> bool:
-    """The newer statement says the span with a noun of the subject's other than the older
-    clause's (and no relation of both)."""
-    noun = _noun_of(c.words)
-    said = _nouns_said(c, n, span)
     old_rel = set(noun) & RELATIONS
     new_rel = {w for x in said for w in x} & RELATIONS
-    return bool(noun and said and noun not in said and not old_rel & new_rel)
+    if noun and said and noun not in said and not old_rel & new_rel:
+        return "noun"
+    ended_holder = set(span) & (set(n.subjects) | old_rel)
+    return "relation" if old_rel != new_rel and not ended_holder else None
 
 
 def _other_than_a_couple(how: str, words: tuple[str, ...]) -> bool:

@@ -23,6 +23,8 @@ CUES = re.compile(
     r"pushed back|postponed|delayed|extended|rescheduled|brought forward|took over|"
     r"replaced|from now on|cancell?ed|scrapped|called off|shelved|paused|resumed)\b"
 )
+ALSO = r"also|too|as well|in addition"
+"""Words that say a value is one more, beside the older."""
 MARKERS: dict[str, re.Pattern[str]] = {
     "negated": re.compile(r"\b(?:not|never|nobody|neither|nor|no)\b|n't\b"),
     "hypothetical": re.compile(
@@ -43,7 +45,7 @@ MARKERS: dict[str, re.Pattern[str]] = {
         r"borrowed|covering|tried|trying|just this once|for a conference|visiting|trip|"
         r"holiday|vacation)\b"
     ),
-    "additive": re.compile(r"\b(?:also|too|as well|second|another|on top of|in addition)\b"),
+    "additive": re.compile(rf"\b(?:{ALSO}|second|another|on top of)\b"),
 }
 """A clause with any of these is not a current value of its subject: it neither replaces
 nor is replaced by comparing frames."""

@@ -28,6 +28,7 @@ from worker.consolidation.frames import (
     Tier,
 )
 from worker.consolidation.lexicon import PREFERENCE_KINDS, SCHOOL_WORDS
+from worker.consolidation.openwords import ALSO
 from worker.consolidation.policy import change_cue
 from worker.consolidation.slotvalues import value_terms, words
 from worker.consolidation.subjects import (
@@ -153,7 +154,7 @@ def split_speaker(text: str) -> tuple[str | None, str]:
     return None, OPENERS.sub("", text).strip()
 
 
-ADDED = re.compile(r"\b(?:also|too|as well|in addition)\b", re.I)
+ADDED = re.compile(rf"\b(?:{ALSO})\b", re.I)
 """A value said to be one more ("Ana also works out at the pool", "I'm learning Welsh too"):
 it accumulates beside the older, whatever its attribute's tier."""
 FRAME_FILTER = Prefilter([frame.pattern for frame in FRAMES])
