@@ -1,10 +1,9 @@
 """Deterministic order, then the shown window: floor, prefer observations, limit, budget."""
 
-import uuid
 from dataclasses import dataclass
 
 from readmodel.recall.candidate import Candidate
-from readmodel.recall.observations import members, take
+from readmodel.recall.observations import holds, members, take
 from readmodel.recall.snippets import returned_tokens
 
 
@@ -57,12 +56,12 @@ def fill_window(
     """
     passing = [c for c in ordered if c.score >= min_score]
     shown: list[Candidate] = []
-    covered: set[uuid.UUID] = set()
+    covering: list[Candidate] = []
     dropped = 0
     for c in passing:
         if len(shown) >= limit:
             break
-        if prefer_observations and c.id in covered:
+        if prefer_observations and any(holds(o, c) for o in covering):
             dropped += 1
             continue
         after, left = take(shown, c) if prefer_observations else ([*shown, c], 0)
@@ -70,7 +69,8 @@ def fill_window(
             return Window(shown, dropped, len(ordered) - len(passing), budget_cut=True)
         shown = after
         dropped += left
-        covered |= members(c)
+        if members(c):
+            covering.append(c)
     return Window(shown, dropped, len(ordered) - len(passing))
 
 

@@ -15,8 +15,8 @@ from datetime import datetime
 from enum import Enum
 
 from contracts.memory import Memory, Relation, derive_memory_id
+from readmodel.reading import read, same_statement, same_values
 from readmodel.store import tagset_of
-from worker.consolidation.features import mentions
 from worker.consolidation.features import of as text_features
 from worker.consolidation.openupdates import OpenUpdate, open_update
 from worker.consolidation.policy import ConsolidationPolicy
@@ -66,23 +66,6 @@ def features(memory: Memory) -> StatementFeatures:
     return text_features(memory).statement
 
 
-def values_conflict(a: Memory, b: Memory) -> bool:
-    """True when each names a value the other does not mention: Boston vs Seattle.
-
-    One-sided extra values are a refinement ("Boston" then "Boston, near the river"),
-    not a contradiction.
-    """
-    va, vb = text_features(a).values, text_features(b).values
-    return bool(va - mentions(b.text, va)) and bool(vb - mentions(a.text, vb))
-
-
-def shares_value(a: Memory, b: Memory) -> bool:
-    """True when a value named by one is mentioned by the other."""
-    return bool(mentions(b.text, text_features(a).values)) or bool(
-        mentions(a.text, text_features(b).values)
-    )
-
-
 def _declares(newer: Memory, older: Memory) -> bool:
     declared = set(newer.declared_supersedes)
     return older.id in declared or (older.event_id is not None and older.event_id in declared)
@@ -105,8 +88,7 @@ def relate(a: Memory, b: Memory, similarity: float, policy: ConsolidationPolicy)
     if a.key is not None and b.key is not None:
         if a.key != b.key:
             return None
-        agree = similarity >= policy.merge_threshold or shares_value(older, newer)
-        if agree and restates(older, newer):
+        if restates(older, newer, keyed=True):
             return Link(LinkKind.MERGE, older.id, newer.id)
         return _declared(older, newer, f"same key {a.key!r}, another value")
     update = _update(older, newer)
@@ -126,14 +108,19 @@ def _update(older: Memory, newer: Memory) -> Update | OpenUpdate | None:
     return implicit_update(features(older), features(newer)) or open_update(old_open, new_open)
 
 
-def restates(older: Memory, newer: Memory) -> bool:
-    """About the same people (when both name entities, they share one), no value named by
-    one side only on both sides, and no negation on one side only. "Ana felt calm after a
-    walk" and "Ben felt calm after a walk" are two episodes, however close their texts."""
+def restates(older: Memory, newer: Memory, keyed: bool = False) -> bool:
+    """The same statement (`readmodel.reading.same_statement`): the same subject, values,
+    content words, polarity, tense and aspect, however worded; about the same people
+    (when both name entities, they share one), and no negation on one side only.
+    Similarity only proposes the pair: "Dan works at Initech" and "Dan's wife works at
+    Initech" are close, and two facts. Of one key (`keyed`), which names subject and
+    attribute, the same values (`readmodel.reading.same_values`) restate."""
     if not shares_entity(older, newer):
         return False
-    negation_flip = text_features(older).negation != text_features(newer).negation
-    return not negation_flip and not values_conflict(older, newer)
+    if text_features(older).negation != text_features(newer).negation:
+        return False
+    a, b = read(older.text, older.entities), read(newer.text, newer.entities)
+    return same_values(a, b) or same_statement(a, b) if keyed else same_statement(a, b)
 
 
 def shares_entity(a: Memory, b: Memory) -> bool:

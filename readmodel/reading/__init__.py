@@ -1,0 +1,21 @@
+"""One reading of a statement: who it is about, what is said of them, with which values.
+
+`read(text, entities)` runs the named stages of `pipeline.py` over each clause of a short
+statement and returns a `Reading` (`statement.py`). Consolidation decides sameness on
+readings (`sameness.py`); recall reads questions and candidates with the same stages.
+"""
+
+from readmodel.reading.pipeline import read
+from readmodel.reading.sameness import merge_key, same_statement, same_values, why_not_same
+from readmodel.reading.statement import Clause, Reading, Value
+
+__all__ = [
+    "Clause",
+    "Reading",
+    "Value",
+    "merge_key",
+    "read",
+    "same_statement",
+    "same_values",
+    "why_not_same",
+]

@@ -1,0 +1,83 @@
+"""Stage 5, frame: what is said of the subject, with subject and values masked, and the
+content words that carry it; then the change cue and whether it is an episode or a state.
+
+A pronoun or possessive outside the subject is content ("Alice is *my* manager" is not
+"Alice is *your* manager"), and so is a preposition that contrasts ("near", "before",
+"without"); the light ones ("at", "in", "by", "for") are not, so "works at" and "is
+employed by" frame one fact.
+"""
+
+from dataclasses import replace
+
+from readmodel.reading import grammar as g
+from readmodel.reading.draft import Draft
+from readmodel.text import stem
+
+CONTRASTIVE = frozenset(
+    """near before after without under over above below inside outside behind beside
+    between against until since beyond off""".split()
+)
+_OBJECT_PRONOUNS = {
+    "me": "i", "us": "we", "him": "he", "them": "they", "you": "you", "her": "she",
+    "myself": "i", "yourself": "you", "himself": "he", "herself": "she",
+}
+
+
+def content_word(word: str) -> str | None:
+    """The content term a word outside the subject and values stands for, or None."""
+    if word in g.POSSESSIVES:
+        return f"~{g.POSSESSIVES[word]}"
+    if word in _OBJECT_PRONOUNS:
+        return f"~{_OBJECT_PRONOUNS[word]}"
+    if word in CONTRASTIVE:
+        return word
+    if word in g.FUNCTION_WORDS or not word[:1].isalnum():
+        return None
+    return stem(word)
+
+
+def read_frame(draft: Draft) -> tuple[str, frozenset[str]]:
+    """The frame text and the content stems of a read clause."""
+    starts = {start: (end, value) for start, end, value in draft.spans}
+    masked: list[str] = []
+    content: set[str] = set()
+    i = 0
+    while i < len(draft.tokens):
+        low = draft.tokens[i].low
+        if i < draft.subject_end:
+            if not masked or masked[-1] != "<subject>":
+                masked.append("<subject>")
+            term = None if i in draft.used else content_word(low)
+            if term is not None:
+                content.add(term)
+        elif i in starts:
+            end, value = starts[i]
+            masked.append(f"<{value.type}>")
+            i = end
+            continue
+        else:
+            masked.append(low)
+            term = None if i in draft.used else content_word(low)
+            if term is not None and not (draft.passive and low == "by"):
+                content.add(term)
+        i += 1
+    return " ".join(masked), frozenset(content)
+
+
+def change_cue(draft: Draft) -> str | None:
+    for token in draft.tokens:
+        if token.low in g.CHANGE_WORDS:
+            return token.low
+    return None
+
+
+def with_kind(draft: Draft) -> str:
+    """An episode is something that happened (a past, simple, non-copular clause); the
+    rest are states."""
+    if draft.tense == "past" and draft.aspect == "simple" and draft.predicate not in {"be", "have"}:
+        return "episode"
+    return "state"
+
+
+def unread(draft: Draft, why: str) -> Draft:
+    return replace(draft, unread=why)

@@ -1,0 +1,92 @@
+"""Closed classes of English words the stages read by, and open-class lookups.
+
+Closed classes (auxiliaries, pronouns, determiners, negations) are the language's own
+and short. Whether a word can be a verb, and its lemma and tense, come from
+`lemminflect`'s English lexicon, not from lists of ours.
+"""
+
+from functools import lru_cache
+
+from lemminflect import getAllInflections, getAllLemmas
+
+BE = frozenset("am is are was were be been being".split())
+HAVE = frozenset("has have had having".split())
+DO = frozenset("do does did".split())
+MODALS = frozenset("will would can could shall should may might must".split())
+AUXILIARIES = BE | HAVE | DO | MODALS
+PAST_AUXILIARIES = frozenset("was were had did".split())
+NEGATIONS = frozenset("not never no nobody nothing none neither nor".split())
+SUBJECT_PRONOUNS = {
+    "i": "i", "me": "i", "we": "we", "you": "you", "he": "he", "she": "she",
+    "they": "they", "it": "it",
+}
+POSSESSIVES = {
+    "my": "i", "our": "we", "your": "you", "his": "he", "her": "she", "their": "they",
+    "its": "it",
+}
+DETERMINERS = frozenset("the a an this that these those some every each".split())
+ADVERBS = frozenset(
+    """also still now currently really actually just already usually always often
+    sometimes finally recently nowadays only even definitely officially mostly generally
+    normally typically then too again ever so very""".split()
+)
+INTENSIFIERS = frozenset(
+    "lot lots much quite pretty totally absolutely truly really deeply".split()
+)
+"""Degree words: "loves hiking a lot" states what "loves hiking" states."""
+PREPOSITIONS = frozenset(
+    """in at on to from for with by of near into onto about around after before since
+    until during over under between through across against without within per via""".split()
+)
+FUNCTION_WORDS = (
+    AUXILIARIES | NEGATIONS | DETERMINERS | ADVERBS | INTENSIFIERS | PREPOSITIONS
+    | frozenset(SUBJECT_PRONOUNS) | frozenset(POSSESSIVES)
+    | frozenset("and or but as than that which who whom whose 's there here".split())
+)
+NEGATIVE_AFFECT = frozenset("hate dislike detest loathe despise avoid refuse".split())
+"""Verbs that say the subject is against the object: "I hate jazz" is the negative of
+"I like jazz", so the two never read as one fact."""
+STARTING = frozenset("start begin commence".split())
+ENDING = frozenset("stop quit cease finish".split())
+CONTINUING = frozenset("keep continue".split())
+CHANGE_WORDS = frozenset(
+    """now nowadays instead anymore longer switched switch changed change moved move
+    relocated new started became replaced updated rescheduled postponed promoted joined
+    left quit stopped""".split()
+)
+
+
+@lru_cache(maxsize=65536)
+def lemmas(word: str) -> dict[str, tuple[str, ...]]:
+    return dict(getAllLemmas(word.lower()))
+
+
+def can_be_verb(word: str) -> bool:
+    low = word.lower()
+    return low in AUXILIARIES or "VERB" in lemmas(low)
+
+
+def only_verb(word: str) -> bool:
+    """A word English uses as a verb only ("employed", "lives" is also a noun)."""
+    found = lemmas(word)
+    return set(found) <= {"VERB", "AUX"} and "VERB" in found
+
+
+@lru_cache(maxsize=65536)
+def verb_lemma(word: str) -> str:
+    low = word.lower()
+    found = lemmas(low).get("VERB") or lemmas(low).get("AUX")
+    return found[0] if found else low
+
+
+@lru_cache(maxsize=65536)
+def verb_form(word: str) -> str:
+    """The Penn tag of a verb form ("VBD" for "lived", "VBN" for "employed"), "" when
+    the word is no form of a verb. A form both past and participle reads as "VBD"."""
+    low = word.lower()
+    lemma = verb_lemma(low)
+    forms = getAllInflections(lemma, upos="VERB")
+    for tag in ("VBZ", "VBG", "VBD", "VBN", "VBP", "VB"):
+        if low in forms.get(tag, ()):
+            return tag
+    return ""

@@ -1,0 +1,91 @@
+"""The reader: named, pure stages run in a fixed order over each clause of a statement.
+
+    words -> subject -> predicate -> values -> frame (content, change, kind)
+
+Each stage takes the clause's `Draft` and returns it with its own annotations; a stage
+that cannot go on says why (`Draft.unread`) and the clause is not read further. A text
+long enough to be cut into passages (`readmodel.passages`) is not read as one statement.
+"""
+
+from collections.abc import Callable
+from functools import lru_cache
+
+from readmodel.passages import SPLIT_ABOVE
+from readmodel.reading.draft import Draft
+from readmodel.reading.frames import change_cue, content_word, read_frame, with_kind
+from readmodel.reading.predicates import read_predicate
+from readmodel.reading.statement import Clause, Reading
+from readmodel.reading.subjects import read_subject
+from readmodel.reading.values import read_values
+from readmodel.reading.words import clauses, normalise, speaker_of, tokens
+from readmodel.text import TEXT_CACHE_SIZE
+
+Stage = Callable[[Draft], Draft]
+STAGES: tuple[tuple[str, Stage], ...] = (
+    ("subject", read_subject),
+    ("predicate", read_predicate),
+    ("values", read_values),
+)
+MAX_CLAUSES = 4
+"""More sentences than this make a text a passage of talk, not a statement."""
+
+
+def read_clause(text: str, speaker: str | None = None, entities: tuple[str, ...] = ()) -> Draft:
+    """One clause through every stage, or as far as it could be read."""
+    draft = Draft(tokens(text), speaker, entities)
+    for _name, stage in STAGES:
+        draft = stage(draft)
+        if draft.unread is not None:
+            break
+    return draft
+
+
+def clause_of(draft: Draft) -> Clause:
+    frame, content = read_frame(draft)
+    return Clause(
+        subject=draft.subject,
+        predicate=draft.predicate,
+        frame=frame,
+        content=content,
+        values=draft.values,
+        polarity=draft.polarity,
+        tense=draft.tense,
+        aspect=draft.aspect,
+        change=change_cue(draft),
+        kind="episode" if with_kind(draft) == "episode" else "state",
+        passive=draft.passive,
+    )
+
+
+def _words(sentences: list[str]) -> frozenset[str]:
+    return frozenset(
+        term
+        for sentence in sentences
+        for token in tokens(sentence)
+        if (term := content_word(token.low)) is not None
+    )
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _read(text: str, entities: tuple[str, ...]) -> Reading:
+    speaker, rest = speaker_of(normalise(text))
+    sentences = clauses(rest)
+    words = _words(sentences)
+    if len(text.split()) > SPLIT_ABOVE:
+        return Reading((), words, "a long text, read by passage")
+    if not sentences:
+        return Reading((), words, "no words")
+    if len(sentences) > MAX_CLAUSES:
+        return Reading((), words, f"more than {MAX_CLAUSES} sentences")
+    read: list[Clause] = []
+    for sentence in sentences:
+        draft = read_clause(sentence, speaker, entities)
+        if draft.unread is not None:
+            return Reading((), words, f"{draft.unread}: {sentence!r}")
+        read.append(clause_of(draft))
+    return Reading(tuple(read), words)
+
+
+def read(text: str, entities: list[str] | tuple[str, ...] = ()) -> Reading:
+    """The reading of a statement (`statement.Reading`)."""
+    return _read(text, tuple(entities))

@@ -1,0 +1,176 @@
+"""Stage 4, values: what the clause names besides its subject, typed and in a normal form.
+
+Times ("6 pm" and "18:00" are "18:00"), dates ("March 3" and "3 March" are "03-03"; a
+weekday; a year), quantities (a number with a unit or a currency sign), numbers ("two"
+and "2" are "2"), and names: capitalised words not opening the clause, or words with
+digits ("user7", "v2"), typed by the word before them (a title: a person; "in", "to",
+"from", "near": a place; "at", "for", "by": an organisation).
+"""
+
+import re
+from dataclasses import replace
+
+from readmodel.reading.draft import Draft
+from readmodel.reading.statement import Value, ValueType
+from readmodel.reading.words import Token
+
+MONTHS = {
+    m: i + 1
+    for i, names in enumerate(
+        ("january jan", "february feb", "march mar", "april apr", "may", "june jun",
+         "july jul", "august aug", "september sep sept", "october oct", "november nov",
+         "december dec")
+    )
+    for m in names.split()
+}
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+RELATIVE_DAYS = frozenset("today tomorrow yesterday tonight".split())
+NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+     "ninety": 90, "hundred": 100, "thousand": 1000, "dozen": 12, "half": 0}
+UNITS = frozenset(
+    """kg kgs kilo kilos kilograms kilogram g grams lb lbs pounds km kms kilometres kilometers
+    mile miles m metres meters cm mm ft feet foot inch inches l litres liters ml % percent
+    hours hour hrs h minutes minute mins min seconds secs s days day weeks week months month
+    years year gb mb tb kb ghz mhz mph kph calories kcal steps dollars euros usd eur gbp
+    degrees""".split()
+)
+CURRENCY = frozenset("$ € £".split())
+TITLES = frozenset("dr dr. mr mr. mrs mrs. ms ms. prof prof. doctor professor".split())
+_PLACE_CUES = frozenset("in to from near into around".split())
+_ORGANISATION_CUES = frozenset("at for by".split())
+_CLOCK = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*([ap])?\.?m?\.?$")
+_ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)?$")
+
+
+def _number(word: str) -> int | None:
+    if word in NUMBER_WORDS:
+        return NUMBER_WORDS[word]
+    found = _ORDINAL.match(word.replace(",", ""))
+    return int(found.group(1)) if found else None
+
+
+def _amount(tokens: tuple[Token, ...], i: int) -> int | None:
+    return _number(tokens[i].low) if i < len(tokens) else None
+
+
+def _clock(tokens: tuple[Token, ...], i: int) -> tuple[str, int] | None:
+    """A time at token `i` ("18:00", "6 pm", "6:30pm", "noon"), and the tokens it took."""
+    word = tokens[i].low
+    if word in {"noon", "midday"}:
+        return "12:00", 1
+    if word == "midnight":
+        return "00:00", 1
+    following = tokens[i + 1].low.replace(".", "") if i + 1 < len(tokens) else ""
+    taken = 1
+    if following in {"am", "pm"}:
+        word, taken = word + following[0], 2
+    found = _CLOCK.match(word.replace(" ", ""))
+    if found is None or (found.group(2) is None and found.group(3) is None):
+        return None
+    hour, minute = int(found.group(1)), int(found.group(2) or 0)
+    if found.group(3) == "p" and hour < 12:
+        hour += 12
+    if found.group(3) == "a" and hour == 12:
+        hour = 0
+    if hour > 24 or minute > 59:
+        return None
+    return f"{hour:02d}:{minute:02d}", taken
+
+
+def _date(tokens: tuple[Token, ...], i: int) -> tuple[str, int] | None:
+    word = tokens[i].low
+    iso = _ISO_DATE.match(word)
+    if iso:
+        return word, 1
+    if word in WEEKDAYS or word in RELATIVE_DAYS:
+        return word, 1
+    nxt = [t.low for t in tokens[i + 1 : i + 4]]
+    if word in MONTHS and (word != "may" or tokens[i].capitalised):
+        month = MONTHS[word]
+        day = _number(nxt[0]) if nxt else None
+        if day is not None and 1 <= day <= 31:
+            year = _number(nxt[1]) if len(nxt) > 1 else None
+            if year is not None and 1000 <= year <= 2999:
+                return f"{year}-{month:02d}-{day:02d}", 3
+            return f"{month:02d}-{day:02d}", 2
+        year = day
+        if year is not None and 1000 <= year <= 2999:
+            return f"{year}-{month:02d}", 2
+        return f"{month:02d}", 1
+    day = _number(word)
+    if day is not None and 1 <= day <= 31 and nxt and nxt[0] == "of":
+        nxt = nxt[1:]
+        i += 1
+    if day is not None and 1 <= day <= 31 and nxt and nxt[0] in MONTHS and nxt[0] != "may":
+        return f"{MONTHS[nxt[0]]:02d}-{day:02d}", 2 + (tokens[i].low == "of")
+    if day is not None and 1 <= day <= 31 and nxt and nxt[0] == "may":
+        return f"05-{day:02d}", 2
+    return None
+
+
+def _name_type(tokens: tuple[Token, ...], i: int) -> ValueType:
+    before = tokens[i - 1].low if i > 0 else ""
+    if before in TITLES:
+        return "person"
+    if before in _PLACE_CUES:
+        return "place"
+    if before in _ORGANISATION_CUES:
+        return "organisation"
+    return "name"
+
+
+def _is_name_word(token: Token) -> bool:
+    if token.low in {"i"} or not token.text[:1].isalnum():
+        return False
+    return (token.capitalised and not token.start) or (
+        any(c.isdigit() for c in token.text) and any(c.isalpha() for c in token.text)
+    )
+
+
+def read_values(draft: Draft) -> Draft:
+    tokens, used = draft.tokens, set(draft.used)
+    spans: list[tuple[int, int, Value]] = []
+    i = draft.subject_end
+    while i < len(tokens):
+        if i in used:
+            i += 1
+            continue
+        token = tokens[i]
+        found: tuple[ValueType, str, int] | None = None
+        clock = _clock(tokens, i)
+        date = None if clock else _date(tokens, i)
+        number = _number(token.low)
+        if clock:
+            found = ("time", clock[0], clock[1])
+        elif date:
+            found = ("date", date[0], date[1])
+        elif token.low in CURRENCY and (amount := _amount(tokens, i + 1)) is not None:
+            found = ("quantity", f"{token.low}{amount}", 2)
+        elif number is not None:
+            following = tokens[i + 1].low if i + 1 < len(tokens) else ""
+            if following in UNITS:
+                found = ("quantity", f"{number} {following.rstrip('s') or following}", 2)
+            else:
+                found = ("number", str(number), 1)
+        elif _is_name_word(token):
+            end = i + 1
+            while end < len(tokens) and _is_name_word(tokens[end]) and end not in used:
+                end += 1
+            text = " ".join(t.low for t in tokens[i:end])
+            found = (_name_type(tokens, i), text, end - i)
+        if found is None:
+            i += 1
+            continue
+        kind, text, taken = found
+        spans.append((i, i + taken, Value(kind, text)))
+        used.update(range(i, i + taken))
+        i += taken
+    values = tuple(sorted(span[2] for span in spans))
+    return replace(draft, values=values, spans=tuple(spans), used=frozenset(used))

@@ -1,0 +1,84 @@
+"""Stage 1, words: a statement normalised, cut into clauses, and each clause into tokens.
+
+Pure: Unicode NFC, typographic quotes made plain, contractions spelt out ("I'm" -> "I
+am", "doesn't" -> "does not"), openers that carry nothing ("By the way,") dropped, and a
+possessive "'s" kept as a token of its own, so later stages see "Dan 's wife".
+"""
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+_QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-"})
+_CONTRACTIONS = (
+    (re.compile(r"\bcan't\b", re.I), "can not"),
+    (re.compile(r"\bwon't\b", re.I), "will not"),
+    (re.compile(r"\bain't\b", re.I), "is not"),
+    (re.compile(r"\b(\w+)n't\b", re.I), r"\1 not"),
+    (re.compile(r"\b(I)'m\b", re.I), r"\1 am"),
+    (re.compile(r"\b(\w+)'re\b", re.I), r"\1 are"),
+    (re.compile(r"\b(\w+)'ve\b", re.I), r"\1 have"),
+    (re.compile(r"\b(\w+)'ll\b", re.I), r"\1 will"),
+    (re.compile(r"\b(I|you|he|she|we|they)'d\b", re.I), r"\1 would"),
+    (re.compile(r"\b(he|she|it|that|there|what|who|where)'s\b", re.I), r"\1 is"),
+)
+_OPENERS = re.compile(
+    r"^(?:(?:by\s+the\s+way|quick\s+update|guess\s+what|just\s+so\s+you\s+know|for\s+the\s+record|"
+    r"fun\s+fact|heads\s+up|oh|so|well|ok|okay|hey|hi|anyway|btw|fyi|update|news|yeah|yes|"
+    r"correction|reminder|note|actually|also|just|to\s+be\s+clear|as\s+it\s+happens|honestly)"
+    r"\b[,:!.\-]?\s+)+",
+    re.I,
+)
+_SENTENCE = re.compile(
+    r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bMrs)(?<!\bJr)(?<!\bvs)(?<!\be\.g)(?<!\bi\.e)"
+    r"(?<=[.!?;])\s+(?=\S)"
+)
+_TOKEN = re.compile(
+    r"\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?|\d+(?:[.,]\d+)*(?:st|nd|rd|th)?|[$€£%]"
+    r"|'s\b|[^\W_]+(?:[-.@][^\W_]+)*|[^\w\s]",
+    re.UNICODE,
+)
+_SPEAKER = re.compile(r"^\s*([A-Z][\w.-]*)\s*:\s+")
+
+
+@dataclass(frozen=True)
+class Token:
+    """`text` as written, `low` lowercased, `start` whether it opens its clause."""
+
+    text: str
+    low: str
+    start: bool
+
+    @property
+    def capitalised(self) -> bool:
+        return self.text[:1].isupper()
+
+
+def normalise(text: str) -> str:
+    text = unicodedata.normalize("NFC", text).translate(_QUOTES)
+    for pattern, replacement in _CONTRACTIONS:
+        text = pattern.sub(replacement, text)
+    return " ".join(text.split())
+
+
+def speaker_of(text: str) -> tuple[str | None, str]:
+    """A "Name: ..." prefix names who says the rest: (name, rest)."""
+    found = _SPEAKER.match(text)
+    if found is None or found.group(1).lower() in {"note", "update", "correction", "reminder"}:
+        return None, text
+    return found.group(1).lower(), text[found.end() :]
+
+
+def clauses(text: str) -> list[str]:
+    """The sentences of a normalised text, each without the openers it starts with."""
+    out = []
+    for sentence in _SENTENCE.split(text):
+        sentence = _OPENERS.sub("", sentence.strip()).strip(" .!?;")
+        if sentence:
+            out.append(sentence)
+    return out
+
+
+def tokens(clause: str) -> tuple[Token, ...]:
+    found = [t for t in _TOKEN.findall(clause) if t not in {",", '"', "(", ")", "-"}]
+    return tuple(Token(t, t.lower(), i == 0) for i, t in enumerate(found))
