@@ -18,8 +18,16 @@ CONTRASTIVE = frozenset(
     between against until since beyond off""".split()
 )
 _OBJECT_PRONOUNS = {
-    "me": "i", "us": "we", "him": "he", "them": "they", "you": "you", "her": "she",
-    "myself": "i", "yourself": "you", "himself": "he", "herself": "she",
+    "me": "i",
+    "us": "we",
+    "him": "he",
+    "them": "they",
+    "you": "you",
+    "her": "she",
+    "myself": "i",
+    "yourself": "you",
+    "himself": "he",
+    "herself": "she",
 }
 
 

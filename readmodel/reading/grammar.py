@@ -17,11 +17,22 @@ AUXILIARIES = BE | HAVE | DO | MODALS
 PAST_AUXILIARIES = frozenset("was were had did".split())
 NEGATIONS = frozenset("not never no nobody nothing none neither nor".split())
 SUBJECT_PRONOUNS = {
-    "i": "i", "me": "i", "we": "we", "you": "you", "he": "he", "she": "she",
-    "they": "they", "it": "it",
+    "i": "i",
+    "me": "i",
+    "we": "we",
+    "you": "you",
+    "he": "he",
+    "she": "she",
+    "they": "they",
+    "it": "it",
 }
 POSSESSIVES = {
-    "my": "i", "our": "we", "your": "you", "his": "he", "her": "she", "their": "they",
+    "my": "i",
+    "our": "we",
+    "your": "you",
+    "his": "he",
+    "her": "she",
+    "their": "they",
     "its": "it",
 }
 DETERMINERS = frozenset("the a an this that these those some every each".split())
@@ -39,8 +50,14 @@ PREPOSITIONS = frozenset(
     until during over under between through across against without within per via""".split()
 )
 FUNCTION_WORDS = (
-    AUXILIARIES | NEGATIONS | DETERMINERS | ADVERBS | INTENSIFIERS | PREPOSITIONS
-    | frozenset(SUBJECT_PRONOUNS) | frozenset(POSSESSIVES)
+    AUXILIARIES
+    | NEGATIONS
+    | DETERMINERS
+    | ADVERBS
+    | INTENSIFIERS
+    | PREPOSITIONS
+    | frozenset(SUBJECT_PRONOUNS)
+    | frozenset(POSSESSIVES)
     | frozenset("and or but as than that which who whom whose 's there here".split())
 )
 NEGATIVE_AFFECT = frozenset("hate dislike detest loathe despise avoid refuse".split())

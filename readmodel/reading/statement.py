@@ -3,9 +3,7 @@
 from dataclasses import dataclass
 from typing import Literal
 
-ValueType = Literal[
-    "person", "place", "organisation", "date", "time", "number", "quantity", "name"
-]
+ValueType = Literal["person", "place", "organisation", "date", "time", "number", "quantity", "name"]
 Polarity = Literal["positive", "negative"]
 Tense = Literal["past", "present", "future"]
 Aspect = Literal["simple", "perfect", "progressive", "habitual", "starting", "ending"]

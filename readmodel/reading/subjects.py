@@ -41,8 +41,10 @@ def _ends_phrase(tokens: tuple[Token, ...], i: int, taken: int) -> bool:
 def _phrase(tokens: tuple[Token, ...], i: int) -> tuple[list[str], int]:
     """The words of the noun phrase from `i`, and the index after it."""
     words: list[str] = []
-    while i < len(tokens) and len(words) < _MAX_SUBJECT_WORDS and not _ends_phrase(
-        tokens, i, len(words)
+    while (
+        i < len(tokens)
+        and len(words) < _MAX_SUBJECT_WORDS
+        and not _ends_phrase(tokens, i, len(words))
     ):
         words.append(tokens[i].low)
         i += 1

@@ -17,9 +17,20 @@ from readmodel.reading.words import Token
 MONTHS = {
     m: i + 1
     for i, names in enumerate(
-        ("january jan", "february feb", "march mar", "april apr", "may", "june jun",
-         "july jul", "august aug", "september sep sept", "october oct", "november nov",
-         "december dec")
+        (
+            "january jan",
+            "february feb",
+            "march mar",
+            "april apr",
+            "may",
+            "june jun",
+            "july jul",
+            "august aug",
+            "september sep sept",
+            "october oct",
+            "november nov",
+            "december dec",
+        )
     )
     for m in names.split()
 }
@@ -31,8 +42,19 @@ NUMBER_WORDS = {
         "zero one two three four five six seven eight nine ten eleven twelve thirteen "
         "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
     )
-} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-     "ninety": 90, "hundred": 100, "thousand": 1000, "dozen": 12, "half": 0}
+} | {
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "thousand": 1000,
+    "dozen": 12,
+    "half": 0,
+}
 UNITS = frozenset(
     """kg kgs kilo kilos kilograms kilogram g grams lb lbs pounds km kms kilometres kilometers
     mile miles m metres meters cm mm ft feet foot inch inches l litres liters ml % percent

@@ -139,11 +139,20 @@ def test_value_conflict_blocks_a_merge() -> None:
     assert not plan.observations
 
 
-def test_a_one_sided_extra_value_is_a_refinement_not_a_conflict() -> None:
+def test_a_keyed_restatement_with_the_same_value_merges_however_worded() -> None:
     a = memory("Maya lives in Boston.", 0, key="maya.city")
-    b = memory("Maya's home is in Boston, near the Charles River.", 5, key="maya.city")
+    b = memory("Maya's home is in Boston.", 5, key="maya.city")
     plan = decide(hood(point(b, angle_for(0.7)), point(a, 0)), POLICY)
     assert [w.record.source_memory_ids for w in plan.observations] == [[a.id, b.id]]
+
+
+def test_a_statement_that_says_more_is_another_fact_not_a_restatement() -> None:
+    """A value named by one side only ("near the Charles River") is a statement of its
+    own: merged, it would hide the shorter fact behind the longer one."""
+    a = memory("Maya lives in Boston.", 0, entities=["Maya"])
+    b = memory("Maya lives in Boston, near the Charles River.", 5, entities=["Maya"])
+    plan = decide(hood(point(b, angle_for(0.95)), point(a, 0)), POLICY)
+    assert plan.observations == ()
 
 
 def test_no_implicit_supersession_across_kinds() -> None:

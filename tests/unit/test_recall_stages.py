@@ -131,7 +131,7 @@ def observation_of(*members: Record, day: int = 0) -> Observation:
     return Observation(
         id=uuid.uuid5(uuid.NAMESPACE_URL, "obs/" + "/".join(str(m.id) for m in members)),
         bank_id="b1",
-        text="observed " + " ".join(m.text for m in members),
+        text=members[-1].text,
         occurred_at=T0 + timedelta(days=day),
         created_at=T0,
         source_memory_ids=[m.id for m in members],
@@ -141,7 +141,7 @@ def observation_of(*members: Record, day: int = 0) -> Observation:
     )
 
 
-M = [memory(f"raw {i}", i) for i in range(8)]
+M = [memory("Ana lives in Porto." if i in {0, 1, 7} else f"raw {i}", i) for i in range(8)]
 OBS_01 = observation_of(M[0], M[1])
 OBS_07 = observation_of(M[0], M[7])
 NAMES: dict[uuid.UUID, str] = {
@@ -208,6 +208,20 @@ def test_prefer_observations_at_the_window(
     assert window.dropped == dropped
     plain = fill_window(cands, limit)
     assert [NAMES[c.id] for c in plain.shown] == order[:limit] and plain.dropped == 0
+
+
+def test_an_observation_never_stands_in_for_a_member_it_does_not_hold() -> None:
+    """A store merged by an older rule joined two facts: the observation says the wife's,
+    so Dan's own stays shown."""
+    dan = memory("Dan works at Initech.", 0, entities=["Dan"])
+    wife = memory("Dan's wife works at Initech.", 1, entities=["Dan"])
+    obs = observation_of(dan, wife)
+    cands = [Candidate(r, score=1.0 - i / 100) for i, r in enumerate([obs, dan, wife])]
+    window = fill_window(cands, 3, prefer_observations=True)
+    assert [c.id for c in window.shown] == [obs.id, dan.id]
+    assert window.dropped == 1
+    reverse = fill_window(cands[::-1], 3, prefer_observations=True)
+    assert [c.id for c in reverse.shown] == [dan.id, obs.id]
 
 
 @pytest.mark.parametrize(

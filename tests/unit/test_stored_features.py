@@ -97,7 +97,7 @@ def test_relate_decides_on_the_stored_features_and_computes_none(
 def test_negation_and_value_words_come_from_the_stored_features() -> None:
     """A restatement merges unless one side negates or names a value the other lacks."""
     plain = memory("Ana felt calm after the walk.", entities=["Ana"])
-    twin = memory("Ana felt calm after the walk today.", 1, entities=["Ana"])
+    twin = memory("By the way, Ana felt calm after the walk.", 1, entities=["Ana"])
     link = relate(plain, twin, 0.99, POLICY)
     assert link is not None and link.kind is LinkKind.MERGE
     negated = _stated("Ana felt calm after the walk today.", ["Ana"], "Ana did not feel calm.", 1)
