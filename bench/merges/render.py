@@ -90,25 +90,50 @@ def error_rows(errors: list[MergeError], kind: str) -> list[list[str]]:
     return [[" + ".join(m), *(_cell(c) for c in key)] for key, m in modes.items()]
 
 
-def merges_section(report: MergesReport, source: str) -> list[str]:
+INTRO = [
+    "## Merges (`merges`)",
+    "",
+    "Does consolidation merge restatements, and only them? `bench/data/merges.json` holds "
+    "hand-written pairs of statements, each labelled by family and split into a dev and a "
+    "test half: distinct-fact pairs (two different facts: another subject, possessor, kin "
+    "or role, swapped arguments, another qualifier, object, number, date or time, a "
+    "negation, another tense, lower-case or digit subjects, accented names), each "
+    "statement with its own query; and restatements (one fact in other words). Each pair "
+    "is retained into a bank of its own of a fresh embedded store, the second statement "
+    "a day later in event time, with the project's real consolidation and embedder. "
+    "A distinct pair is **falsely merged** when one observation holds both memories; a "
+    "distinct statement is **hidden** when its query (limit 10, observations preferred, "
+    "the default) returns neither its memory nor an observation with its text. A "
+    "restatement is **merged** when one observation holds both. Two deliveries: "
+    "`in_order`, and `shuffled_duplicated` (the second statement first, each delivered "
+    "twice). Run with `sediment-bench merges --split dev|test [--embedder minilm]` (or "
+    "`python -m bench.merges`).",
+    "",
+]
+
+
+def merges_section(report: MergesReport, source: str, intro: bool = True) -> list[str]:
     """Markdown for `sediment-bench report`: per delivery, per family, then the errors
-    on distinct pairs (false merges and hidden facts) and the restatements left apart."""
+    on distinct pairs (false merges and hidden facts) and the restatements left apart.
+    `intro`: open with what the benchmark measures (once per page)."""
     s = report["settings"]
-    lines = [
-        f"## Merges, {report['split']} half, embedder {s['embedder']} (`merges`)",
+    lines = list(INTRO) if intro else []
+    lines += [
+        f"### Merges, {report['split']} half, embedder {s['embedder']}, measured at "
+        f"{s.get('code', 'unknown code')}",
         "",
         f"Source `{source}`, dataset `{report['dataset']}`, run {report['date']}; "
         f"{report['pairs']['distinct']} distinct-fact pairs, "
         f"{report['pairs']['restatement']} restatements; settings: "
         + ", ".join(f"{k}={v}" for k, v in s.items())
-        + ". FMR: false-merge rate (both facts in one observation); hidden: statements "
-        "whose own query (limit 10, observations preferred) returned neither their memory "
-        "nor an observation with their text; superseded: pairs where one memory superseded "
-        "the other.",
+        + "; wall time (s): "
+        + ", ".join(f"{k} {v}" for k, v in report["wall_time_s"].items())
+        + ". FMR: false-merge rate; hidden 1st/2nd: hidden statements that came first or "
+        "second in event time; superseded: pairs where one memory superseded the other.",
         "",
     ]
     for mode, figures in report["modes"].items():
-        lines += [f"### {mode}: {figures['delivery']}", "", *_mode_md(figures)]
+        lines += [f"#### {mode}: {figures['delivery']}", "", *_mode_md(figures)]
     wrong = error_rows(report["errors"], "distinct")
     if wrong:
         lines += ["Distinct pairs merged or hidden:", ""]
@@ -119,7 +144,14 @@ def merges_section(report: MergesReport, source: str) -> list[str]:
             *("| " + " | ".join(r) + " |" for r in wrong),
             "",
         ]
-    apart = sorted({e["pair"] for e in report["errors"] if e["kind"] == "restatement"})
+    apart = error_rows(report["errors"], "restatement")
     if apart:
-        lines += [f"Restatements not merged in some delivery: {', '.join(apart)}.", ""]
+        lines += ["Restatements not merged:", ""]
+        header = ["deliveries", "pair", "verdict", "first", "second"]
+        lines += [
+            "| " + " | ".join(header) + " |",
+            "|---" * len(header) + "|",
+            *("| " + " | ".join(r[:-1]) + " |" for r in apart),
+            "",
+        ]
     return lines

@@ -13,6 +13,7 @@ bank ever sees its two statements in one batch. Two deliveries, each in a fresh 
   delivered twice).
 """
 
+import subprocess
 import tempfile
 import time
 import uuid
@@ -30,6 +31,7 @@ from contracts.recall import RecallRequest
 from readmodel.store import Filter
 from sediment.bootstrap import Runtime, bootstrap
 from sediment.settings import Settings
+from worker.consolidation.layout import LAYOUT
 
 LIMIT = 10
 ROUND_BATCH = 64
@@ -44,6 +46,27 @@ DELIVERY_NOTES = {
     "in_order": "first statement, then the second",
     "shuffled_duplicated": "second statement first, then the first, then both again",
 }
+
+
+CODE_DIRS = ("contracts", "readmodel", "worker", "sediment")
+"""The code a run measures: the benchmark's own changes do not change its figures."""
+
+
+def code_version() -> str:
+    """The store layout and the last commit that changed the measured code, e.g.
+    `layout 12, commit 16cf774` (`commit unknown` outside a git checkout)."""
+    try:
+        found = subprocess.run(
+            ["git", "log", "-1", "--format=%h", "--", *CODE_DIRS],
+            cwd=Path(__file__).resolve().parents[2],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        found = ""
+    return f"layout {LAYOUT}, commit {found or 'unknown'}"
 
 
 class NotConsolidatedError(RuntimeError):
@@ -174,6 +197,7 @@ def run_merges(
         "machine": machine(),
         "versions": versions(),
         "settings": {
+            "code": code_version(),
             "embedder": settings.embedder,
             "merge_threshold": settings.merge_threshold,
             "recall_limit": LIMIT,

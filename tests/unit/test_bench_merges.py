@@ -28,6 +28,7 @@ from bench.merges.score import (
     visible,
 )
 from bench.record import MergesReport
+from bench.report import write_report
 from contracts.memory import derive_memory_id
 
 A, B, OTHER = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
@@ -271,8 +272,19 @@ def test_tiny_file_end_to_end(tmp_path: Path) -> None:
     assert {"embedder", "merge_threshold", "recall_limit"} <= set(report["settings"])
     assert "in_order" in report["wall_time_s"] and "total" in report["wall_time_s"]
     lines = merges_section(report, "bench/results/x.json")
-    assert lines[0] == "## Merges, test half, embedder static (`merges`)"
+    assert lines[0] == "## Merges (`merges`)"
+    heading = "### Merges, test half, embedder static, measured at layout "
+    assert any(line.startswith(heading) for line in lines)
     assert any(line.startswith("| **overall** |") for line in lines)
+    # the page: what the benchmark measures once, then each result file
+    results = tmp_path / "results"
+    results.mkdir()
+    for name in ("merges_dev.json", "merges_test.json"):
+        (results / name).write_text(json.dumps(report), encoding="utf-8")
+    page = write_report(results, tmp_path / "docs")[0].read_text(encoding="utf-8")
+    assert page.count("## Merges (`merges`)") == 1
+    assert page.count("### Merges, test half") == 2
+    assert "Not rendered" not in page
 
 
 @pytest.mark.usefixtures("_restore_logging")
