@@ -331,6 +331,7 @@ def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
             "",
         ]
     merges_seen = False
+    merges = [cast(MergesReport, d) for d in map(_load, files) if d.get("benchmark") == "merges"]
     for path in files:
         data = _load(path)
         source = f"{results_dir.as_posix()}/{path.name}"
@@ -350,10 +351,12 @@ def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
 
             lines += corpus_section(cast(SupersessionReport, data), source)
         elif kind == "merges":
-            from bench.merges.render import merges_section
+            from bench.merges.render import merges_section, summary
 
-            lines += merges_section(cast(MergesReport, data), source, intro=not merges_seen)
-            merges_seen = True
+            if not merges_seen:
+                lines += summary(merges)
+                merges_seen = True
+            lines += merges_section(cast(MergesReport, data), source)
         elif kind in SCALE_KINDS:
             lines += scale_section(cast(ScaleReport, data), source, growth)
         elif kind == "tracing_cost":

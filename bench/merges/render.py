@@ -112,13 +112,43 @@ INTRO = [
 ]
 
 
-def merges_section(report: MergesReport, source: str, intro: bool = True) -> list[str]:
+def _share(count: int, total: int, rate: float | None) -> str:
+    return f"{count}/{total} ({_pct(rate)})"
+
+
+def summary(reports: list[MergesReport]) -> list[str]:
+    """What the benchmark measures, then one row per run (half and embedder): the in-order
+    figures, and whether the shuffled, duplicated delivery gave the same ones."""
+    rows = []
+    for r in reports:
+        mine = r["modes"]["in_order"]
+        d, same = mine["overall"]["distinct"], mine["overall"]["restatement"]
+        agree = all(
+            m["overall"] == mine["overall"]
+            and m["distinct_by_family"] == mine["distinct_by_family"]
+            for m in r["modes"].values()
+        )
+        rows.append(
+            [
+                r["split"],
+                str(r["settings"]["embedder"]),
+                str(r["settings"].get("code", "-")),
+                _share(d["false_merges"], d["pairs"], d["false_merge_rate"]),
+                _share(d["hidden"], d["statements"], d["hidden_rate"]),
+                _share(same["merged"], same["pairs"], same["merge_rate"]),
+                "yes" if agree else "no",
+            ]
+        )
+    header = ["half", "embedder", "measured at", "false merges (FMR)", "hidden statements",
+              "restatements merged", "shuffled + duplicated: same figures"]  # fmt: skip
+    return [*INTRO, *_md_table(header, rows)]
+
+
+def merges_section(report: MergesReport, source: str) -> list[str]:
     """Markdown for `sediment-bench report`: per delivery, per family, then the errors
-    on distinct pairs (false merges and hidden facts) and the restatements left apart.
-    `intro`: open with what the benchmark measures (once per page)."""
+    on distinct pairs (false merges and hidden facts) and the restatements left apart."""
     s = report["settings"]
-    lines = list(INTRO) if intro else []
-    lines += [
+    lines = [
         f"### Merges, {report['split']} half, embedder {s['embedder']}, measured at "
         f"{s.get('code', 'unknown code')}",
         "",
