@@ -104,7 +104,10 @@ INTRO = [
     "A distinct pair is **falsely merged** when one observation holds both memories; a "
     "distinct statement is **hidden** when its query (limit 10, observations preferred, "
     "the default) returns neither its memory nor an observation with its text. A "
-    "restatement is **merged** when one observation holds both. Two deliveries: "
+    "restatement is **merged** when one observation holds both. A statement can also be "
+    "hidden because the other superseded it (counted under `superseded`): for some "
+    "negation, tense, date and swapped pairs a reader may call that an update, never a "
+    "merge. Two deliveries: "
     "`in_order`, and `shuffled_duplicated` (the second statement first, each delivered "
     "twice). Run with `sediment-bench merges --split dev|test [--embedder minilm]` (or "
     "`python -m bench.merges`).",

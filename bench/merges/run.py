@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Literal
 
 from bench.dataset import BENCH_NAMESPACE
 from bench.merges.data import Pair, Statement
@@ -37,7 +38,7 @@ LIMIT = 10
 ROUND_BATCH = 64
 BASE_TIME = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
 SECOND_AFTER = timedelta(days=1, hours=1)
-Side = str  # "first" or "second"
+Side = Literal["first", "second"]
 DELIVERIES: dict[str, tuple[Side, ...]] = {
     "in_order": ("first", "second"),
     "shuffled_duplicated": ("second", "first", "second", "first"),
