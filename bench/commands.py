@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 
 from bench.dataset import BenchSet
+from bench.merges.cli import merges as merges_command
 from bench.record import RetrievalReport, ScaleReport, write_json
 from sediment.logs import configure
 from sediment.settings import Settings
@@ -23,7 +24,7 @@ from sediment.settings import Settings
 app = typer.Typer(
     no_args_is_help=True,
     help="Benchmarks: LoCoMo retrieval, generic retrieval, knowledge updates, supersession "
-    "precision, report.",
+    "precision, merges, report.",
 )
 console = Console(width=None if sys.stdout.isatty() else 140)
 err = Console(stderr=True)
@@ -241,6 +242,9 @@ def updates_corpus(
     if not no_json:
         write_json(json_out, report)
         console.print(f"wrote {json_out}")
+
+
+app.command("merges")(merges_command)
 
 
 @app.command()

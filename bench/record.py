@@ -131,6 +131,72 @@ class SupersessionReport(TypedDict):
     wall_time_s: Figures
 
 
+class DistinctFigures(TypedDict):
+    """Distinct-fact pairs: a false merge put both facts in one observation; a statement
+    is hidden when its query (limit 10, observations preferred) returned neither its raw
+    memory nor an observation with its exact text. Rates are None with no pairs."""
+
+    pairs: int
+    false_merges: int
+    false_merge_rate: float | None
+    statements: int
+    hidden: int
+    hidden_rate: float | None
+    hidden_first: int
+    hidden_second: int
+    superseded: int
+
+
+class RestatementFigures(TypedDict):
+    """Restatements: merged when one observation has both memories as sources."""
+
+    pairs: int
+    merged: int
+    merge_rate: float | None
+    superseded: int
+
+
+class MergeKindFigures(TypedDict):
+    distinct: DistinctFigures
+    restatement: RestatementFigures
+
+
+class MergeMode(TypedDict):
+    """One delivery: figures overall and per family (a family holds one kind of pair)."""
+
+    delivery: str
+    overall: MergeKindFigures
+    distinct_by_family: dict[str, DistinctFigures]
+    restatement_by_family: dict[str, RestatementFigures]
+
+
+class MergeError(TypedDict):
+    mode: str
+    pair: str
+    kind: str
+    family: str
+    verdict: str
+    first: str
+    second: str
+    observation: str | None
+
+
+class MergesReport(TypedDict):
+    """`sediment-bench merges --json`: modes are in_order and shuffled_duplicated."""
+
+    benchmark: str
+    dataset: str
+    split: str
+    pairs: dict[str, int]
+    modes: dict[str, MergeMode]
+    errors: list[MergeError]
+    machine: dict[str, str | int]
+    versions: dict[str, str]
+    settings: dict[str, Setting]
+    date: str
+    wall_time_s: Figures
+
+
 class ScaleCase(TypedDict):
     """One configuration (a size, a mode): every run's figures and their medians."""
 
@@ -179,7 +245,8 @@ def now_iso() -> str:
 
 
 def write_json(
-    path: Path, report: RetrievalReport | UpdatesReport | SupersessionReport | ScaleReport
+    path: Path,
+    report: RetrievalReport | UpdatesReport | SupersessionReport | ScaleReport | MergesReport,
 ) -> None:
     """Written to a temporary file first: an interrupted run leaves the old results intact."""
     path.parent.mkdir(parents=True, exist_ok=True)

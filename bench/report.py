@@ -7,6 +7,7 @@ from typing import Any, cast
 
 from bench.record import (
     Figures,
+    MergesReport,
     RetrievalReport,
     ScaleReport,
     SupersessionReport,
@@ -36,6 +37,10 @@ PAGE_ORDER = (
     "supersession",
     "supersession_before",
     "updates_corpus",
+    "merges_dev",
+    "merges_test",
+    "merges_dev_minilm",
+    "merges_test_minilm",
     "updates",
     "ingest",
     "scale",
@@ -325,6 +330,8 @@ def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
             "how the run was made. p50 is compared with RRF's p50 in the same run.",
             "",
         ]
+    merges_seen = False
+    merges = [cast(MergesReport, d) for d in map(_load, files) if d.get("benchmark") == "merges"]
     for path in files:
         data = _load(path)
         source = f"{results_dir.as_posix()}/{path.name}"
@@ -343,6 +350,13 @@ def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
             from bench.updates_corpus import corpus_section
 
             lines += corpus_section(cast(SupersessionReport, data), source)
+        elif kind == "merges":
+            from bench.merges.render import merges_section, summary
+
+            if not merges_seen:
+                lines += summary(merges)
+                merges_seen = True
+            lines += merges_section(cast(MergesReport, data), source)
         elif kind in SCALE_KINDS:
             lines += scale_section(cast(ScaleReport, data), source, growth)
         elif kind == "tracing_cost":
