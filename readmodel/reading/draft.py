@@ -24,5 +24,6 @@ class Draft:
     passive: bool = False
     values: tuple[Value, ...] = ()
     spans: tuple[tuple[int, int, Value], ...] = ()
+    patient: tuple[str, ...] = ()
     used: frozenset[int] = field(default_factory=frozenset)
     unread: str | None = None

@@ -13,10 +13,7 @@ from readmodel.reading import grammar as g
 from readmodel.reading.draft import Draft
 from readmodel.text import stem
 
-CONTRASTIVE = frozenset(
-    """near before after without under over above below inside outside behind beside
-    between against until since beyond off""".split()
-)
+CONTRASTIVE = g.CONTRASTIVE
 _OBJECT_PRONOUNS = {
     "me": "i",
     "us": "we",
@@ -29,6 +26,18 @@ _OBJECT_PRONOUNS = {
     "himself": "he",
     "herself": "she",
 }
+
+
+def content_terms(word: str, before: str = "") -> list[str]:
+    """The content terms of a word, each with the role a contrasting preposition before
+    it gives ("to:munich"); a hyphenated word is its parts ("rate-limited")."""
+    role = f"{before}:" if before in g.ROLES else ""
+    out = []
+    for part in word.split("-") if "-" in word else [word]:
+        term = content_word(part)
+        if term is not None:
+            out.append(role + term)
+    return out
 
 
 def content_word(word: str) -> str | None:
@@ -55,9 +64,8 @@ def read_frame(draft: Draft) -> tuple[str, frozenset[str]]:
         if i < draft.subject_end:
             if not masked or masked[-1] != "<subject>":
                 masked.append("<subject>")
-            term = None if i in draft.used else content_word(low)
-            if term is not None:
-                content.add(term)
+            if i not in draft.used:
+                content.update(content_terms(low))
         elif i in starts:
             end, value = starts[i]
             masked.append(f"<{value.type}>")
@@ -65,10 +73,12 @@ def read_frame(draft: Draft) -> tuple[str, frozenset[str]]:
             continue
         else:
             masked.append(low)
-            term = None if i in draft.used else content_word(low)
-            if term is not None and not (draft.passive and low == "by"):
-                content.add(term)
+            if i not in draft.used and not (draft.passive and low == "by"):
+                # a passive's agent, when turned, is in `used`
+                before = draft.tokens[i - 1].low if i > 0 else ""
+                content.update(content_terms(low, before))
         i += 1
+    content.update(t for w in draft.patient for t in content_terms(w))
     return " ".join(masked), frozenset(content)
 
 

@@ -60,6 +60,16 @@ FUNCTION_WORDS = (
     | frozenset(POSSESSIVES)
     | frozenset("and or but as than that which who whom whose 's there here".split())
 )
+PASSIVE_GET = frozenset("get gets got gotten getting".split())
+"""Auxiliaries of a passive besides "be": "got cancelled" is "was cancelled"."""
+CONTRASTIVE = frozenset(
+    """near before after without under over above below inside outside behind beside
+    between against until since beyond off""".split()
+)
+"""Prepositions whose choice changes the fact: "near Oslo" is not "in Oslo"."""
+ROLES = CONTRASTIVE | frozenset("from to into".split())
+"""Prepositions that give what follows a role of its own: "from Berlin to Munich"."""
+TITLES = frozenset("mr. mrs. ms. dr. prof. mr mrs ms dr prof".split())
 NEGATIVE_AFFECT = frozenset("hate dislike detest loathe despise avoid refuse".split())
 """Verbs that say the subject is against the object: "I hate jazz" is the negative of
 "I like jazz", so the two never read as one fact."""
@@ -71,6 +81,12 @@ CHANGE_WORDS = frozenset(
     relocated new started became replaced updated rescheduled postponed promoted joined
     left quit stopped""".split()
 )
+
+
+def name_text(words: str) -> str:
+    """A name without its title: "Mr. Hale" and "Hale" name one person."""
+    kept = [w for w in words.lower().split() if w not in TITLES]
+    return " ".join(kept) if kept else words.lower()
 
 
 @lru_cache(maxsize=65536)
@@ -106,4 +122,10 @@ def verb_form(word: str) -> str:
     for tag in ("VBZ", "VBG", "VBD", "VBN", "VBP", "VB"):
         if low in forms.get(tag, ()):
             return tag
+    if "VERB" in lemmas(low) and low != lemma:
+        return "VBD" if low.endswith("ed") else "VBG" if low.endswith("ing") else "VBZ"
     return ""
+
+
+def can_be_noun(word: str) -> bool:
+    return "NOUN" in lemmas(word.lower())

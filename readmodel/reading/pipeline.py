@@ -1,6 +1,6 @@
 """The reader: named, pure stages run in a fixed order over each clause of a statement.
 
-    words -> subject -> predicate -> values -> frame (content, change, kind)
+    words -> subject -> predicate -> values -> roles -> frame (content, change, kind)
 
 Each stage takes the clause's `Draft` and returns it with its own annotations; a stage
 that cannot go on says why (`Draft.unread`) and the clause is not read further. A text
@@ -12,12 +12,14 @@ from functools import lru_cache
 
 from readmodel.passages import SPLIT_ABOVE
 from readmodel.reading.draft import Draft
-from readmodel.reading.frames import change_cue, content_word, read_frame, with_kind
+from readmodel.reading.frames import change_cue, content_terms, read_frame, with_kind
+from readmodel.reading.grammar import NEGATIONS
 from readmodel.reading.predicates import read_predicate
+from readmodel.reading.roles import read_roles
 from readmodel.reading.statement import Clause, Reading
 from readmodel.reading.subjects import read_subject
 from readmodel.reading.values import read_values
-from readmodel.reading.words import clauses, normalise, speaker_of, tokens
+from readmodel.reading.words import as_note, clauses, normalise, speaker_of, tokens
 from readmodel.text import TEXT_CACHE_SIZE
 
 Stage = Callable[[Draft], Draft]
@@ -25,6 +27,7 @@ STAGES: tuple[tuple[str, Stage], ...] = (
     ("subject", read_subject),
     ("predicate", read_predicate),
     ("values", read_values),
+    ("roles", read_roles),
 )
 MAX_CLAUSES = 4
 """More sentences than this make a text a passage of talk, not a statement."""
@@ -58,17 +61,34 @@ def clause_of(draft: Draft) -> Clause:
 
 
 def _words(sentences: list[str]) -> frozenset[str]:
-    return frozenset(
-        term
-        for sentence in sentences
-        for token in tokens(sentence)
-        if (term := content_word(token.low)) is not None
-    )
+    """Content terms of every sentence, each with its contrasting preposition, and a
+    mark for a negation: what an unread statement is compared by."""
+    out: set[str] = set()
+    for sentence in sentences:
+        found = tokens(sentence)
+        for i, token in enumerate(found):
+            if token.low in NEGATIONS:
+                out.add("~not")
+            out.update(content_terms(token.low, found[i - 1].low if i else ""))
+    return frozenset(out)
 
 
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _read(text: str, entities: tuple[str, ...]) -> Reading:
-    speaker, rest = speaker_of(normalise(text))
+    """A text that reads neither as statements nor with its prefix as a speaker is tried
+    as a terse note ("CI: Node 20" as "CI is Node 20")."""
+    normal = normalise(text)
+    speaker, rest = speaker_of(normal)
+    reading = _statements(text, rest, speaker, entities)
+    note = as_note(normal) if not reading.readable else None
+    if note is not None:
+        retried = _statements(text, note, None, entities)
+        if retried.readable:
+            return retried
+    return reading
+
+
+def _statements(text: str, rest: str, speaker: str | None, entities: tuple[str, ...]) -> Reading:
     sentences = clauses(rest)
     words = _words(sentences)
     if len(text.split()) > SPLIT_ABOVE:

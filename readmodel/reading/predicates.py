@@ -39,6 +39,8 @@ def read_predicate(draft: Draft) -> Draft:
         following = tokens[i + 1].low if i + 1 < len(tokens) else ""
         if word in g.AUXILIARIES:
             auxiliaries.append(word)
+        elif word in g.PASSIVE_GET and g.verb_form(following) in {"VBN", "VBD"}:
+            auxiliaries.append("was" if word == "got" else "is")
         elif word in g.NEGATIONS:
             negative = True
             if following in {"longer", "more"}:

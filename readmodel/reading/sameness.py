@@ -1,39 +1,62 @@
 """When two statements say the same fact: decided on their readings, never on closeness.
 
 Two read statements are one fact when every clause of one has a clause of the other with
-the same subject, values, content words, polarity, tense, aspect and voice-independent
-roles: only the main verb may differ ("works at" / "is employed by"), and only for texts
-that similarity already proposed as neighbours. A statement that cannot be read is the
-same as another only when both have the same content words.
+the same subject, values (each in its role), content words, polarity, tense and aspect.
+The main verb must be the same too, unless the caller says the two texts are close
+enough that another verb is another wording (`verbs_may_differ`: "works at" / "works
+for", "fixed" / "repaired"). A name is compared as its words, whatever its case ("the
+repo uses python 3.12"). A statement that cannot be read is the same as another only
+when both have the same content words.
 """
 
+from readmodel.reading.frames import content_terms
 from readmodel.reading.statement import Clause, Reading
 
 ClauseKey = tuple[object, ...]
+NAMES = frozenset({"person", "place", "organisation", "name"})
 
 
 def clause_key(clause: Clause) -> ClauseKey:
-    """What must be equal for two clauses to state one fact: all but the main verb."""
+    """What must be equal for two clauses to state one fact, but the main verb."""
+    typed = tuple(v for v in clause.values if v.type not in NAMES)
+    named = {
+        t
+        for v in clause.values
+        if v.type in NAMES
+        for word in v.text.split()
+        for t in content_terms(word, v.role)
+    }
     return (
         clause.subject,
-        tuple(clause.values),
-        tuple(sorted(clause.content)),
+        typed,
+        tuple(sorted(clause.content | named)),
         clause.polarity,
         clause.tense,
         clause.aspect,
     )
 
 
-def merge_key(reading: Reading) -> tuple[object, ...]:
-    """Equal for statements that state the same fact (`same_statement`): the sorted keys
-    of a read statement's clauses, or the content words of one that is not read."""
+def _keys(reading: Reading, verbs: bool) -> tuple[str, ...]:
+    return tuple(
+        sorted(repr((*clause_key(c), c.predicate if verbs else "")) for c in reading.clauses)
+    )
+
+
+def merge_key(reading: Reading, verbs: bool = True) -> tuple[object, ...]:
+    """The sorted keys of a read statement's clauses (with their main verbs unless
+    `verbs` is false), or the content words of one that is not read. Two read
+    statements are the same when their keys are equal (`same_statement`)."""
     if reading.readable:
-        return ("read", tuple(sorted(map(repr, map(clause_key, reading.clauses)))))
+        return ("read", _keys(reading, verbs))
     return ("words", tuple(sorted(reading.words)))
 
 
-def same_statement(a: Reading, b: Reading) -> bool:
-    return merge_key(a) == merge_key(b)
+def same_statement(a: Reading, b: Reading, verbs_may_differ: bool = False) -> bool:
+    """One fact: equal clause keys when both are read, else the same content words."""
+    if not a.readable or not b.readable:
+        return a.words == b.words
+    verbs = not verbs_may_differ
+    return merge_key(a, verbs) == merge_key(b, verbs)
 
 
 def same_values(a: Reading, b: Reading) -> bool:
@@ -41,14 +64,14 @@ def same_values(a: Reading, b: Reading) -> bool:
     the same values, with the same polarity. Unread ones compare as `same_statement`."""
     if not a.readable or not b.readable:
         return same_statement(a, b)
-    values_a = {v for c in a.clauses for v in c.values}
-    values_b = {v for c in b.clauses for v in c.values}
+    values_a = {(v.type in NAMES, v.text) for c in a.clauses for v in c.values}
+    values_b = {(v.type in NAMES, v.text) for c in b.clauses for v in c.values}
     polarity_a = {c.polarity for c in a.clauses}
     polarity_b = {c.polarity for c in b.clauses}
     return bool(values_a) and values_a == values_b and polarity_a == polarity_b
 
 
-def why_not_same(a: Reading, b: Reading) -> str | None:
+def why_not_same(a: Reading, b: Reading, verbs_may_differ: bool = True) -> str | None:
     """In words, the first thing the two readings differ in; None when they agree."""
     if not a.readable or not b.readable:
         if a.words == b.words:
@@ -56,13 +79,15 @@ def why_not_same(a: Reading, b: Reading) -> str | None:
         return "not read as statements, and their content words differ"
     if len(a.clauses) != len(b.clauses):
         return "they say a different number of things"
-    names = ("subject", "values", "content words", "polarity", "tense", "aspect")
+    names = ("subject", "values", "content words", "polarity", "tense", "aspect", "verb")
     for x, y in zip(
         sorted(a.clauses, key=lambda c: repr(clause_key(c))),
         sorted(b.clauses, key=lambda c: repr(clause_key(c))),
         strict=True,
     ):
-        for name, left, right in zip(names, clause_key(x), clause_key(y), strict=True):
+        left_key = (*clause_key(x), "" if verbs_may_differ else x.predicate)
+        right_key = (*clause_key(y), "" if verbs_may_differ else y.predicate)
+        for name, left, right in zip(names, left_key, right_key, strict=True):
             if left != right:
                 return f"another {name}: {left!r} / {right!r}"
     return None

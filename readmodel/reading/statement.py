@@ -12,11 +12,13 @@ Kind = Literal["state", "episode"]
 
 @dataclass(frozen=True, order=True)
 class Value:
-    """A value the clause names, with its type and its normal form ("18:00", "7",
-    "initech", "03-14")."""
+    """A value the clause names, with its type, its normal form ("18:00", "7",
+    "initech", "03-14") and the preposition that gives it its role when one contrasts
+    ("from", "to", "before"): "from Berlin to Munich" is not "from Munich to Berlin"."""
 
     type: ValueType
     text: str
+    role: str = ""
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,10 @@ class Reading:
 
 def describe(clause: Clause) -> str:
     """A clause's reading in words, as `inspect` shows it."""
-    values = ", ".join(f"{v.type} {v.text!r}" for v in clause.values) or "none"
+    values = ", ".join(
+        f"{v.type} {v.role + ' ' if v.role else ''}{v.text!r}" for v in clause.values
+    )
+    values = values or "none"
     parts = [
         f"subject {' > '.join(clause.subject)}",
         f"frame {clause.frame!r}",

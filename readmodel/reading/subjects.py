@@ -1,6 +1,7 @@
 """Stage 2, subject: who or what the clause is about, as a chain from owner to thing.
 
-"Dan's wife" is ("dan", "wife"), "my neighbour's cat" ("i", "neighbour", "cat"),
+"Dan's wife" is ("dan", "wife"), "my neighbour's cat" ("i", "neighbour", "cat"), "the
+auth service" ("auth service",) (its modifiers are part of who it is),
 "user42" ("user42",), "José García" ("josé garcía",). A subject ends where its verb
 group starts (an auxiliary, a negation, an adverb, or a word that can be a verb after
 the head noun). "he"/"she"/"they" stand for the producer's one entity when it names one;
@@ -20,7 +21,7 @@ def _owner(word: str, draft: Draft) -> str:
     if word == "i" and draft.speaker:
         return draft.speaker
     if word in {"he", "she", "they", "it"} and len(draft.entities) == 1:
-        return draft.entities[0].lower()
+        return g.name_text(draft.entities[0])
     return word
 
 
@@ -35,7 +36,11 @@ def _ends_phrase(tokens: tuple[Token, ...], i: int, taken: int) -> bool:
         return False
     if tokens[i].capitalised and tokens[i - 1].capitalised and not g.only_verb(word):
         return False
-    return g.can_be_verb(word)
+    if not g.can_be_verb(word):
+        return False
+    following = tokens[i + 1].text if i + 1 < len(tokens) else ""
+    compound = g.can_be_noun(word) and g.verb_form(word) in {"VB", "VBP", "VBG"}
+    return not (compound and (not following or g.can_be_verb(following)))
 
 
 def _phrase(tokens: tuple[Token, ...], i: int) -> tuple[list[str], int]:
@@ -76,12 +81,9 @@ def read_subject(draft: Draft) -> Draft:
             words, i = _phrase(tokens, i)
             if not words:
                 break
-            if _is_name(tokens, start, i):
-                chain.append(" ".join(words))
-                used.update(range(start, i))
-            else:
-                chain.append(words[-1])
-                used.add(i - 1)
+            phrase = " ".join(words)
+            chain.append(g.name_text(phrase) if _is_name(tokens, start, i) else phrase)
+            used.update(range(start, i))
             if i < len(tokens) and tokens[i].low == "'s":
                 used.add(i)
                 i += 1

@@ -10,6 +10,7 @@ digits ("user7", "v2"), typed by the word before them (a title: a person; "in", 
 import re
 from dataclasses import replace
 
+from readmodel.reading import grammar as g
 from readmodel.reading.draft import Draft
 from readmodel.reading.statement import Value, ValueType
 from readmodel.reading.words import Token
@@ -36,25 +37,35 @@ MONTHS = {
 }
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 RELATIVE_DAYS = frozenset("today tomorrow yesterday tonight".split())
-NUMBER_WORDS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
-    )
-} | {
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-    "hundred": 100,
-    "thousand": 1000,
-    "dozen": 12,
-    "half": 0,
-}
+NUMBER_WORDS = (
+    {
+        w: i
+        for i, w in enumerate(
+            "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+            "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+        )
+    }
+    | {
+        w: i + 1
+        for i, w in enumerate(
+            "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+            "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
+            "twentieth".split()
+        )
+    }
+    | {
+        "thirty": 30,
+        "forty": 40,
+        "fifty": 50,
+        "sixty": 60,
+        "seventy": 70,
+        "eighty": 80,
+        "ninety": 90,
+        "hundred": 100,
+        "thousand": 1000,
+        "dozen": 12,
+    }
+)
 UNITS = frozenset(
     """kg kgs kilo kilos kilograms kilogram g grams lb lbs pounds km kms kilometres kilometers
     mile miles m metres meters cm mm ft feet foot inch inches l litres liters ml % percent
@@ -63,6 +74,17 @@ UNITS = frozenset(
     degrees""".split()
 )
 CURRENCY = frozenset("$ € £".split())
+CURRENCY_WORDS = {
+    "dollars": "$",
+    "dollar": "$",
+    "usd": "$",
+    "bucks": "$",
+    "euros": "€",
+    "euro": "€",
+    "eur": "€",
+    "gbp": "£",
+}
+DAY_PARTS = {"morning": 0, "afternoon": 12, "evening": 12, "night": 12}
 TITLES = frozenset("dr dr. mr mr. mrs mrs. ms ms. prof prof. doctor professor".split())
 _PLACE_CUES = frozenset("in to from near into around".split())
 _ORGANISATION_CUES = frozenset("at for by".split())
@@ -93,6 +115,11 @@ def _clock(tokens: tuple[Token, ...], i: int) -> tuple[str, int] | None:
     taken = 1
     if following in {"am", "pm"}:
         word, taken = word + following[0], 2
+    part = [t.low for t in tokens[i + 1 : i + 4]]
+    hour = _number(word)
+    in_part = len(part) == 3 and part[:2] == ["in", "the"] and part[2] in DAY_PARTS
+    if hour is not None and 1 <= hour <= 12 and in_part:
+        return f"{(hour % 12) + DAY_PARTS[part[2]]:02d}:00", 4
     found = _CLOCK.match(word.replace(" ", ""))
     if found is None or (found.group(2) is None and found.group(3) is None):
         return None
@@ -177,7 +204,9 @@ def read_values(draft: Draft) -> Draft:
             found = ("quantity", f"{token.low}{amount}", 2)
         elif number is not None:
             following = tokens[i + 1].low if i + 1 < len(tokens) else ""
-            if following in UNITS:
+            if following in CURRENCY_WORDS:
+                found = ("quantity", f"{CURRENCY_WORDS[following]}{number}", 2)
+            elif following in UNITS:
                 found = ("quantity", f"{number} {following.rstrip('s') or following}", 2)
             else:
                 found = ("number", str(number), 1)
@@ -185,13 +214,15 @@ def read_values(draft: Draft) -> Draft:
             end = i + 1
             while end < len(tokens) and _is_name_word(tokens[end]) and end not in used:
                 end += 1
-            text = " ".join(t.low for t in tokens[i:end])
-            found = (_name_type(tokens, i), text, end - i)
+            text = g.name_text(" ".join(t.low for t in tokens[i:end]))
+            kind_of = "person" if tokens[i].low in g.TITLES else _name_type(tokens, i)
+            found = (kind_of, text, end - i)
         if found is None:
             i += 1
             continue
         kind, text, taken = found
-        spans.append((i, i + taken, Value(kind, text)))
+        role = tokens[i - 1].low if i > 0 and tokens[i - 1].low in g.ROLES else ""
+        spans.append((i, i + taken, Value(kind, text, role)))
         used.update(range(i, i + taken))
         i += taken
     values = tuple(sorted(span[2] for span in spans))

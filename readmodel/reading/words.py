@@ -9,6 +9,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from readmodel.reading import grammar as g
+
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-"})
 _CONTRACTIONS = (
     (re.compile(r"\bcan't\b", re.I), "can not"),
@@ -30,11 +32,11 @@ _OPENERS = re.compile(
     re.I,
 )
 _SENTENCE = re.compile(
-    r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bMrs)(?<!\bJr)(?<!\bvs)(?<!\be\.g)(?<!\bi\.e)"
-    r"(?<=[.!?;])\s+(?=\S)"
+    r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bJr\.)(?<!\bvs\.)"
+    r"(?<!\bProf\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?;])\s+(?=\S)"
 )
 _TOKEN = re.compile(
-    r"\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?|\d+(?:[.,]\d+)*(?:st|nd|rd|th)?|[$€£%]"
+    r"(?:Mr|Mrs|Ms|Dr|Prof|St|Jr)\.|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?|\d+(?:[.,]\d+)*(?:st|nd|rd|th)?|[$€£%]"
     r"|'s\b|[^\W_]+(?:[-.@][^\W_]+)*|[^\w\s]",
     re.UNICODE,
 )
@@ -54,8 +56,19 @@ class Token:
         return self.text[:1].isupper()
 
 
+_IS_BEFORE = re.compile(
+    r"\b(\w+)'s\s+(?=(?:a|an|the|not|never|no|very|so|also|still|now|always|my|our|your)\b)",
+    re.I,
+)
+
+
 def normalise(text: str) -> str:
+    """NFC, plain quotes, contractions spelt out ("Lina's a pilot": "Lina is a pilot"),
+    and a text in capitals only in lower case (its shouting is not names)."""
     text = unicodedata.normalize("NFC", text).translate(_QUOTES)
+    if text.isupper():
+        text = text.lower()
+    text = _IS_BEFORE.sub(r"\1 is ", text)
     for pattern, replacement in _CONTRACTIONS:
         text = pattern.sub(replacement, text)
     return " ".join(text.split())
@@ -69,14 +82,54 @@ def speaker_of(text: str) -> tuple[str | None, str]:
     return found.group(1).lower(), text[found.end() :]
 
 
+_NOTE = re.compile(r"^([^:]{1,40}?)\s*:\s+(\S.*)$")
+_LEADING = frozenset("as but and so like because".split())
+DISCOURSE_VERBS = frozenset(
+    """say tell mention think guess believe know remember note recall suppose reckon
+    imagine hope bet forget""".split()
+)
+"""Verbs of saying and thinking: "As I mentioned," or "I think I told you, but" frame
+what follows and state nothing of their own."""
+
+
+def _is_discourse(segment: str) -> bool:
+    words = [t.low for t in tokens(segment)]
+    while words and words[0] in _LEADING:
+        words = words[1:]
+    if not words or words[0] not in {"i", "we", "you"} or len(words) > 6:
+        return False
+    return any(g.verb_lemma(w) in DISCOURSE_VERBS for w in words[1:])
+
+
+def _without_discourse(sentence: str) -> str:
+    segments = [s for s in sentence.split(", ") if not _is_discourse(s)]
+    if not segments:
+        return sentence
+    first = segments[0].split(" ", 1)
+    if len(first) == 2 and first[0].lower() in _LEADING - {"as", "like"}:
+        segments[0] = first[1]
+    return ", ".join(segments)
+
+
 def clauses(text: str) -> list[str]:
-    """The sentences of a normalised text, each without the openers it starts with."""
+    """The sentences of a normalised text, each without the openers it starts with and
+    without a clause of saying or thinking that frames it."""
     out = []
     for sentence in _SENTENCE.split(text):
         sentence = _OPENERS.sub("", sentence.strip()).strip(" .!?;")
+        sentence = _without_discourse(sentence)
         if sentence:
             out.append(sentence)
     return out
+
+
+def as_note(text: str) -> str | None:
+    """A terse note ("CI: Node 20", "Timezone: Europe/Berlin") said as a sentence ("CI is
+    Node 20"), or None when the text is not of that shape."""
+    found = _NOTE.match(text.strip())
+    if found is None:
+        return None
+    return f"{found.group(1)} is {found.group(2)}"
 
 
 def tokens(clause: str) -> tuple[Token, ...]:

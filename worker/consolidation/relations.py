@@ -91,11 +91,13 @@ def relate(a: Memory, b: Memory, similarity: float, policy: ConsolidationPolicy)
         if restates(older, newer, keyed=True):
             return Link(LinkKind.MERGE, older.id, newer.id)
         return _declared(older, newer, f"same key {a.key!r}, another value")
+    if similarity >= policy.search_threshold and restates(
+        older, newer, verbs_may_differ=similarity >= policy.merge_threshold
+    ):
+        return Link(LinkKind.MERGE, older.id, newer.id)
     update = _update(older, newer)
     if update is not None:
         return Link(LinkKind.SUPERSEDE, older.id, newer.id, update.relation, update.reason)
-    if similarity >= policy.merge_threshold and restates(older, newer):
-        return Link(LinkKind.MERGE, older.id, newer.id)
     return None
 
 
@@ -108,19 +110,24 @@ def _update(older: Memory, newer: Memory) -> Update | OpenUpdate | None:
     return implicit_update(features(older), features(newer)) or open_update(old_open, new_open)
 
 
-def restates(older: Memory, newer: Memory, keyed: bool = False) -> bool:
+def restates(
+    older: Memory, newer: Memory, keyed: bool = False, verbs_may_differ: bool = True
+) -> bool:
     """The same statement (`readmodel.reading.same_statement`): the same subject, values,
     content words, polarity, tense and aspect, however worded; about the same people
     (when both name entities, they share one), and no negation on one side only.
     Similarity only proposes the pair: "Dan works at Initech" and "Dan's wife works at
-    Initech" are close, and two facts. Of one key (`keyed`), which names subject and
-    attribute, the same values (`readmodel.reading.same_values`) restate."""
+    Initech" are close, and two facts. Another main verb is another wording only for
+    texts close enough (`verbs_may_differ`). Of one key (`keyed`), which names subject
+    and attribute, the same values (`readmodel.reading.same_values`) restate."""
     if not shares_entity(older, newer):
         return False
     if text_features(older).negation != text_features(newer).negation:
         return False
     a, b = read(older.text, older.entities), read(newer.text, newer.entities)
-    return same_values(a, b) or same_statement(a, b) if keyed else same_statement(a, b)
+    if keyed and same_values(a, b):
+        return True
+    return same_statement(a, b, verbs_may_differ)
 
 
 def shares_entity(a: Memory, b: Memory) -> bool:

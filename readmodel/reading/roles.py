@@ -1,0 +1,54 @@
+"""Stage 5, roles: a passive with its agent said ("is owned by the payments team") is
+read with the agent as subject, as its active is ("the payments team owns ..."); what
+the passive had as subject becomes what the verb acts on.
+
+Only a passive that names its agent is turned: "Dan is employed" has no other reading.
+"""
+
+from dataclasses import replace
+
+from readmodel.reading import grammar as g
+from readmodel.reading.draft import Draft
+from readmodel.reading.statement import Value
+from readmodel.reading.subjects import read_subject
+
+
+def _patient(draft: Draft) -> tuple[tuple[Value, ...], tuple[str, ...]]:
+    """The passive's subject as what the verb acts on: a name is a name value, anything
+    else the words of its chain (an owner as "~i")."""
+    chain = draft.subject
+    if len(chain) == 1 and draft.tokens[0].capitalised and draft.tokens[0].low not in g.DETERMINERS:
+        return (Value("name", chain[0]),), ()
+    words = []
+    for part in chain:
+        if part in g.SUBJECT_PRONOUNS.values():
+            words.append(f"~{part}")
+        else:
+            words.extend(part.split())
+    return (), tuple(words)
+
+
+def read_roles(draft: Draft) -> Draft:
+    if not draft.passive:
+        return draft
+    tokens = draft.tokens
+    by = next((i for i in range(draft.verb_at + 1, len(tokens)) if tokens[i].low == "by"), None)
+    if by is None or by + 1 >= len(tokens):
+        return draft
+    agent = read_subject(Draft(tokens[by + 1 :], draft.speaker, draft.entities))
+    if agent.unread is not None:
+        return draft
+    end = by + 1 + agent.subject_end
+    agent_span = set(range(by, end))
+    spans = tuple(s for s in draft.spans if s[0] not in agent_span)
+    values, words = _patient(draft)
+    spans = (*spans, *((-1, -1, v) for v in values))
+    return replace(
+        draft,
+        subject=agent.subject,
+        spans=spans,
+        values=tuple(sorted(s[2] for s in spans)),
+        patient=words,
+        used=draft.used | frozenset(agent_span),
+        passive=False,
+    )
