@@ -8,13 +8,10 @@ process owns the store, so retains are consolidated before the call returns; in 
 other modes they are published to the queue like the HTTP API's.
 """
 
-import functools
-from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from importlib.metadata import version
-from typing import Any, TypeVar
+from typing import Any
 
-import anyio.to_thread
 import pydantic
 import structlog
 from mcp.server.mcpserver import Context, MCPServer
@@ -23,12 +20,11 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.types import CallToolResult, InputRequiredResult, Tool, ToolAnnotations
 from starlette.types import Receive, Scope, Send
 
+from sediment.api.deps import ApiDeps
 from sediment.api.problems import UNAVAILABLE, unavailable_message
 from sediment.bootstrap import Runtime
 from sediment.mcp_tools.tools import SedimentTools, bad_fields, invalid, scope_refusal
-from sediment.recall_gate import RecallGate
 
-T = TypeVar("T")
 log = structlog.get_logger("sediment.mcp")
 
 NAME = "sediment"
@@ -48,18 +44,6 @@ FORGET = ToolAnnotations(
     read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
 )
 VOTE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-
-
-def gated(tool: Callable[..., T], gate: RecallGate) -> Callable[..., Awaitable[T]]:
-    """`tool` run in a thread once `gate` gives it a turn; the SDK reads the same
-    signature (arguments, return type, description) through `functools.wraps`."""
-
-    @functools.wraps(tool)
-    async def call(**arguments: Any) -> T:
-        async with gate.turn():
-            return await anyio.to_thread.run_sync(functools.partial(tool, **arguments))
-
-    return call
 
 
 class SedimentServer(MCPServer[Any]):
@@ -114,10 +98,11 @@ def note(tools: SedimentTools) -> str:
     return f" The default bank is {default!r}." if default else " Every call names its bank."
 
 
-def build_server(tools: SedimentTools, gate: RecallGate | None = None) -> MCPServer[Any]:
+def build_server(tools: SedimentTools) -> MCPServer[Any]:
     """`forget` publishes a `ForgetEvent` the worker applies (so replicas and replays
-    agree), annotated `destructive_hint=True`. With `gate` (a serve that hosts the
-    worker), `recall` waits its turn as POST .../recall does."""
+    agree), annotated `destructive_hint=True`. `recall` waits for its `wait_for`
+    events and then for a recall slot (the deps' gate, in a serve that hosts the
+    worker) as POST .../recall does."""
     server: MCPServer[Any] = SedimentServer(
         NAME,
         title="Sediment",
@@ -125,8 +110,7 @@ def build_server(tools: SedimentTools, gate: RecallGate | None = None) -> MCPSer
         instructions=INSTRUCTIONS + note(tools),
     )
     server.add_tool(tools.retain, title="Retain memories", annotations=WRITE)
-    recall = tools.recall if gate is None else gated(tools.recall, gate)
-    server.add_tool(recall, title="Recall memories", annotations=READ)
+    server.add_tool(tools.recall, title="Recall memories", annotations=READ)
     server.add_tool(tools.inspect, title="Inspect a memory", annotations=READ)
     server.add_tool(tools.feedback, title="Vote on a memory", annotations=VOTE)
     server.add_tool(tools.forget, title="Forget memories", annotations=FORGET)
@@ -140,8 +124,8 @@ class HttpEndpoint:
     the interface `sediment serve` binds: on loopback the SDK's DNS-rebinding check is
     on (only localhost Host and Origin headers)."""
 
-    def __init__(self, tools: SedimentTools, host: str, gate: RecallGate | None = None) -> None:
-        server = build_server(tools, gate)
+    def __init__(self, tools: SedimentTools, host: str) -> None:
+        server = build_server(tools)
         server.streamable_http_app(stateless_http=True, json_response=True, host=host)
         self._manager = server.session_manager
         self._app = StreamableHTTPASGIApp(self._manager)
@@ -153,10 +137,11 @@ class HttpEndpoint:
         return self._manager.run()
 
 
-def http_endpoint(rt: Runtime, host: str, gate: RecallGate | None = None) -> HttpEndpoint:
-    """Retains go to the queue, as the HTTP API's do."""
-    tools = SedimentTools(rt.api_deps, rt.settings.mcp_bank, immediate=False)
-    return HttpEndpoint(tools, host, gate)
+def http_endpoint(rt: Runtime, host: str, deps: ApiDeps | None = None) -> HttpEndpoint:
+    """Retains go to the queue, as the HTTP API's do; `deps` are the API's (with its
+    recall gate and waiters), the runtime's by default."""
+    tools = SedimentTools(deps or rt.api_deps, rt.settings.mcp_bank, immediate=False)
+    return HttpEndpoint(tools, host)
 
 
 def stdio_tools(rt: Runtime, bank: str | None, all_banks: bool = False) -> SedimentTools:

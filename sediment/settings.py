@@ -78,6 +78,8 @@ class Settings(BaseSettings):
     worker_batch_max_wait_ms: int = Field(default=250, ge=1, le=60_000)
     serve_recall_slots: int = Field(default=2, ge=0, le=1024)
     serve_recall_yield_ms: int = Field(default=200, ge=0, le=60_000)
+    recall_waiters_per_key: int = Field(default=8, ge=1, le=10_000)
+    recall_waiters_per_bank: int = Field(default=16, ge=1, le=10_000)
     dlq_maxlen: int = Field(default=100_000, ge=10)
     dlq_max_payload_bytes: int = Field(default=64 * 1024, ge=4096, le=64 * 1024 * 1024)
     ledger_sweep_s: int = Field(default=5, ge=0, le=3600)

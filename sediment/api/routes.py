@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Final
 
+import anyio.to_thread
 import pydantic
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
 from fastapi import Body as Payload
@@ -22,6 +23,7 @@ from sediment.api import examples
 from sediment.api.auth import Deps, require_token
 from sediment.api.models import (
     BankStatus,
+    ErrorBody,
     FeedbackAccepted,
     FeedbackBody,
     MarkAccepted,
@@ -112,20 +114,37 @@ def retain(
     )
 
 
-@router.post("/recall", summary="Recall memories", response_model=RecallResponse)
-def recall(
+@router.post(
+    "/recall",
+    summary="Recall memories",
+    response_model=RecallResponse,
+    responses={
+        429: {
+            "model": ErrorBody,
+            "description": (
+                "too many recalls waiting for their wait_for events, of the key or on the "
+                "bank (SEDIMENT_RECALL_WAITERS_PER_KEY, SEDIMENT_RECALL_WAITERS_PER_BANK)"
+            ),
+        }
+    },
+)
+async def recall(
     bank_id: Bank,
     request: Annotated[RecallRequest, Payload(openapi_examples=examples.RECALL)],
     deps: Deps,
 ) -> Response:
     """Hybrid ranking with current state and prefer-observations (on by default). The
     `Server-Timing` header gives the recall's own time (`recall;dur=` in ms), so a
-    client can tell it from the time the request spent around it."""
+    client can tell it from the time the request spent around it (waiting for
+    `wait_for` events, or for a recall slot). Too many recalls waiting for their
+    `wait_for` events, of the caller or on the bank, is 429."""
     # The response is a RecallResponse already: written to JSON once, not validated
     # again on the way out (about a third of a millisecond per recall).
-    start = time.perf_counter()
-    response = deps.recall(bank_id, request)
-    took_ms = (time.perf_counter() - start) * 1000
+    await deps.await_events(bank_id, request)
+    async with deps.recall_turn():
+        start = time.perf_counter()
+        response = await anyio.to_thread.run_sync(deps.recall_now, bank_id, request)
+        took_ms = (time.perf_counter() - start) * 1000
     headers = {"Server-Timing": f"recall;dur={took_ms:.3f}"}
     if "state_mode" in request.model_fields_set:
         headers |= DEPRECATED_STATE_MODE

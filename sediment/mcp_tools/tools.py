@@ -41,6 +41,7 @@ from sediment.forgetting import forget_event
 from sediment.mcp_tools.models import Banks, BankStats, Forgot, MemoryItem, Retained, Voted
 from sediment.mcp_tools.story import story
 from sediment.memory_ids import MemoryIdError, resolve
+from sediment.recall_waits import TooManyWaiters
 from sediment.retain import repeat_problem, repeats
 from telemetry.metrics import EVENTS, RECALLS
 from worker.consolidation.neighbourhood import RAW_KINDS
@@ -144,7 +145,7 @@ class SedimentTools:
         said = [o.said for o in outcomes(deps.store, bank_id, ids)]
         return Retained(bank=bank_id, event_ids=ids, status="consolidated", outcomes=said)
 
-    def recall(
+    async def recall(
         self,
         query: Annotated[str, Field(min_length=1, max_length=4096, description="what to find")],
         bank: Bank = None,
@@ -219,7 +220,11 @@ class SedimentTools:
             )
         except pydantic.ValidationError as exc:
             raise invalid("recall", bad_fields(exc)) from None
-        answer = compact(self._deps.recall(self.bank_of(bank), request))
+        try:
+            found = await self._deps.recall_served(self.bank_of(bank), request)
+        except TooManyWaiters as exc:
+            raise ToolError(f"refused recall: {exc}") from None
+        answer = compact(found)
         return CallToolResult(
             content=[TextContent(type="text", text=text_of(answer))],
             structured_content=structured(answer),

@@ -118,11 +118,15 @@ def test_recall_reads_the_default_bank(api: Api) -> None:
     assert top["text"] == "Alice lives in Seattle."
 
 
+def gated_tools(api: Api, gate: RecallGate | None) -> SedimentTools:
+    return SedimentTools(replace(deps_of(api), recall_gate=gate), "b1", immediate=False)
+
+
 def test_a_gated_recall_is_the_same_tool(api: Api) -> None:
     """What clients see of `recall` does not change behind a serve's recall gate."""
 
     async def listed(gate: RecallGate | None) -> dict[str, Any]:
-        async with Client(build_server(tools(api, "b1"), gate)) as client:
+        async with Client(build_server(gated_tools(api, gate))) as client:
             return {t.name: t.model_dump() for t in (await client.list_tools()).tools}
 
     async def both() -> tuple[dict[str, Any], dict[str, Any]]:
@@ -139,7 +143,7 @@ def test_an_mcp_recall_waits_its_turn_at_the_recall_gate(api: Api) -> None:
     gate = RecallGate(1)
 
     async def run() -> tuple[bool, Any]:
-        async with Client(build_server(tools(api, "b1"), gate)) as client:
+        async with Client(build_server(gated_tools(api, gate))) as client:
             release, held = asyncio.Event(), asyncio.Event()
 
             async def hold() -> None:
