@@ -3,13 +3,14 @@
 import math
 import re
 import sys
+import unicodedata
 import uuid
 from datetime import UTC, datetime
 
 import pydantic
 import pytest
 
-from contracts.base import NOT_BLANK_PATTERN, control_character, is_blank
+from contracts.base import MARK_CATEGORIES, NOT_BLANK_PATTERN, control_character, is_blank
 from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
 from contracts.recall import RecallRequest
@@ -148,7 +149,8 @@ def test_feedback_session_key_is_printable() -> None:
 def test_the_schema_pattern_and_the_blank_check_agree_on_every_character() -> None:
     """The JSON Schema lists the invisible characters as of a Unicode version; the check
     asks Python's Unicode database. When Python's Unicode grows, this says to update
-    `_FORMAT_CHARACTERS` in contracts/base.py."""
+    `_FORMAT_CHARACTERS` in contracts/base.py. The schema lists only some of the marks
+    (`SCHEMA_MARKS`): it is more lenient for a script's own, never stricter."""
     pattern = re.compile(NOT_BLANK_PATTERN)
     disagree = [
         f"U+{code:04X}"
@@ -156,8 +158,49 @@ def test_the_schema_pattern_and_the_blank_check_agree_on_every_character() -> No
         if not 0xD800 <= code <= 0xDFFF
         and bool(pattern.fullmatch(chr(code)))
         != (not is_blank(chr(code)) and control_character(chr(code)) is None)
+        and unicodedata.category(chr(code)) not in MARK_CATEGORIES
     ]
     assert disagree == []
+    lenient = [
+        code
+        for code in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(code)) in MARK_CATEGORIES
+        and not pattern.fullmatch(chr(code))
+        and not is_blank(chr(code))
+    ]
+    assert lenient == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\ufe0f",
+        "\ufe00\ufe0e\ufe0f",
+        "\U000e0100\U000e01ef",
+        "\u0301\u0308",
+        "\u0903",
+        "\u20dd",
+        "\ufffc",
+        " \ufffc\u200b\ufe0f ",
+    ],
+)
+def test_marks_alone_and_the_object_replacement_are_blank(text: str) -> None:
+    """A variation selector, a combining mark or U+FFFC shows nothing on its own: a text
+    or query of them only is refused as blank, naming the characters."""
+    for model, field, data in (
+        (RetainEvent, "text", {**GOOD, "text": text}),
+        (RecallRequest, "query", {"query": text}),
+    ):
+        with pytest.raises(pydantic.ValidationError) as info:
+            model.model_validate(data)
+        message = str(info.value)
+        assert f"{field} is blank" in message and "shows only on a character" in message
+        assert f"U+{ord(text.strip()[0]):04X}" in message
+
+
+def test_marks_on_a_character_are_fine() -> None:
+    assert RecallRequest(query="e\u0301\ufe0f").query == "e\u0301\ufe0f"
+    assert RetainEvent.model_validate({**GOOD, "text": "\u2764\ufe0f Ana"}).text
 
 
 def test_feedback_timestamps_are_strict() -> None:
