@@ -13,12 +13,25 @@ from importlib.metadata import version
 from typing import Any
 
 import pydantic
+import pydantic_core
 import structlog
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
-from mcp.types import CallToolResult, InputRequiredResult, Tool, ToolAnnotations
-from starlette.types import Receive, Scope, Send
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    InputRequiredResult,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    Tool,
+    ToolAnnotations,
+    jsonrpc_message_adapter,
+)
+from starlette.responses import JSONResponse
+from starlette.types import Message, Receive, Scope, Send
 
 from sediment.api.deps import ApiDeps
 from sediment.api.problems import UNAVAILABLE, unavailable_message
@@ -131,10 +144,96 @@ class HttpEndpoint:
         self._app = StreamableHTTPASGIApp(self._manager)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self._app(scope, receive, send)
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        body, replay = await buffered(receive)
+        problem = envelope_problem(body)
+        if problem is not None:
+            refusal = JSONResponse(
+                {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {"code": INVALID_PARAMS, "message": problem},
+                },
+                400,
+            )
+            await refusal(scope, replay, send)
+            return
+        await self._app(scope, replay, send)
 
     def running(self) -> AbstractAsyncContextManager[None]:
         return self._manager.run()
+
+
+async def buffered(receive: Receive) -> tuple[bytes, Receive]:
+    """The request's body, and a `receive` that gives it again."""
+    body = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        body += message.get("body", b"")
+        if not message.get("more_body", False):
+            break
+    delivered = False
+
+    async def replay() -> Message:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": bytes(body), "more_body": False}
+        return await receive()
+
+    return bytes(body), replay
+
+
+def envelope_problem(body: bytes) -> str | None:
+    """What is wrong with a JSON-RPC message the SDK would refuse, each field named with
+    its problem and never its value; None for a message it takes, and for a body that
+    is not JSON (the SDK's parse error names only the position). The SDK's own message
+    is pydantic's text, which repeats each rejected value (`input_value=`)."""
+    try:
+        raw = pydantic_core.from_json(body)
+    except ValueError:
+        return None
+    try:
+        jsonrpc_message_adapter.validate_python(raw, by_name=False)
+        return None
+    except pydantic.ValidationError:
+        pass
+    if not isinstance(raw, dict):
+        return (
+            "invalid JSON-RPC message: the body must be one JSON-RPC 2.0 message, a JSON "
+            f"object, not {json_type(raw)}"
+        )
+    model: type[pydantic.BaseModel] = (
+        JSONRPCRequest
+        if "method" in raw and "id" in raw
+        else JSONRPCNotification
+        if "method" in raw
+        else JSONRPCError
+        if "error" in raw
+        else JSONRPCResponse
+    )
+    try:
+        model.model_validate(raw, by_name=False)
+    except pydantic.ValidationError as exc:
+        return "invalid JSON-RPC message: " + "; ".join(bad_fields(exc))
+    return "invalid JSON-RPC message: not a request, notification or response"
+
+
+def json_type(value: object) -> str:
+    """JSON's name for the type of a parsed value."""
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    return "null" if value is None else "an object"
 
 
 def http_endpoint(rt: Runtime, host: str, deps: ApiDeps | None = None) -> HttpEndpoint:

@@ -22,9 +22,9 @@ from typing import Annotated, Literal
 import pydantic
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
-from pydantic import Field
+from pydantic import Field, StrictBool
 
-from contracts.base import BANK_ID_PATTERN, AwareDatetime
+from contracts.base import BANK_ID_PATTERN, AwareDatetime, Number, WholeNumber
 from contracts.events import RetainEvent, derive_event_id, with_expiry
 from contracts.feedback import FeedbackEvent, Vote
 from contracts.memory import MemoryKind, State
@@ -149,7 +149,9 @@ class SedimentTools:
         self,
         query: Annotated[str, Field(min_length=1, max_length=4096, description="what to find")],
         bank: Bank = None,
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="most results")] = 10,
+        limit: Annotated[
+            int, Field(ge=1, le=MAX_LIMIT, description="most results"), WholeNumber
+        ] = 10,
         kinds: Annotated[
             Sequence[MemoryKind], Field(max_length=3, description="only these kinds")
         ] = (),
@@ -167,20 +169,24 @@ class SedimentTools:
             AwareDatetime | None, Field(description="the state as it was at this time")
         ] = None,
         history: Annotated[
-            bool, Field(description="every state, superseded ones too, not only the current")
+            StrictBool, Field(description="every state, superseded ones too, not only the current")
         ] = False,
-        explain: Annotated[bool, Field(description="score components and stage timings")] = False,
+        explain: Annotated[
+            StrictBool, Field(description="score components and stage timings")
+        ] = False,
         session_key: Annotated[
             str | None, Field(max_length=256, description="groups recalls of one conversation")
         ] = None,
         max_tokens: Annotated[
-            int | None, Field(ge=1, le=100_000, description="budget for the results' text")
+            int | None,
+            Field(ge=1, le=100_000, description="budget for the results' text"),
+            WholeNumber,
         ] = None,
         prefer_observations: Annotated[
-            bool, Field(description="show a consolidated observation instead of its sources")
+            StrictBool, Field(description="show a consolidated observation instead of its sources")
         ] = True,
         full_text: Annotated[
-            bool,
+            StrictBool,
             Field(description="whole texts; by default a long memory shows the part that matched"),
         ] = False,
         wait_for: Annotated[
@@ -191,7 +197,7 @@ class SedimentTools:
             ),
         ] = (),
         wait_timeout_s: Annotated[
-            float, Field(ge=0, le=MAX_WAIT_S, description="longest wait for `wait_for`")
+            Number, Field(ge=0, le=MAX_WAIT_S, description="longest wait for `wait_for`")
         ] = 5.0,
     ) -> Annotated[CallToolResult, Recalled]:
         """Find what the bank knows about a query: current states first (a superseded
@@ -234,7 +240,7 @@ class SedimentTools:
         self,
         memory_id: MemoryId,
         bank: Bank = None,
-        raw: Annotated[bool, Field(description="every stored field, internals too")] = False,
+        raw: Annotated[StrictBool, Field(description="every stored field, internals too")] = False,
     ) -> Annotated[CallToolResult, MemoryView]:
         """One memory with its provenance (an observation's sources), what it replaced,
         what replaced it and why, and its newer states."""
@@ -315,7 +321,9 @@ class SedimentTools:
     def stats(
         self,
         bank: Bank = None,
-        minutes: Annotated[int, Field(ge=1, le=1440, description="activity window")] = 60,
+        minutes: Annotated[
+            int, Field(ge=1, le=1440, description="activity window"), WholeNumber
+        ] = 60,
     ) -> BankStats:
         """How much the bank holds, and how much it was written and read lately."""
         bank_id = self.bank_of(bank)

@@ -292,3 +292,57 @@ def test_recall_takes_full_text(api: Api) -> None:
     assert not result.is_error
     [top] = result.structured_content["results"]
     assert top["text"] == "Alice lives in Seattle." and "excerpt" not in top
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "field"),
+    [
+        ("recall", {"query": "Alice", "limit": True}, "limit"),
+        ("recall", {"query": "Alice", "max_tokens": False}, "max_tokens"),
+        ("recall", {"query": "Alice", "wait_timeout_s": True}, "wait_timeout_s"),
+        ("recall", {"query": "Alice", "limit": "3"}, "limit"),
+        ("recall", {"query": "Alice", "history": 1}, "history"),
+        ("stats", {"minutes": True}, "minutes"),
+        ("retain", {"items": [{"text": "Ana rows.", "importance": True}]}, "importance"),
+        ("retain", {"items": [{"text": "Ana rows.", "ttl_s": True}]}, "ttl_s"),
+    ],
+)
+def test_numbers_and_flags_are_as_strict_as_over_http(
+    api: Api, name: str, arguments: dict[str, Any], field: str
+) -> None:
+    """A boolean is not a number, nor a number or string a flag: the HTTP API's rule."""
+    result = call(api, name, arguments)
+    assert result.is_error, result
+    assert field in result.content[0].text
+
+
+def test_whole_numbers_given_as_such_are_fine(api: Api) -> None:
+    result = call(api, "recall", {"query": "Alice", "limit": 2.0, "wait_timeout_s": 1})
+    assert not result.is_error, result.content[0].text
+
+
+SECRET = "s3cr3t-value"
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": SECRET},
+            "params: Input should be a valid dictionary",
+        ),
+        ({"jsonrpc": "2.0", "id": 1, "method": 5, "params": {"x": SECRET}}, "method: "),
+        ({"jsonrpc": SECRET, "id": 1, "method": "tools/list"}, "jsonrpc: "),
+        ([SECRET], "a JSON object, not an array"),
+        (SECRET, "a JSON object, not a string"),
+    ],
+)
+def test_mcp_envelope_errors_name_fields_never_values(api: Api, body: object, said: str) -> None:
+    deps = deps_of(api)
+    endpoint = HttpEndpoint(SedimentTools(deps, "b1", immediate=False), host="0.0.0.0")
+    with TestClient(create_app(deps, mcp=endpoint)) as client:
+        r = client.post("/mcp", json=body, headers=ACCEPT)
+    assert r.status_code == 400
+    message = r.json()["error"]["message"]
+    assert message.startswith("invalid JSON-RPC message: ") and said in message, message
+    assert SECRET not in r.text and "input_value" not in r.text
