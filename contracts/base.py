@@ -37,7 +37,7 @@ from pydantic import (
 )
 
 BANK_ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,128}$"
-_YEAR = r"(000[2-9]|00[1-9]\d|0[1-9]\d{2}|[1-8]\d{3}|9[0-8]\d{2}|99[0-8]\d)"
+_YEAR = r"(000[2-9]|00[1-9]\d|0[1-9]\d{2}|[1-8]\d{3}|9[0-8]\d{2}|99[0-8]\d|999[0-8])"
 """0002 to 9998: in years 1 and 9999 a time may leave the range of dates once in UTC."""
 _DATE = _YEAR + r"-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])"
 _TIME = r"([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?"

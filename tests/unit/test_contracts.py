@@ -231,3 +231,28 @@ def test_schema_files_match_models() -> None:
     expected = rendered()
     on_disk = {p.name: p.read_text(encoding="utf-8") for p in SCHEMA_DIR.glob("*.json")}
     assert on_disk == expected
+
+
+@pytest.mark.parametrize(
+    "when",
+    [
+        "0002-01-01T00:00:00Z",
+        "9989-12-31T00:00:00Z",
+        "9990-01-01T00:00:00Z",
+        "9998-12-31T23:59:59-05:00",
+    ],
+)
+def test_every_year_the_message_names_is_accepted(when: str) -> None:
+    """The message says years 0002 to 9998: every one of them is taken."""
+    assert RetainEvent.model_validate({**GOOD, "occurred_at": when}).occurred_at.year in (
+        2,
+        9989,
+        9990,
+        9998,
+    )
+    assert RecallRequest.model_validate({"query": "q", "as_of": when}).as_of is not None
+
+
+@pytest.mark.parametrize("when", ["0001-12-31T00:00:00Z", "9999-01-01T00:00:00Z"])
+def test_years_outside_the_range_are_refused_naming_it(when: str) -> None:
+    assert "years 0002 to 9998" in error_of(occurred_at=when)
