@@ -136,7 +136,43 @@ AwareDatetime = Annotated[
         }
     ),
 ]
-BankId = Annotated[str, Field(pattern=BANK_ID_PATTERN, description="bank identifier")]
+
+
+def bank_id_problem(value: str) -> str | None:
+    """Why `value` is not a bank id, or None. Beyond the pattern (1 to 128 letters,
+    digits, '_', '.', ':', '-'), a name of dots and colons only ('.', '..', ':') is
+    refused: it names nothing, and '.' and '..' read as paths in URLs and files."""
+    if not re.fullmatch(BANK_ID_PATTERN, value):
+        return f"{value[:64]!r} is not a bank id: 1 to 128 letters, digits, '_', '.', ':' or '-'"
+    if not value.strip(".:"):
+        return (
+            f"{value!r} is not a bank id: it is only dots and colons; a bank id needs a "
+            "letter, a digit, '_' or '-' ('.' and '..' read as paths)"
+        )
+    return None
+
+
+def is_bank_id(value: object) -> bool:
+    return isinstance(value, str) and bank_id_problem(value) is None
+
+
+def require_bank_id(value: str) -> str:
+    """`value`, or a ValueError saying why it is not a bank id."""
+    problem = bank_id_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+def require_bank_id_or_none(value: str | None) -> str | None:
+    return None if value is None else require_bank_id(value)
+
+
+BankId = Annotated[
+    str,
+    Field(pattern=BANK_ID_PATTERN, description="bank identifier"),
+    AfterValidator(require_bank_id),
+]
 Number = Annotated[float, Strict()]
 """A JSON number, integer or not; never a boolean or a numeric string."""
 

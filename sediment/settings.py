@@ -2,12 +2,12 @@
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import AfterValidator, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from contracts.base import BANK_ID_PATTERN
+from contracts.base import BANK_ID_PATTERN, require_bank_id
 from readmodel.recall.config import RecallConfig
 from worker.consolidation.policy import ConsolidationPolicy
 
@@ -135,7 +135,9 @@ class Settings(BaseSettings):
     metrics_retention_s: int = Field(default=86_400, ge=120, le=90 * 86_400)
     metrics_sample_s: float = Field(default=15.0, ge=0.0, le=3600.0)
     metrics_public: bool | None = None
-    mcp_bank: str | None = Field(default=None, pattern=BANK_ID_PATTERN)
+    mcp_bank: (
+        Annotated[str, Field(pattern=BANK_ID_PATTERN), AfterValidator(require_bank_id)] | None
+    ) = None
 
     otel: bool | None = None
     otel_file: Path | None = None

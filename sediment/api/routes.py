@@ -13,8 +13,9 @@ import pydantic
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
 from fastapi import Body as Payload
 from fastapi.exceptions import RequestValidationError
+from pydantic import AfterValidator
 
-from contracts.base import BANK_ID_PATTERN
+from contracts.base import BANK_ID_PATTERN, require_bank_id
 from contracts.events import RetainEvent, RetainItem, derive_event_id, with_expiry
 from contracts.feedback import FeedbackEvent
 from contracts.recall import RecallRequest, RecallResponse
@@ -40,7 +41,11 @@ from sediment.retain import repeat_problem, repeats
 from telemetry.recall_logs import LastRecall
 from worker.consolidation.neighbourhood import RAW_KINDS
 
-Bank = Annotated[str, Path(pattern=BANK_ID_PATTERN, description="bank identifier")]
+Bank = Annotated[
+    str,
+    Path(pattern=BANK_ID_PATTERN, description="bank identifier"),
+    AfterValidator(require_bank_id),
+]
 
 
 router = APIRouter(prefix="/v1/banks/{bank_id}", dependencies=[Depends(require_token)])

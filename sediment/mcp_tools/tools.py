@@ -22,9 +22,15 @@ from typing import Annotated, Literal
 import pydantic
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
-from pydantic import Field, StrictBool
+from pydantic import AfterValidator, Field, StrictBool
 
-from contracts.base import BANK_ID_PATTERN, AwareDatetime, Number, WholeNumber
+from contracts.base import (
+    BANK_ID_PATTERN,
+    AwareDatetime,
+    Number,
+    WholeNumber,
+    require_bank_id_or_none,
+)
 from contracts.events import RetainEvent, derive_event_id, with_expiry
 from contracts.feedback import FeedbackEvent, Vote
 from contracts.memory import MemoryKind, State
@@ -55,6 +61,7 @@ Bank = Annotated[
             "omitted when the server has a default bank"
         ),
     ),
+    AfterValidator(require_bank_id_or_none),
 ]
 MemoryId = Annotated[
     str,

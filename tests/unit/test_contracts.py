@@ -10,7 +10,13 @@ from datetime import UTC, datetime
 import pydantic
 import pytest
 
-from contracts.base import MARK_CATEGORIES, NOT_BLANK_PATTERN, control_character, is_blank
+from contracts.base import (
+    MARK_CATEGORIES,
+    NOT_BLANK_PATTERN,
+    bank_id_problem,
+    control_character,
+    is_blank,
+)
 from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
 from contracts.recall import RecallRequest
@@ -256,3 +262,22 @@ def test_every_year_the_message_names_is_accepted(when: str) -> None:
 @pytest.mark.parametrize("when", ["0001-12-31T00:00:00Z", "9999-01-01T00:00:00Z"])
 def test_years_outside_the_range_are_refused_naming_it(when: str) -> None:
     assert "years 0002 to 9998" in error_of(occurred_at=when)
+
+
+@pytest.mark.parametrize("bank", [".", "..", ":", "...", ".:."])
+def test_a_bank_of_dots_and_colons_only_is_refused(bank: str) -> None:
+    """'.', '..' and ':' name nothing (and read as paths): refused with what to do."""
+    with pytest.raises(pydantic.ValidationError) as info:
+        RetainEvent.model_validate({**GOOD, "bank_id": bank})
+    message = str(info.value)
+    assert (
+        "bank_id" in message and f"{bank!r} is not a bank id: it is only dots and colons" in message
+    )
+    assert "needs a letter, a digit, '_' or '-'" in message
+    assert "input_value" not in bank_id_problem(bank)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("bank", ["a", "team.a", "user:42", "-", "_", "a..b", ".a"])
+def test_a_bank_with_a_letter_digit_underscore_or_dash_is_fine(bank: str) -> None:
+    assert RetainEvent.model_validate({**GOOD, "bank_id": bank}).bank_id == bank
+    assert bank_id_problem(bank) is None

@@ -346,3 +346,10 @@ def test_mcp_envelope_errors_name_fields_never_values(api: Api, body: object, sa
     message = r.json()["error"]["message"]
     assert message.startswith("invalid JSON-RPC message: ") and said in message, message
     assert SECRET not in r.text and "input_value" not in r.text
+
+
+@pytest.mark.parametrize("bank", [".", "..", ":"])
+def test_a_bank_of_dots_and_colons_only_is_a_tool_error(api: Api, bank: str) -> None:
+    result = call(api, "recall", {"query": "Alice", "bank": bank})
+    assert result.is_error
+    assert f"{bank!r} is not a bank id: it is only dots and colons" in result.content[0].text
