@@ -16,7 +16,7 @@ from readmodel.recall.recaller import Recaller
 from readmodel.store import MemoryStore
 from sediment.api.keys import ApiKey
 from sediment.auditing import Auditor, current_actor
-from sediment.pending import PendingWrites, recall_with_pending, with_pending
+from sediment.pending import PendingWrites, with_pending
 from sediment.recall_gate import RecallGate
 from sediment.recall_waits import Waiters
 from sediment.retain import Publisher
@@ -52,11 +52,6 @@ class ApiDeps:
     pending: PendingWrites = field(default_factory=PendingWrites)
     recall_gate: RecallGate | None = None
     waiters: Waiters = field(default_factory=lambda: Waiters(per_key=8, per_bank=16))
-
-    def recall(self, bank_id: str, request: RecallRequest) -> RecallResponse:
-        """Recall as every surface answers it: after the request's `wait_for` events,
-        with what is still pending (sediment/pending.py)."""
-        return recall_with_pending(self.service.recall, self.pending, bank_id, request)
 
     async def await_events(self, bank_id: str, request: RecallRequest) -> None:
         """The request's `wait_for` events, waited for in the event loop, counted among
