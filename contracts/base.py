@@ -16,7 +16,9 @@ the Celery path (Python objects from JSON) accept the same things:
   character and where it is;
 * a text that must say something is not blank: it has a character that shows, not
   only whitespace and invisible ones (zero-width space, joiners, word joiner, byte
-  order mark, soft hyphen, other format characters, blank-looking fillers).
+  order mark, soft hyphen, other format characters, blank-looking fillers, the object
+  replacement character U+FFFC) and combining marks or variation selectors with no
+  character to combine with.
 """
 
 import re
@@ -35,7 +37,7 @@ from pydantic import (
 )
 
 BANK_ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,128}$"
-_YEAR = r"(000[2-9]|00[1-9]\d|0[1-9]\d{2}|[1-8]\d{3}|9[0-8]\d{2}|99[0-8]\d)"
+_YEAR = r"(000[2-9]|00[1-9]\d|0[1-9]\d{2}|[1-8]\d{3}|9[0-8]\d{2}|99[0-8]\d|999[0-8])"
 """0002 to 9998: in years 1 and 9999 a time may leave the range of dates once in UTC."""
 _DATE = _YEAR + r"-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])"
 _TIME = r"([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?"
@@ -54,14 +56,27 @@ _FORMAT_CHARACTERS = (
     "\U000e0020-\U000e007f"
 )
 """Unicode's format characters (category Cf, as of Unicode 14): they show nothing."""
-BLANK_LOOKING = "\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0"
+BLANK_LOOKING = "\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0\ufffc"
 """Letters and marks that render as nothing or as a blank (the combining grapheme
-joiner, Hangul fillers, Khmer inherent vowels, the blank Braille pattern)."""
+joiner, Hangul fillers, Khmer inherent vowels, the blank Braille pattern), and the
+object replacement character (a placeholder for an object the text does not hold)."""
 INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
-_INVISIBLE = _FORMAT_CHARACTERS + BLANK_LOOKING
+MARK_CATEGORIES = frozenset({"Mn", "Mc", "Me"})
+"""Combining marks, variation selectors among them: each modifies the character before
+it and shows nothing of its own, so a text of marks alone says nothing."""
+SCHEMA_MARKS = (
+    "\u0300-\u036f\u1ab0-\u1ace\u1dc0-\u1dff\u20d0-\u20f0\ufe00-\ufe0f\ufe20-\ufe2f"
+    "\U000e0100-\U000e01ef"
+)
+"""The marks the JSON Schema lists: the blocks of combining marks that belong to no
+script, and the variation selectors (as of Unicode 14). `is_blank` counts every mark
+(some 2,400 code points in 300 ranges, too long a pattern to send with every schema);
+the schema is that much more lenient for the marks of a script."""
+_INVISIBLE = _FORMAT_CHARACTERS + BLANK_LOOKING + SCHEMA_MARKS
 NOT_BLANK_PATTERN = f"^[^{_CONTROLS}]*[^\\s{_CONTROLS}{_INVISIBLE}][^{_CONTROLS}]*$"
 """...and, for an event's text and a recall's query, one character at least that shows:
-neither whitespace nor invisible (`is_blank` says the same with Unicode's categories)."""
+neither whitespace, nor invisible, nor a combining mark or variation selector (`is_blank`
+says the same with Unicode's categories, and of every mark)."""
 TIMESTAMP_EXAMPLE = "2024-05-01T09:00:00Z"
 
 
@@ -121,7 +136,43 @@ AwareDatetime = Annotated[
         }
     ),
 ]
-BankId = Annotated[str, Field(pattern=BANK_ID_PATTERN, description="bank identifier")]
+
+
+def bank_id_problem(value: str) -> str | None:
+    """Why `value` is not a bank id, or None. Beyond the pattern (1 to 128 letters,
+    digits, '_', '.', ':', '-'), a name of dots and colons only ('.', '..', ':') is
+    refused: it names nothing, and '.' and '..' read as paths in URLs and files."""
+    if not re.fullmatch(BANK_ID_PATTERN, value):
+        return f"{value[:64]!r} is not a bank id: 1 to 128 letters, digits, '_', '.', ':' or '-'"
+    if not value.strip(".:"):
+        return (
+            f"{value!r} is not a bank id: it is only dots and colons; a bank id needs a "
+            "letter, a digit, '_' or '-' ('.' and '..' read as paths)"
+        )
+    return None
+
+
+def is_bank_id(value: object) -> bool:
+    return isinstance(value, str) and bank_id_problem(value) is None
+
+
+def require_bank_id(value: str) -> str:
+    """`value`, or a ValueError saying why it is not a bank id."""
+    problem = bank_id_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+def require_bank_id_or_none(value: str | None) -> str | None:
+    return None if value is None else require_bank_id(value)
+
+
+BankId = Annotated[
+    str,
+    Field(pattern=BANK_ID_PATTERN, description="bank identifier"),
+    AfterValidator(require_bank_id),
+]
 Number = Annotated[float, Strict()]
 """A JSON number, integer or not; never a boolean or a numeric string."""
 
@@ -168,10 +219,14 @@ def require_printable(value: str, what: str = "text") -> str:
 
 def is_blank(text: str) -> bool:
     """True when no character of `text` shows: each is whitespace, a control or format
-    character (Unicode categories Cc, Cf, Zs, Zl, Zp) or one of `BLANK_LOOKING`. A
+    character (Unicode categories Cc, Cf, Zs, Zl, Zp), a combining mark or variation
+    selector with nothing to combine with (Mn, Mc, Me), or one of `BLANK_LOOKING`. A
     text of zero-width spaces passes `str.strip` yet says nothing."""
     return all(
-        c.isspace() or c in BLANK_LOOKING or unicodedata.category(c) in INVISIBLE_CATEGORIES
+        c.isspace()
+        or c in BLANK_LOOKING
+        or unicodedata.category(c) in INVISIBLE_CATEGORIES
+        or unicodedata.category(c) in MARK_CATEGORIES
         for c in text
     )
 
@@ -183,7 +238,8 @@ def require_not_blank(value: str, what: str = "text") -> str:
     hidden = sorted({f"U+{ord(c):04X}" for c in value if not c.isspace()})
     named = f" ({', '.join(hidden[:4])})" if hidden else ""
     raise ValueError(
-        f"{what} is blank: it holds only whitespace or invisible characters{named}; "
+        f"{what} is blank: it holds only whitespace or invisible characters{named} (a "
+        "combining mark or variation selector shows only on a character before it); "
         "send text with something that shows"
     )
 

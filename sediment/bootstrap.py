@@ -23,6 +23,7 @@ from sediment.api.deps import ApiDeps
 from sediment.api.keys import load_keys
 from sediment.auditing import AuditedPublisher, Auditor
 from sediment.pending import PendingWrites
+from sediment.recall_waits import Waiters
 from sediment.retain import InlinePublisher, Publisher, QueuePublisher, TracedPublisher
 from sediment.settings import Settings
 from sediment.slow_tasks import watch_slow_tasks
@@ -479,6 +480,7 @@ class Runtime:
             auditor=self.publisher.auditor,
             tombstones=self.tombstones,
             pending=self.pending,
+            waiters=Waiters(s.recall_waiters_per_key, s.recall_waiters_per_bank),
         )
 
     def gauges(self, *, store: bool) -> Gauges:

@@ -1,6 +1,5 @@
 """`sediment`: the command line."""
 
-import re
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -10,7 +9,7 @@ import typer
 from celery.signals import worker_process_shutdown, worker_shutdown
 from rich.console import Console
 
-from contracts.base import BANK_ID_PATTERN
+from contracts.base import bank_id_problem
 from sediment import data_commands, maintenance, memory_commands
 from sediment.bootstrap import NoDataDirError
 from sediment.ingest import IngestDeps, run_ingest
@@ -174,8 +173,9 @@ def mcp(
     """
     from sediment.mcp_server import run_stdio
 
-    if bank is not None and not re.fullmatch(BANK_ID_PATTERN, bank):
-        err.print(f"--bank {bank!r} is not a bank id: letters, digits, '_', '.', ':' or '-'")
+    problem = None if bank is None else bank_id_problem(bank)
+    if problem is not None:
+        err.print(f"--bank {problem}")
         raise typer.Exit(2)
     run_stdio(runtime(actor="mcp", creates_store=True), bank, all_banks)
 

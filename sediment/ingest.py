@@ -49,8 +49,9 @@ class GoodLine:
 class IngestSummary:
     """`done`: consolidated (embedded) or published; `duplicates`: lines that repeat an
     earlier line of the file word for word (as events) or, embedded, events already
-    stored; neither is retained twice. A line whose event id an earlier line has, with
-    other content, is dead-lettered: the first line of an id is the one kept."""
+    stored; neither is retained twice. A line whose event id an earlier line of the same
+    bank has, with other content, is dead-lettered: the first line of an id in a bank
+    is the one kept."""
 
     done: int
     duplicates: int
@@ -123,23 +124,25 @@ def reason_of(exc: pydantic.ValidationError) -> str:
 
 
 def first_lines(lines: Sequence[GoodLine]) -> tuple[list[RetainEvent], int, list[BadLine]]:
-    """The first line of each event id wins: the events to retain, how many later lines
-    repeat an earlier one exactly, and the later lines that reuse an id for other
-    content (refused, with the line they clash with)."""
-    first: dict[uuid.UUID, GoodLine] = {}
+    """The first line of each event id of a bank wins (ids are per bank, as everywhere:
+    one id in two banks is two events): the events to retain, how many later lines
+    repeat an earlier one exactly, and the later lines that reuse an id of their bank
+    for other content (refused, with the line they clash with)."""
+    first: dict[tuple[str, uuid.UUID], GoodLine] = {}
     kept: list[RetainEvent] = []
     repeated, clashing = 0, []
     for line in lines:
-        earlier = first.setdefault(line.event.event_id, line)
+        earlier = first.setdefault((line.event.bank_id, line.event.event_id), line)
         if earlier is line:
             kept.append(line.event)
         elif earlier.event == line.event:
             repeated += 1
         else:
             problem = (
-                f"event_id {line.event.event_id} is line {earlier.line_no}'s too (given, or "
-                "derived from bank, text and occurred_at), with other content: the first "
-                "line of an id is kept; give this line an event_id of its own, or drop it"
+                f"event_id {line.event.event_id} is line {earlier.line_no}'s too in bank "
+                f"{line.event.bank_id!r} (given, or derived from bank, text and occurred_at), "
+                "with other content: the first line of an id in a bank is kept; give this "
+                "line an event_id of its own, or drop it"
             )
             clashing.append(BadLine(line.line_no, line.raw, problem))
     return kept, repeated, clashing

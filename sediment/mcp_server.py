@@ -8,27 +8,36 @@ process owns the store, so retains are consolidated before the call returns; in 
 other modes they are published to the queue like the HTTP API's.
 """
 
-import functools
-from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from importlib.metadata import version
-from typing import Any, TypeVar
+from typing import Any
 
-import anyio.to_thread
 import pydantic
+import pydantic_core
 import structlog
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
-from mcp.types import CallToolResult, InputRequiredResult, Tool, ToolAnnotations
-from starlette.types import Receive, Scope, Send
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    InputRequiredResult,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    Tool,
+    ToolAnnotations,
+    jsonrpc_message_adapter,
+)
+from starlette.responses import JSONResponse
+from starlette.types import Message, Receive, Scope, Send
 
+from sediment.api.deps import ApiDeps
 from sediment.api.problems import UNAVAILABLE, unavailable_message
 from sediment.bootstrap import Runtime
 from sediment.mcp_tools.tools import SedimentTools, bad_fields, invalid, scope_refusal
-from sediment.recall_gate import RecallGate
 
-T = TypeVar("T")
 log = structlog.get_logger("sediment.mcp")
 
 NAME = "sediment"
@@ -48,18 +57,6 @@ FORGET = ToolAnnotations(
     read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
 )
 VOTE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-
-
-def gated(tool: Callable[..., T], gate: RecallGate) -> Callable[..., Awaitable[T]]:
-    """`tool` run in a thread once `gate` gives it a turn; the SDK reads the same
-    signature (arguments, return type, description) through `functools.wraps`."""
-
-    @functools.wraps(tool)
-    async def call(**arguments: Any) -> T:
-        async with gate.turn():
-            return await anyio.to_thread.run_sync(functools.partial(tool, **arguments))
-
-    return call
 
 
 class SedimentServer(MCPServer[Any]):
@@ -114,10 +111,11 @@ def note(tools: SedimentTools) -> str:
     return f" The default bank is {default!r}." if default else " Every call names its bank."
 
 
-def build_server(tools: SedimentTools, gate: RecallGate | None = None) -> MCPServer[Any]:
+def build_server(tools: SedimentTools) -> MCPServer[Any]:
     """`forget` publishes a `ForgetEvent` the worker applies (so replicas and replays
-    agree), annotated `destructive_hint=True`. With `gate` (a serve that hosts the
-    worker), `recall` waits its turn as POST .../recall does."""
+    agree), annotated `destructive_hint=True`. `recall` waits for its `wait_for`
+    events and then for a recall slot (the deps' gate, in a serve that hosts the
+    worker) as POST .../recall does."""
     server: MCPServer[Any] = SedimentServer(
         NAME,
         title="Sediment",
@@ -125,8 +123,7 @@ def build_server(tools: SedimentTools, gate: RecallGate | None = None) -> MCPSer
         instructions=INSTRUCTIONS + note(tools),
     )
     server.add_tool(tools.retain, title="Retain memories", annotations=WRITE)
-    recall = tools.recall if gate is None else gated(tools.recall, gate)
-    server.add_tool(recall, title="Recall memories", annotations=READ)
+    server.add_tool(tools.recall, title="Recall memories", annotations=READ)
     server.add_tool(tools.inspect, title="Inspect a memory", annotations=READ)
     server.add_tool(tools.feedback, title="Vote on a memory", annotations=VOTE)
     server.add_tool(tools.forget, title="Forget memories", annotations=FORGET)
@@ -140,23 +137,110 @@ class HttpEndpoint:
     the interface `sediment serve` binds: on loopback the SDK's DNS-rebinding check is
     on (only localhost Host and Origin headers)."""
 
-    def __init__(self, tools: SedimentTools, host: str, gate: RecallGate | None = None) -> None:
-        server = build_server(tools, gate)
+    def __init__(self, tools: SedimentTools, host: str) -> None:
+        server = build_server(tools)
         server.streamable_http_app(stateless_http=True, json_response=True, host=host)
         self._manager = server.session_manager
         self._app = StreamableHTTPASGIApp(self._manager)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self._app(scope, receive, send)
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        body, replay = await buffered(receive)
+        problem = envelope_problem(body)
+        if problem is not None:
+            refusal = JSONResponse(
+                {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {"code": INVALID_PARAMS, "message": problem},
+                },
+                400,
+            )
+            await refusal(scope, replay, send)
+            return
+        await self._app(scope, replay, send)
 
     def running(self) -> AbstractAsyncContextManager[None]:
         return self._manager.run()
 
 
-def http_endpoint(rt: Runtime, host: str, gate: RecallGate | None = None) -> HttpEndpoint:
-    """Retains go to the queue, as the HTTP API's do."""
-    tools = SedimentTools(rt.api_deps, rt.settings.mcp_bank, immediate=False)
-    return HttpEndpoint(tools, host, gate)
+async def buffered(receive: Receive) -> tuple[bytes, Receive]:
+    """The request's body, and a `receive` that gives it again."""
+    body = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        body += message.get("body", b"")
+        if not message.get("more_body", False):
+            break
+    delivered = False
+
+    async def replay() -> Message:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": bytes(body), "more_body": False}
+        return await receive()
+
+    return bytes(body), replay
+
+
+def envelope_problem(body: bytes) -> str | None:
+    """What is wrong with a JSON-RPC message the SDK would refuse, each field named with
+    its problem and never its value; None for a message it takes, and for a body that
+    is not JSON (the SDK's parse error names only the position). The SDK's own message
+    is pydantic's text, which repeats each rejected value (`input_value=`)."""
+    try:
+        raw = pydantic_core.from_json(body)
+    except ValueError:
+        return None
+    try:
+        jsonrpc_message_adapter.validate_python(raw, by_name=False)
+        return None
+    except pydantic.ValidationError:
+        pass
+    if not isinstance(raw, dict):
+        return (
+            "invalid JSON-RPC message: the body must be one JSON-RPC 2.0 message, a JSON "
+            f"object, not {json_type(raw)}"
+        )
+    model: type[pydantic.BaseModel] = (
+        JSONRPCRequest
+        if "method" in raw and "id" in raw
+        else JSONRPCNotification
+        if "method" in raw
+        else JSONRPCError
+        if "error" in raw
+        else JSONRPCResponse
+    )
+    try:
+        model.model_validate(raw, by_name=False)
+    except pydantic.ValidationError as exc:
+        return "invalid JSON-RPC message: " + "; ".join(bad_fields(exc))
+    return "invalid JSON-RPC message: not a request, notification or response"
+
+
+def json_type(value: object) -> str:
+    """JSON's name for the type of a parsed value."""
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    return "null" if value is None else "an object"
+
+
+def http_endpoint(rt: Runtime, host: str, deps: ApiDeps | None = None) -> HttpEndpoint:
+    """Retains go to the queue, as the HTTP API's do; `deps` are the API's (with its
+    recall gate and waiters), the runtime's by default."""
+    tools = SedimentTools(deps or rt.api_deps, rt.settings.mcp_bank, immediate=False)
+    return HttpEndpoint(tools, host)
 
 
 def stdio_tools(rt: Runtime, bank: str | None, all_banks: bool = False) -> SedimentTools:

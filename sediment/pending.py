@@ -11,9 +11,12 @@ those still pending). Where events are consolidated before the retain answers
 
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+
+import anyio
+import anyio.to_thread
 
 from contracts.recall import RecallRequest, RecallResponse
 from worker.ledger import Kind, Ledger
@@ -28,6 +31,8 @@ class PendingWrites:
     ledger: Ledger | None = None
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = time.sleep
+    pause: Callable[[float], Awaitable[None]] | None = None
+    """The async wait's sleep (`anyio.sleep` when None)."""
 
     def count(self, bank_id: str) -> int:
         return self.ledger.pending_count(Kind.RETAIN, bank_id) if self.ledger else 0
@@ -53,6 +58,34 @@ class PendingWrites:
                 return
             self.sleep(POLL_S)
 
+    async def wait_async(
+        self, bank_id: str, event_ids: Sequence[uuid.UUID], timeout_s: float
+    ) -> None:
+        """`wait` for an event loop: each look at the ledger in a worker thread, the
+        pauses between them in the loop, so a waiting recall holds no thread."""
+        pause = self.pause or anyio.sleep
+        deadline = self.clock() + timeout_s
+        waiting = list(event_ids)
+        while waiting:
+            waiting = await anyio.to_thread.run_sync(self.outstanding, bank_id, waiting)
+            if not waiting or self.clock() >= deadline:
+                return
+            await pause(POLL_S)
+
+
+def with_pending(
+    response: RecallResponse, pending: PendingWrites, bank_id: str, request: RecallRequest
+) -> RecallResponse:
+    """The answer with what the bank still owes, and which of `wait_for` is not in it."""
+    if pending.ledger is None:
+        return response
+    return response.model_copy(
+        update={
+            "pending": pending.count(bank_id),
+            "pending_events": pending.outstanding(bank_id, request.wait_for),
+        }
+    )
+
 
 def recall_with_pending(
     recall: Callable[[str, RecallRequest], RecallResponse],
@@ -64,12 +97,4 @@ def recall_with_pending(
     for the request's `wait_for` events, answered with what is still pending."""
     if request.wait_for:
         pending.wait(bank_id, request.wait_for, request.wait_timeout_s)
-    response = recall(bank_id, request)
-    if pending.ledger is None:
-        return response
-    return response.model_copy(
-        update={
-            "pending": pending.count(bank_id),
-            "pending_events": pending.outstanding(bank_id, request.wait_for),
-        }
-    )
+    return with_pending(recall(bank_id, request), pending, bank_id, request)

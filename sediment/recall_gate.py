@@ -1,9 +1,21 @@
 """Where serve hosts the worker: at most N recalls at once, and consolidation first.
 
-One gate serves every way in to recall in a serve process: `POST .../recall` (the
-`RecallSlots` middleware in sediment/serve.py) and the MCP `recall` tool at /mcp
-(sediment/mcp_server.py). A recall that bypassed it would take the interpreter from
-the worker as if the gate were not there.
+One gate serves every way in to recall in a serve process: `POST .../recall`
+(sediment/api/routes.py) and the MCP `recall` tool at /mcp (sediment/mcp_tools/
+tools.py) both take their turn through the API's deps (`ApiDeps.recall_turn`). A
+recall that bypassed it would take the interpreter from the worker as if the gate
+were not there. A recall with `wait_for` waits for its events first and takes its
+turn only then (sediment/recall_waits.py): a slot is held while recall computes,
+never while it waits.
+
+Why: where serve hosts the worker, its consolidation thread competes with the API's
+threads for one interpreter lock, and each busy thread gets about an equal share.
+With 20 recalls running at once the worker got about a twentieth of it; with two
+slots, about a fifth (py-spy, lock holders only), and under a closed loop of recall
+clients retains still became visible only after tens of seconds. Recall is CPU-bound,
+so more slots than cores add queueing inside the interpreter, not throughput. Waiting
+for the batch gives it the interpreter nearly alone: recall takes what consolidation
+leaves, and a recall waits at most the gate's bound however far behind the worker is.
 """
 
 import asyncio
@@ -24,12 +36,22 @@ class RecallGate:
         self._busy = busy if yield_s > 0 else None
         self._yield_s = yield_s
         self._idle: asyncio.Event | None = None
+        self._held = 0
+
+    @property
+    def held(self) -> int:
+        """Slots taken now (by recalls waiting for a batch to end, or computing)."""
+        return self._held
 
     @asynccontextmanager
     async def turn(self) -> AsyncIterator[None]:
         async with self._slots:
-            await self._after_consolidation()
-            yield
+            self._held += 1
+            try:
+                await self._after_consolidation()
+                yield
+            finally:
+                self._held -= 1
 
     async def _after_consolidation(self) -> None:
         if self._busy is None:

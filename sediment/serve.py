@@ -8,8 +8,9 @@ and the same versioned tasks as `sediment worker` does (from Redis in standalone
 mode, from Celery's in-memory transport in embedded mode). In distributed mode
 workers are separate processes and `serve` runs the API alone. Where serve hosts the
 worker, at most SEDIMENT_SERVE_RECALL_SLOTS recalls run at once, over HTTP and MCP
-alike (`RecallGate`), so recall load cannot starve consolidation of the interpreter
-lock. In every mode a
+alike (`RecallGate`, in the API's deps), so recall load cannot starve consolidation of
+the interpreter lock; a recall waiting for its `wait_for` events holds no slot
+(sediment/recall_waits.py). In every mode a
 `GaugeSampler` keeps queue depth, dead letters and store sizes fresh in the metrics.
 
 Logging goes through structlog (sediment/logs.py): uvicorn's own logger is left to
@@ -25,14 +26,15 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 
 import structlog
 import uvicorn
 from celery import Celery
 from fastapi import FastAPI
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sediment.api.app import Endpoint, LazyEndpoint, create_app
+from sediment.api.deps import ApiDeps
 from sediment.bootstrap import Runtime
 from sediment.recall_gate import RecallGate
 from sediment.sampler import GaugeSampler
@@ -157,41 +159,6 @@ by recall threads, up to the interval (py-spy: 38% of the worker's wall time idl
 its event loop while retains lagged by seconds)."""
 
 
-class RecallSlots:
-    """The recall gate (sediment/recall_gate.py) on `POST .../recall`; other requests
-    pass untouched.
-
-    Why: where serve hosts the worker, its consolidation thread competes with the API's
-    threads for one interpreter lock, and each busy thread gets about an equal share.
-    With 20 recalls running at once the worker got about a twentieth of it; with two
-    slots, about a fifth (py-spy, lock holders only), and under a closed loop of
-    recall clients retains still became visible only after tens of seconds. Recall is
-    CPU-bound, so more slots than cores add queueing inside the interpreter, not
-    throughput. Waiting for the batch gives it the interpreter nearly alone: recall
-    takes what consolidation leaves, and a recall waits at most the gate's bound
-    however far behind the worker is.
-    """
-
-    def __init__(self, app: ASGIApp, gate: RecallGate) -> None:
-        self._app = app
-        self._gate = gate
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if is_recall(scope):
-            async with self._gate.turn():
-                await self._app(scope, receive, send)
-        else:
-            await self._app(scope, receive, send)
-
-
-def is_recall(scope: Scope) -> bool:
-    return (
-        scope["type"] == "http"
-        and scope.get("method") == "POST"
-        and str(scope.get("path", "")).endswith("/recall")
-    )
-
-
 def hosted_beside_api(rt: Runtime) -> Hosted:
     """Built here, on the main thread, before any of them starts."""
     s = rt.settings
@@ -211,14 +178,15 @@ def hosted_beside_api(rt: Runtime) -> Hosted:
     return Hosted(worker, rt.sweep_loops(), make_sampler, rt.close, rt.heartbeat)
 
 
-def mcp_endpoint(rt: Runtime, host: str, gate: RecallGate | None = None) -> LazyEndpoint:
-    """/mcp, with the MCP SDK imported on the first request (sediment/api/app.py); its
-    `recall` tool goes through `gate` as POST .../recall does."""
+def mcp_endpoint(rt: Runtime, host: str, deps: ApiDeps | None = None) -> LazyEndpoint:
+    """/mcp, with the MCP SDK imported on the first request (sediment/api/app.py), over
+    the API's `deps`: its `recall` tool takes the same recall slots and counts among
+    the same waiters as POST .../recall."""
 
     def build() -> Endpoint:
         from sediment.mcp_server import http_endpoint
 
-        return http_endpoint(rt, host, gate)
+        return http_endpoint(rt, host, deps)
 
     return LazyEndpoint(build)
 
@@ -230,15 +198,13 @@ def serve(rt: Runtime, host: str, port: int) -> None:
     local store at once would fail."""
     hosted = hosted_beside_api(rt)
     slots = rt.settings.serve_recall_slots
-    gate = None
+    deps = rt.api_deps
     if hosted.worker is not None and slots > 0:
         yield_s = rt.settings.serve_recall_yield_ms / 1000
-        gate = RecallGate(slots, rt.consolidating, yield_s)
-    app = create_app(rt.api_deps, lifespan=hosted.lifespan, mcp=mcp_endpoint(rt, host, gate))
+        deps = replace(deps, recall_gate=RecallGate(slots, rt.consolidating, yield_s))
+    app = create_app(deps, lifespan=hosted.lifespan, mcp=mcp_endpoint(rt, host, deps))
     if hosted.worker is not None:
         sys.setswitchinterval(HOSTED_SWITCH_INTERVAL_S)
-    if gate is not None:
-        app.add_middleware(RecallSlots, gate=gate)
     if rt.tracing is not None:
         rt.tracing.instrument_app(app)
     try:

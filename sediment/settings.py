@@ -2,12 +2,12 @@
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import AfterValidator, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from contracts.base import BANK_ID_PATTERN
+from contracts.base import BANK_ID_PATTERN, require_bank_id
 from readmodel.recall.config import RecallConfig
 from worker.consolidation.policy import ConsolidationPolicy
 
@@ -78,6 +78,8 @@ class Settings(BaseSettings):
     worker_batch_max_wait_ms: int = Field(default=250, ge=1, le=60_000)
     serve_recall_slots: int = Field(default=2, ge=0, le=1024)
     serve_recall_yield_ms: int = Field(default=200, ge=0, le=60_000)
+    recall_waiters_per_key: int = Field(default=8, ge=1, le=10_000)
+    recall_waiters_per_bank: int = Field(default=16, ge=1, le=10_000)
     dlq_maxlen: int = Field(default=100_000, ge=10)
     dlq_max_payload_bytes: int = Field(default=64 * 1024, ge=4096, le=64 * 1024 * 1024)
     ledger_sweep_s: int = Field(default=5, ge=0, le=3600)
@@ -133,7 +135,9 @@ class Settings(BaseSettings):
     metrics_retention_s: int = Field(default=86_400, ge=120, le=90 * 86_400)
     metrics_sample_s: float = Field(default=15.0, ge=0.0, le=3600.0)
     metrics_public: bool | None = None
-    mcp_bank: str | None = Field(default=None, pattern=BANK_ID_PATTERN)
+    mcp_bank: (
+        Annotated[str, Field(pattern=BANK_ID_PATTERN), AfterValidator(require_bank_id)] | None
+    ) = None
 
     otel: bool | None = None
     otel_file: Path | None = None

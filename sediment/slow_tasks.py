@@ -11,7 +11,6 @@ the one it was declared on, so tasks are matched by name, and one timer watches 
 process: the latest `watch_slow_tasks` replaces the one before.
 """
 
-import re
 import threading
 import time
 from typing import Any, Final
@@ -20,7 +19,7 @@ from celery import Task
 from celery.signals import task_postrun, task_prerun
 from celery_batches import SimpleRequest
 
-from contracts.base import BANK_ID_PATTERN
+from contracts.base import is_bank_id
 from telemetry.slow_calls import SlowObserver
 from worker.celery_app import FEEDBACK_TASK, RETAIN_BATCH_TASK, RETAIN_TASK
 
@@ -34,7 +33,7 @@ OPERATIONS: Final = {
 def _bank(payloads: list[Any]) -> str | None:
     banks = {p.get("bank_id") for p in payloads if isinstance(p, dict)}
     bank = banks.pop() if len(banks) == 1 else None
-    return bank if isinstance(bank, str) and re.fullmatch(BANK_ID_PATTERN, bank) else None
+    return bank if isinstance(bank, str) and is_bank_id(bank) else None
 
 
 def _messages(args: tuple[Any, ...] | None) -> list[tuple[Any, ...]]:

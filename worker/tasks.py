@@ -1,7 +1,6 @@
 """Thin Celery tasks: parse, hand to the consolidation core, sort failures in one place."""
 
 import json
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -13,7 +12,7 @@ import structlog
 from celery import Celery, Task
 from celery_batches import SimpleRequest
 
-from contracts.base import BANK_ID_PATTERN
+from contracts.base import is_bank_id
 from contracts.deadletter import DeadLetter
 from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
@@ -76,7 +75,7 @@ def _now() -> datetime:
 
 def bank_of(payload: object) -> str | None:
     bank = payload.get("bank_id") if isinstance(payload, dict) else None
-    return bank if isinstance(bank, str) and re.fullmatch(BANK_ID_PATTERN, bank) else None
+    return bank if isinstance(bank, str) and is_bank_id(bank) else None
 
 
 def _published_header(task: Task) -> object:

@@ -1,7 +1,10 @@
 """Request examples the OpenAPI document shows (/docs): one per way of calling each
 data endpoint. Each is a valid request (tests/unit/test_api_examples.py sends them)."""
 
+import uuid
 from typing import Any, Final
+
+from contracts.memory import derive_memory_id
 
 Examples = dict[str, dict[str, Any]]
 
@@ -59,10 +62,16 @@ RECALL: Final[Examples] = {
     },
 }
 
+FORGET_EVENT_ID: Final = uuid.UUID("7d2a4c1e-5b3f-4e6a-9c8d-2f1e0a3b4c5d")
+"""The retain the id examples name; the memory id is that event's in bank `b1`."""
 FORGET: Final[Examples] = {
     "ids": {
-        "summary": "Forget memories by id",
-        "value": {"memory_ids": ["2c1d0e9f-8a7b-5c6d-9e0f-1a2b3c4d5e6f"]},
+        "summary": "Forget memories by id (ids the bank does not hold: 404)",
+        "value": {"memory_ids": [str(derive_memory_id("b1", FORGET_EVENT_ID))]},
+    },
+    "events": {
+        "summary": "Forget the memories retains of the bank stored, by their event ids",
+        "value": {"event_ids": [str(FORGET_EVENT_ID)]},
     },
     "filter": {
         "summary": "Forget what names Alice before June (any of tags, entities, time, source)",

@@ -3,6 +3,7 @@ removes the memories, leaves tombstones and re-derives what they touched (202). 
 embedded mode the memories are gone before the response (`forgotten` counts them)."""
 
 import uuid
+from collections.abc import Sequence
 from typing import Annotated, Final
 
 import pydantic
@@ -15,6 +16,7 @@ from pydantic.config import JsonDict
 from contracts.base import AwareDatetime
 from contracts.events import MAX_ENTITIES, MAX_TAGS, Label
 from contracts.forget import MAX_FORGET_IDS, ForgetEvent, ForgetFilter
+from contracts.memory import derive_memory_id
 from sediment.api import examples
 from sediment.api.auth import Deps, require_token
 from sediment.api.models import Body, ErrorBody
@@ -28,29 +30,38 @@ router = APIRouter(prefix="/v1/banks/{bank_id}", dependencies=[Depends(require_t
 ONE_SELECTOR: Final[JsonDict] = {
     "oneOf": [
         {"required": ["memory_ids"], "properties": {"memory_ids": {"minItems": 1}}},
+        {"required": ["event_ids"], "properties": {"event_ids": {"minItems": 1}}},
         {"required": ["filter"], "properties": {"filter": {"type": "object"}}},
         {"required": ["all_memories"], "properties": {"all_memories": {"const": True}}},
     ]
 }
-"""The body's rule in JSON Schema: exactly one of a non-empty `memory_ids`, a `filter`,
-and `all_memories: true`, as `ForgetBody` checks it."""
+"""The body's rule in JSON Schema: exactly one of a non-empty `memory_ids`, a non-empty
+`event_ids`, a `filter`, and `all_memories: true`, as `ForgetBody` checks it."""
 
 
 class ForgetBody(Body):
-    """Exactly one of `memory_ids` (not empty), `filter`, `all_memories` (true)."""
+    """Exactly one of `memory_ids` (not empty), `event_ids` (not empty: the memories
+    those retains of the bank store), `filter`, `all_memories` (true)."""
 
     model_config = ConfigDict(json_schema_extra=ONE_SELECTOR)
 
     memory_ids: list[uuid.UUID] = Field(default_factory=list, max_length=MAX_FORGET_IDS)
+    event_ids: list[uuid.UUID] = Field(default_factory=list, max_length=MAX_FORGET_IDS)
     filter: ForgetFilter | None = None
     all_memories: StrictBool = False
 
     @model_validator(mode="after")
     def _one_selector(self) -> "ForgetBody":
-        chosen = [bool(self.memory_ids), self.filter is not None, self.all_memories]
+        chosen = [
+            bool(self.memory_ids),
+            bool(self.event_ids),
+            self.filter is not None,
+            self.all_memories,
+        ]
         if sum(chosen) != 1:
             raise ValueError(
-                "a forget needs exactly one selector: memory_ids, filter, or all_memories=true"
+                "a forget needs exactly one selector: memory_ids, event_ids, filter, "
+                "or all_memories=true"
             )
         return self
 
@@ -102,12 +113,24 @@ def forget_memory(bank_id: Bank, memory_id: MemoryRef, deps: Deps) -> ForgetAcce
     return _send(_event(bank_id, "path", memory_ids=[found_id]), deps)
 
 
-def unknown_memory(bank_id: str, memory_id: uuid.UUID) -> str:
+def unknown_memory(bank_id: str, memory_id: uuid.UUID, more: int = 0) -> str:
+    """The 404 of a forget naming a memory the bank does not hold, whether or not some
+    other bank holds that id: only the request's bank is looked at."""
+    others = f" (and {more} more of the ids given)" if more else ""
     return (
-        f"no memory {memory_id} in bank {bank_id}: nothing was forgotten. Check the id and "
-        "the bank; a memory still being consolidated is not there yet (forget by filter, "
-        "or once recall shows it)"
+        f"no memory {memory_id} in bank {bank_id}{others}: nothing was forgotten. Check the "
+        "ids and the bank; a memory still being consolidated is not there yet (forget by "
+        "filter, or once recall shows it)"
     )
+
+
+def require_held(deps: Deps, bank_id: str, memory_ids: Sequence[uuid.UUID]) -> None:
+    """404, publishing nothing, unless the bank holds every one of `memory_ids`: a forget
+    by ids answers as `DELETE .../memories/{id}` does."""
+    held = {p.record.id for p in deps.store.fetch(bank_id, list(memory_ids))}
+    missing = [m for m in dict.fromkeys(memory_ids) if m not in held]
+    if missing:
+        raise HTTPException(404, unknown_memory(bank_id, missing[0], len(missing) - 1))
 
 
 @router.delete("/memories", status_code=202, summary="Forget the memories matching a filter")
@@ -137,17 +160,29 @@ def forget_matching(
     return _send(event, deps)
 
 
-@router.post("/forget", status_code=202, summary="Forget by ids, a filter, or everything")
+@router.post(
+    "/forget",
+    status_code=202,
+    summary="Forget by ids, a filter, or everything",
+    responses={404: {"model": ErrorBody, "description": "an id the bank does not hold"}},
+)
 def forget_body(
     bank_id: Bank,
     body: Annotated[ForgetBody, Payload(openapi_examples=examples.FORGET)],
     deps: Deps,
 ) -> ForgetAccepted:
+    """Exactly one selector. Memory ids, and event ids (the memories those retains of
+    the bank store), must name memories the bank holds: otherwise 404, as for `DELETE
+    .../memories/{id}`, and nothing is forgotten."""
+    if body.memory_ids or body.event_ids:
+        named = [derive_memory_id(bank_id, e) for e in body.event_ids] or body.memory_ids
+        require_held(deps, bank_id, named)
     flt = body.filter
     event = _event(
         bank_id,
         "body",
         memory_ids=body.memory_ids,
+        event_ids=body.event_ids,
         tags=flt.tags if flt else [],
         entities=flt.entities if flt else [],
         start=flt.start if flt else None,

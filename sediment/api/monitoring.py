@@ -26,8 +26,9 @@ from fastapi.responses import FileResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials
 from fastapi.staticfiles import StaticFiles
 from prometheus_client import CONTENT_TYPE_LATEST
+from pydantic import AfterValidator
 
-from contracts.base import BANK_ID_PATTERN
+from contracts.base import BANK_ID_PATTERN, require_bank_id_or_none
 from sediment.api.auth import CallerKey, Deps, bank_view, bearer, require_token
 from sediment.api.deps import ApiDeps
 from telemetry.metrics import BankFilter
@@ -51,7 +52,9 @@ a token kept in the tab's sessionStorage is then reachable by that script alone.
 
 Minutes = Annotated[int, Query(ge=1, le=1440, description="window in minutes")]
 BankQuery = Annotated[
-    str | None, Query(pattern=BANK_ID_PATTERN, description="one bank (default: all banks)")
+    str | None,
+    Query(pattern=BANK_ID_PATTERN, description="one bank (default: all banks)"),
+    AfterValidator(require_bank_id_or_none),
 ]
 
 

@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from readmodel.unavailable import StoreUnavailable
 from sediment.api.models import ErrorBody, ErrorDetail
+from sediment.recall_waits import TooManyWaiters
 from sediment.retain import PublishError
 
 log = structlog.get_logger("sediment.api")
@@ -31,6 +32,7 @@ CODES = {
     405: "method_not_allowed",
     413: "too_large",
     415: "unsupported_media_type",
+    429: "too_many_requests",
     503: "unavailable",
 }
 HTTP_METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"})
@@ -124,6 +126,10 @@ async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
     return unavailable(unavailable_message(exc) + hint)
 
 
+async def _too_many_waiting(_: Request, exc: Exception) -> JSONResponse:
+    return error_response(429, str(exc), {"Retry-After": str(RETRY_AFTER_S)})
+
+
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.error("api_error", path=request.url.path, error_class=type(exc).__name__)
     return error_response(500, "internal error; the server log has the error class")
@@ -132,6 +138,7 @@ async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
 def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _validation)
     app.add_exception_handler(HTTPException, _http)
+    app.add_exception_handler(TooManyWaiters, _too_many_waiting)
     for unreachable in UNAVAILABLE:
         app.add_exception_handler(unreachable, _unavailable)
     app.add_exception_handler(Exception, _unexpected)

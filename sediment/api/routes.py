@@ -8,12 +8,14 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Final
 
+import anyio.to_thread
 import pydantic
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
 from fastapi import Body as Payload
 from fastapi.exceptions import RequestValidationError
+from pydantic import AfterValidator
 
-from contracts.base import BANK_ID_PATTERN
+from contracts.base import BANK_ID_PATTERN, require_bank_id
 from contracts.events import RetainEvent, RetainItem, derive_event_id, with_expiry
 from contracts.feedback import FeedbackEvent
 from contracts.recall import RecallRequest, RecallResponse
@@ -22,6 +24,7 @@ from sediment.api import examples
 from sediment.api.auth import Deps, require_token
 from sediment.api.models import (
     BankStatus,
+    ErrorBody,
     FeedbackAccepted,
     FeedbackBody,
     MarkAccepted,
@@ -38,7 +41,11 @@ from sediment.retain import repeat_problem, repeats
 from telemetry.recall_logs import LastRecall
 from worker.consolidation.neighbourhood import RAW_KINDS
 
-Bank = Annotated[str, Path(pattern=BANK_ID_PATTERN, description="bank identifier")]
+Bank = Annotated[
+    str,
+    Path(pattern=BANK_ID_PATTERN, description="bank identifier"),
+    AfterValidator(require_bank_id),
+]
 
 
 router = APIRouter(prefix="/v1/banks/{bank_id}", dependencies=[Depends(require_token)])
@@ -112,20 +119,37 @@ def retain(
     )
 
 
-@router.post("/recall", summary="Recall memories", response_model=RecallResponse)
-def recall(
+@router.post(
+    "/recall",
+    summary="Recall memories",
+    response_model=RecallResponse,
+    responses={
+        429: {
+            "model": ErrorBody,
+            "description": (
+                "too many recalls waiting for their wait_for events, of the key or on the "
+                "bank (SEDIMENT_RECALL_WAITERS_PER_KEY, SEDIMENT_RECALL_WAITERS_PER_BANK)"
+            ),
+        }
+    },
+)
+async def recall(
     bank_id: Bank,
     request: Annotated[RecallRequest, Payload(openapi_examples=examples.RECALL)],
     deps: Deps,
 ) -> Response:
     """Hybrid ranking with current state and prefer-observations (on by default). The
     `Server-Timing` header gives the recall's own time (`recall;dur=` in ms), so a
-    client can tell it from the time the request spent around it."""
+    client can tell it from the time the request spent around it (waiting for
+    `wait_for` events, or for a recall slot). Too many recalls waiting for their
+    `wait_for` events, of the caller or on the bank, is 429."""
     # The response is a RecallResponse already: written to JSON once, not validated
     # again on the way out (about a third of a millisecond per recall).
-    start = time.perf_counter()
-    response = deps.recall(bank_id, request)
-    took_ms = (time.perf_counter() - start) * 1000
+    await deps.await_events(bank_id, request)
+    async with deps.recall_turn():
+        start = time.perf_counter()
+        response = await anyio.to_thread.run_sync(deps.recall_now, bank_id, request)
+        took_ms = (time.perf_counter() - start) * 1000
     headers = {"Server-Timing": f"recall;dur={took_ms:.3f}"}
     if "state_mode" in request.model_fields_set:
         headers |= DEPRECATED_STATE_MODE

@@ -3,7 +3,6 @@ async clients differ only in how they send; building a call does no I/O, and eve
 id a retry must repeat (event ids, `occurred_at` defaulted to now) is fixed here,
 before the first attempt."""
 
-import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -13,7 +12,7 @@ from typing import Any, Generic, TypeVar
 import httpx
 import pydantic
 
-from contracts.base import BANK_ID_PATTERN
+from contracts.base import bank_id_problem
 from contracts.events import RetainItem, derive_event_id
 from contracts.feedback import Vote
 from contracts.recall import RecallRequest, RecallResponse
@@ -70,10 +69,9 @@ class Calls:
         chosen = bank or self.bank
         if chosen is None:
             raise ValidationFailed("no bank: pass bank=..., or give the client a default bank")
-        if not re.fullmatch(BANK_ID_PATTERN, chosen):
-            raise ValidationFailed(
-                f"bank {chosen!r} is not a bank id: 1-128 letters, digits, '_', '.', ':' or '-'"
-            )
+        problem = bank_id_problem(chosen)
+        if problem is not None:
+            raise ValidationFailed(f"bank {problem}")
         return chosen
 
     def retain(self, items: Sequence[RetainItem], bank: str | None) -> Call[RetainAccepted]:

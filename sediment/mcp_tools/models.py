@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from contracts.base import AwareDatetime
+from contracts.base import AwareDatetime, Number
 from contracts.events import (
     MAX_ENTITIES,
     MAX_METADATA_ITEMS,
@@ -63,7 +63,7 @@ class MemoryItem(Model):
     tags: list[Label] = Field(
         default_factory=list, max_length=MAX_TAGS, description="labels to filter recall by"
     )
-    importance: float = Field(default=0.5, ge=0.0, le=1.0, description="0..1")
+    importance: Number = Field(default=0.5, ge=0.0, le=1.0, description="0..1")
     supersedes: list[uuid.UUID] = Field(
         default_factory=list,
         max_length=MAX_SUPERSEDES,
@@ -82,7 +82,7 @@ class MemoryItem(Model):
             "the same item with the same occurred_at is retained once"
         ),
     )
-    ttl_s: float | None = Field(
+    ttl_s: Number | None = Field(
         default=None,
         gt=0,
         le=MAX_TTL_S,

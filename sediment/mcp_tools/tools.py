@@ -22,9 +22,15 @@ from typing import Annotated, Literal
 import pydantic
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
-from pydantic import Field
+from pydantic import AfterValidator, Field, StrictBool
 
-from contracts.base import BANK_ID_PATTERN, AwareDatetime
+from contracts.base import (
+    BANK_ID_PATTERN,
+    AwareDatetime,
+    Number,
+    WholeNumber,
+    require_bank_id_or_none,
+)
 from contracts.events import RetainEvent, derive_event_id, with_expiry
 from contracts.feedback import FeedbackEvent, Vote
 from contracts.memory import MemoryKind, State
@@ -41,6 +47,7 @@ from sediment.forgetting import forget_event
 from sediment.mcp_tools.models import Banks, BankStats, Forgot, MemoryItem, Retained, Voted
 from sediment.mcp_tools.story import story
 from sediment.memory_ids import MemoryIdError, resolve
+from sediment.recall_waits import TooManyWaiters
 from sediment.retain import repeat_problem, repeats
 from telemetry.metrics import EVENTS, RECALLS
 from worker.consolidation.neighbourhood import RAW_KINDS
@@ -54,6 +61,7 @@ Bank = Annotated[
             "omitted when the server has a default bank"
         ),
     ),
+    AfterValidator(require_bank_id_or_none),
 ]
 MemoryId = Annotated[
     str,
@@ -144,11 +152,13 @@ class SedimentTools:
         said = [o.said for o in outcomes(deps.store, bank_id, ids)]
         return Retained(bank=bank_id, event_ids=ids, status="consolidated", outcomes=said)
 
-    def recall(
+    async def recall(
         self,
         query: Annotated[str, Field(min_length=1, max_length=4096, description="what to find")],
         bank: Bank = None,
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="most results")] = 10,
+        limit: Annotated[
+            int, Field(ge=1, le=MAX_LIMIT, description="most results"), WholeNumber
+        ] = 10,
         kinds: Annotated[
             Sequence[MemoryKind], Field(max_length=3, description="only these kinds")
         ] = (),
@@ -166,20 +176,24 @@ class SedimentTools:
             AwareDatetime | None, Field(description="the state as it was at this time")
         ] = None,
         history: Annotated[
-            bool, Field(description="every state, superseded ones too, not only the current")
+            StrictBool, Field(description="every state, superseded ones too, not only the current")
         ] = False,
-        explain: Annotated[bool, Field(description="score components and stage timings")] = False,
+        explain: Annotated[
+            StrictBool, Field(description="score components and stage timings")
+        ] = False,
         session_key: Annotated[
             str | None, Field(max_length=256, description="groups recalls of one conversation")
         ] = None,
         max_tokens: Annotated[
-            int | None, Field(ge=1, le=100_000, description="budget for the results' text")
+            int | None,
+            Field(ge=1, le=100_000, description="budget for the results' text"),
+            WholeNumber,
         ] = None,
         prefer_observations: Annotated[
-            bool, Field(description="show a consolidated observation instead of its sources")
+            StrictBool, Field(description="show a consolidated observation instead of its sources")
         ] = True,
         full_text: Annotated[
-            bool,
+            StrictBool,
             Field(description="whole texts; by default a long memory shows the part that matched"),
         ] = False,
         wait_for: Annotated[
@@ -190,7 +204,7 @@ class SedimentTools:
             ),
         ] = (),
         wait_timeout_s: Annotated[
-            float, Field(ge=0, le=MAX_WAIT_S, description="longest wait for `wait_for`")
+            Number, Field(ge=0, le=MAX_WAIT_S, description="longest wait for `wait_for`")
         ] = 5.0,
     ) -> Annotated[CallToolResult, Recalled]:
         """Find what the bank knows about a query: current states first (a superseded
@@ -219,7 +233,11 @@ class SedimentTools:
             )
         except pydantic.ValidationError as exc:
             raise invalid("recall", bad_fields(exc)) from None
-        answer = compact(self._deps.recall(self.bank_of(bank), request))
+        try:
+            found = await self._deps.recall_served(self.bank_of(bank), request)
+        except TooManyWaiters as exc:
+            raise ToolError(f"refused recall: {exc}") from None
+        answer = compact(found)
         return CallToolResult(
             content=[TextContent(type="text", text=text_of(answer))],
             structured_content=structured(answer),
@@ -229,7 +247,7 @@ class SedimentTools:
         self,
         memory_id: MemoryId,
         bank: Bank = None,
-        raw: Annotated[bool, Field(description="every stored field, internals too")] = False,
+        raw: Annotated[StrictBool, Field(description="every stored field, internals too")] = False,
     ) -> Annotated[CallToolResult, MemoryView]:
         """One memory with its provenance (an observation's sources), what it replaced,
         what replaced it and why, and its newer states."""
@@ -310,7 +328,9 @@ class SedimentTools:
     def stats(
         self,
         bank: Bank = None,
-        minutes: Annotated[int, Field(ge=1, le=1440, description="activity window")] = 60,
+        minutes: Annotated[
+            int, Field(ge=1, le=1440, description="activity window"), WholeNumber
+        ] = 60,
     ) -> BankStats:
         """How much the bank holds, and how much it was written and read lately."""
         bank_id = self.bank_of(bank)

@@ -71,6 +71,41 @@ def test_ingest_names_each_rejected_line_and_fails_unless_partial_is_allowed(
     assert "skipped 1 duplicates" in again.stdout
 
 
+def test_ingest_keeps_one_event_id_per_bank(tmp_path: Path) -> None:
+    """Event ids are per bank: one id in two banks of one file is two events."""
+    given = "5e0c7a1b-2f3d-4a6b-9c8d-7e1f2a3b4c5d"
+    rows = [
+        {
+            "bank_id": "ba",
+            "event_id": given,
+            "text": "Ana lives in Porto.",
+            "occurred_at": "2024-01-01T10:00:00Z",
+        },
+        {
+            "bank_id": "bb",
+            "event_id": given,
+            "text": "Ben keeps goats.",
+            "occurred_at": "2024-01-01T10:00:00Z",
+        },
+        {
+            "bank_id": "bb",
+            "event_id": given,
+            "text": "Ben keeps sheep.",
+            "occurred_at": "2024-01-01T10:00:00Z",
+        },
+    ]
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = sediment(tmp_path, "ingest", "--allow-partial", str(path))
+    assert "consolidated 2 events, dead-lettered 1" in out.stdout
+    assert f"line 3 rejected (dead-lettered): event_id {given} is line 2's too in bank 'bb'" in (
+        " ".join(out.stderr.split())
+    )
+    for bank, text in (("ba", "Ana lives in Porto."), ("bb", "Ben keeps goats.")):
+        found = sediment(tmp_path, "recall", "--bank", bank, "--json", text).stdout
+        assert [r["text"] for r in json.loads(found)["results"]] == [text]
+
+
 def recall_json(tmp: Path, query: str, *extra: str) -> dict:  # type: ignore[type-arg]
     out = sediment(tmp, "recall", "--bank", "u1", "--json", *extra, query)
     return json.loads(out.stdout)  # type: ignore[no-any-return]

@@ -3,6 +3,7 @@ export, audit), and every request example is accepted as it stands."""
 
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from contracts.events import RetainEvent
 from contracts.forget import Tombstone
 from sediment.api.data_routes import AuditPage
+from sediment.api.examples import FORGET_EVENT_ID
 from sediment.transfer import import_lines
 from tests.unit.api_support import Api, RecordingPublisher, open_api
 
@@ -37,6 +39,13 @@ def test_every_request_example_is_accepted(api: Api, method: str, path: str) -> 
     schema = api.client.get("/openapi.json").json()
     examples = request_examples(schema, method, path)
     assert len(examples) >= 2
+    named = RetainEvent(
+        event_id=FORGET_EVENT_ID,
+        bank_id="b1",
+        text="Alice keeps a diary.",
+        occurred_at=datetime(2024, 5, 1, tzinfo=UTC),
+    )
+    api.rt.publisher.publish_retain([named])  # the memory the forget examples name
     for name, example in examples.items():
         r = api.client.request(method, path.format(bank_id="b1"), json=example["value"])
         assert r.status_code == ROUTES[(method, path)], (name, r.text)

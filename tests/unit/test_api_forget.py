@@ -9,6 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
+from contracts.memory import derive_memory_id
 from contracts.recall import RecallRequest
 from readmodel.store import Filter
 from sediment.api.app import create_app
@@ -44,6 +45,48 @@ def test_forgetting_an_unknown_id_is_404_and_publishes_nothing(api: Api) -> None
     assert f"no memory {never} in bank b1: nothing was forgotten" in r.json()["message"]
     other_bank = api.client.delete(f"/v1/banks/b2/memories/{mid(BOSTON)}")
     assert other_bank.status_code == 404
+    assert api.publisher.forgets == []
+
+
+def test_forget_takes_event_ids_of_the_bank(api: Api) -> None:
+    """`event_ids`, as docs/data.md lists it: the memories those retains of the bank store."""
+    r = api.client.post("/v1/banks/b1/forget", json={"event_ids": [str(BOSTON.event_id)]})
+    assert r.status_code == 202, r.text
+    [posted] = api.publisher.forgets
+    assert posted.event_ids == [BOSTON.event_id] and posted.bank_id == "b1"
+    assert posted.memory_ids == []
+    both = {"event_ids": [str(BOSTON.event_id)], "memory_ids": [str(mid(BOSTON))]}
+    r = api.client.post("/v1/banks/b1/forget", json=both)
+    assert r.status_code == 422 and "exactly one selector: memory_ids, event_ids" in r.text
+
+
+def test_an_id_the_bank_does_not_hold_is_one_404_whichever_way_it_is_forgotten(
+    api: Api,
+) -> None:
+    """DELETE .../memories/{id} and POST .../forget answer alike for an id the bank does
+    not hold, and the same whether another bank holds it or none does."""
+    elsewhere, nowhere = mid(BOSTON), uuid.uuid4()  # BOSTON is bank b1's
+
+    def answers(memory: uuid.UUID) -> list[tuple[int, str]]:
+        said = [
+            api.client.delete(f"/v1/banks/b2/memories/{memory}"),
+            api.client.post("/v1/banks/b2/forget", json={"memory_ids": [str(memory)]}),
+        ]
+        return [(r.status_code, r.json()["message"].replace(str(memory), "ID")) for r in said]
+
+    assert answers(elsewhere) == answers(nowhere)
+    [(status, message), other] = answers(elsewhere)
+    assert (status, message) == other and status == 404
+    assert message.startswith("no memory ID in bank b2: nothing was forgotten")
+    by_event = api.client.post("/v1/banks/b2/forget", json={"event_ids": [str(BOSTON.event_id)]})
+    assert by_event.status_code == 404
+    assert (
+        f"no memory {derive_memory_id('b2', BOSTON.event_id)} in bank b2"
+        in (by_event.json()["message"])
+    )
+    some = {"memory_ids": [str(mid(BOSTON)), str(nowhere), str(uuid.uuid4())]}
+    r = api.client.post("/v1/banks/b1/forget", json=some)
+    assert r.status_code == 404 and "(and 1 more of the ids given)" in r.json()["message"]
     assert api.publisher.forgets == []
 
 
@@ -97,7 +140,7 @@ def test_a_body_the_schema_refuses_is_refused(api: Api, body: dict[str, object])
 
 def test_the_forget_schemas_declare_their_rules(api: Api) -> None:
     schema = api.client.get("/openapi.json").json()["components"]["schemas"]
-    assert len(schema["ForgetBody"]["oneOf"]) == 3
+    assert len(schema["ForgetBody"]["oneOf"]) == 4
     assert {tuple(c["required"]) for c in schema["ForgetFilter"]["anyOf"]} == {
         ("tags",),
         ("entities",),
@@ -145,7 +188,7 @@ def test_the_schema_says_what_the_forget_routes_take(api: Api) -> None:
     """Exactly one selector in the body, at least one condition in a filter, non-empty
     query labels, and a 405 that lists every method of the path."""
     schemas = api.client.get("/openapi.json").json()["components"]["schemas"]
-    assert len(schemas["ForgetBody"]["oneOf"]) == 3
+    assert len(schemas["ForgetBody"]["oneOf"]) == 4
     assert len(schemas["ForgetFilter"]["anyOf"]) == 5
     assert schemas["RetainItem"]["not"]["required"] == ["ttl_s", "expires_at"]
     r = api.client.delete("/v1/banks/b1/memories")

@@ -117,6 +117,21 @@ def test_bad_bank_in_the_path_is_named(api: Api) -> None:
     assert "path.bank_id" in fields(r)
 
 
+@pytest.mark.parametrize("bank", [":", "...", "%2E", "%2E%2E"])
+def test_a_bank_of_dots_and_colons_only_is_refused_naming_why(api: Api, bank: str) -> None:
+    r = api.client.post(f"/v1/banks/{bank}/memories", json={"items": [ITEM]})
+    assert r.status_code == 422, r.text
+    [detail] = r.json()["detail"]
+    assert detail["field"] == "path.bank_id"
+    assert (
+        "is not a bank id: it is only dots and colons; a bank id needs a letter"
+        in detail["problem"]
+    )
+    assert api.publisher.retained == []
+    stats = api.client.get("/v1/stats", params={"bank": ":"})
+    assert stats.status_code == 422 and "only dots and colons" in stats.text
+
+
 def test_empty_or_malformed_bodies_are_422(api: Api) -> None:
     assert "body.items" in fields(api.client.post("/v1/banks/u/memories", json={"items": []}))
     r = api.client.post(

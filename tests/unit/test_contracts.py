@@ -3,13 +3,20 @@
 import math
 import re
 import sys
+import unicodedata
 import uuid
 from datetime import UTC, datetime
 
 import pydantic
 import pytest
 
-from contracts.base import NOT_BLANK_PATTERN, control_character, is_blank
+from contracts.base import (
+    MARK_CATEGORIES,
+    NOT_BLANK_PATTERN,
+    bank_id_problem,
+    control_character,
+    is_blank,
+)
 from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
 from contracts.recall import RecallRequest
@@ -148,7 +155,8 @@ def test_feedback_session_key_is_printable() -> None:
 def test_the_schema_pattern_and_the_blank_check_agree_on_every_character() -> None:
     """The JSON Schema lists the invisible characters as of a Unicode version; the check
     asks Python's Unicode database. When Python's Unicode grows, this says to update
-    `_FORMAT_CHARACTERS` in contracts/base.py."""
+    `_FORMAT_CHARACTERS` in contracts/base.py. The schema lists only some of the marks
+    (`SCHEMA_MARKS`): it is more lenient for a script's own, never stricter."""
     pattern = re.compile(NOT_BLANK_PATTERN)
     disagree = [
         f"U+{code:04X}"
@@ -156,8 +164,49 @@ def test_the_schema_pattern_and_the_blank_check_agree_on_every_character() -> No
         if not 0xD800 <= code <= 0xDFFF
         and bool(pattern.fullmatch(chr(code)))
         != (not is_blank(chr(code)) and control_character(chr(code)) is None)
+        and unicodedata.category(chr(code)) not in MARK_CATEGORIES
     ]
     assert disagree == []
+    lenient = [
+        code
+        for code in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(code)) in MARK_CATEGORIES
+        and not pattern.fullmatch(chr(code))
+        and not is_blank(chr(code))
+    ]
+    assert lenient == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\ufe0f",
+        "\ufe00\ufe0e\ufe0f",
+        "\U000e0100\U000e01ef",
+        "\u0301\u0308",
+        "\u0903",
+        "\u20dd",
+        "\ufffc",
+        " \ufffc\u200b\ufe0f ",
+    ],
+)
+def test_marks_alone_and_the_object_replacement_are_blank(text: str) -> None:
+    """A variation selector, a combining mark or U+FFFC shows nothing on its own: a text
+    or query of them only is refused as blank, naming the characters."""
+    for model, field, data in (
+        (RetainEvent, "text", {**GOOD, "text": text}),
+        (RecallRequest, "query", {"query": text}),
+    ):
+        with pytest.raises(pydantic.ValidationError) as info:
+            model.model_validate(data)
+        message = str(info.value)
+        assert f"{field} is blank" in message and "shows only on a character" in message
+        assert f"U+{ord(text.strip()[0]):04X}" in message
+
+
+def test_marks_on_a_character_are_fine() -> None:
+    assert RecallRequest(query="e\u0301\ufe0f").query == "e\u0301\ufe0f"
+    assert RetainEvent.model_validate({**GOOD, "text": "\u2764\ufe0f Ana"}).text
 
 
 def test_feedback_timestamps_are_strict() -> None:
@@ -188,3 +237,47 @@ def test_schema_files_match_models() -> None:
     expected = rendered()
     on_disk = {p.name: p.read_text(encoding="utf-8") for p in SCHEMA_DIR.glob("*.json")}
     assert on_disk == expected
+
+
+@pytest.mark.parametrize(
+    "when",
+    [
+        "0002-01-01T00:00:00Z",
+        "9989-12-31T00:00:00Z",
+        "9990-01-01T00:00:00Z",
+        "9998-12-31T23:59:59-05:00",
+    ],
+)
+def test_every_year_the_message_names_is_accepted(when: str) -> None:
+    """The message says years 0002 to 9998: every one of them is taken."""
+    assert RetainEvent.model_validate({**GOOD, "occurred_at": when}).occurred_at.year in (
+        2,
+        9989,
+        9990,
+        9998,
+    )
+    assert RecallRequest.model_validate({"query": "q", "as_of": when}).as_of is not None
+
+
+@pytest.mark.parametrize("when", ["0001-12-31T00:00:00Z", "9999-01-01T00:00:00Z"])
+def test_years_outside_the_range_are_refused_naming_it(when: str) -> None:
+    assert "years 0002 to 9998" in error_of(occurred_at=when)
+
+
+@pytest.mark.parametrize("bank", [".", "..", ":", "...", ".:."])
+def test_a_bank_of_dots_and_colons_only_is_refused(bank: str) -> None:
+    """'.', '..' and ':' name nothing (and read as paths): refused with what to do."""
+    with pytest.raises(pydantic.ValidationError) as info:
+        RetainEvent.model_validate({**GOOD, "bank_id": bank})
+    message = str(info.value)
+    assert (
+        "bank_id" in message and f"{bank!r} is not a bank id: it is only dots and colons" in message
+    )
+    assert "needs a letter, a digit, '_' or '-'" in message
+    assert "input_value" not in bank_id_problem(bank)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("bank", ["a", "team.a", "user:42", "-", "_", "a..b", ".a"])
+def test_a_bank_with_a_letter_digit_underscore_or_dash_is_fine(bank: str) -> None:
+    assert RetainEvent.model_validate({**GOOD, "bank_id": bank}).bank_id == bank
+    assert bank_id_problem(bank) is None

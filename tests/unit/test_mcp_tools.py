@@ -118,11 +118,15 @@ def test_recall_reads_the_default_bank(api: Api) -> None:
     assert top["text"] == "Alice lives in Seattle."
 
 
+def gated_tools(api: Api, gate: RecallGate | None) -> SedimentTools:
+    return SedimentTools(replace(deps_of(api), recall_gate=gate), "b1", immediate=False)
+
+
 def test_a_gated_recall_is_the_same_tool(api: Api) -> None:
     """What clients see of `recall` does not change behind a serve's recall gate."""
 
     async def listed(gate: RecallGate | None) -> dict[str, Any]:
-        async with Client(build_server(tools(api, "b1"), gate)) as client:
+        async with Client(build_server(gated_tools(api, gate))) as client:
             return {t.name: t.model_dump() for t in (await client.list_tools()).tools}
 
     async def both() -> tuple[dict[str, Any], dict[str, Any]]:
@@ -139,7 +143,7 @@ def test_an_mcp_recall_waits_its_turn_at_the_recall_gate(api: Api) -> None:
     gate = RecallGate(1)
 
     async def run() -> tuple[bool, Any]:
-        async with Client(build_server(tools(api, "b1"), gate)) as client:
+        async with Client(build_server(gated_tools(api, gate))) as client:
             release, held = asyncio.Event(), asyncio.Event()
 
             async def hold() -> None:
@@ -288,3 +292,64 @@ def test_recall_takes_full_text(api: Api) -> None:
     assert not result.is_error
     [top] = result.structured_content["results"]
     assert top["text"] == "Alice lives in Seattle." and "excerpt" not in top
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "field"),
+    [
+        ("recall", {"query": "Alice", "limit": True}, "limit"),
+        ("recall", {"query": "Alice", "max_tokens": False}, "max_tokens"),
+        ("recall", {"query": "Alice", "wait_timeout_s": True}, "wait_timeout_s"),
+        ("recall", {"query": "Alice", "limit": "3"}, "limit"),
+        ("recall", {"query": "Alice", "history": 1}, "history"),
+        ("stats", {"minutes": True}, "minutes"),
+        ("retain", {"items": [{"text": "Ana rows.", "importance": True}]}, "importance"),
+        ("retain", {"items": [{"text": "Ana rows.", "ttl_s": True}]}, "ttl_s"),
+    ],
+)
+def test_numbers_and_flags_are_as_strict_as_over_http(
+    api: Api, name: str, arguments: dict[str, Any], field: str
+) -> None:
+    """A boolean is not a number, nor a number or string a flag: the HTTP API's rule."""
+    result = call(api, name, arguments)
+    assert result.is_error, result
+    assert field in result.content[0].text
+
+
+def test_whole_numbers_given_as_such_are_fine(api: Api) -> None:
+    result = call(api, "recall", {"query": "Alice", "limit": 2.0, "wait_timeout_s": 1})
+    assert not result.is_error, result.content[0].text
+
+
+SECRET = "s3cr3t-value"
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": SECRET},
+            "params: Input should be a valid dictionary",
+        ),
+        ({"jsonrpc": "2.0", "id": 1, "method": 5, "params": {"x": SECRET}}, "method: "),
+        ({"jsonrpc": SECRET, "id": 1, "method": "tools/list"}, "jsonrpc: "),
+        ([SECRET], "a JSON object, not an array"),
+        (SECRET, "a JSON object, not a string"),
+    ],
+)
+def test_mcp_envelope_errors_name_fields_never_values(api: Api, body: object, said: str) -> None:
+    deps = deps_of(api)
+    endpoint = HttpEndpoint(SedimentTools(deps, "b1", immediate=False), host="0.0.0.0")
+    with TestClient(create_app(deps, mcp=endpoint)) as client:
+        r = client.post("/mcp", json=body, headers=ACCEPT)
+    assert r.status_code == 400
+    message = r.json()["error"]["message"]
+    assert message.startswith("invalid JSON-RPC message: ") and said in message, message
+    assert SECRET not in r.text and "input_value" not in r.text
+
+
+@pytest.mark.parametrize("bank", [".", "..", ":"])
+def test_a_bank_of_dots_and_colons_only_is_a_tool_error(api: Api, bank: str) -> None:
+    result = call(api, "recall", {"query": "Alice", "bank": bank})
+    assert result.is_error
+    assert f"{bank!r} is not a bank id: it is only dots and colons" in result.content[0].text

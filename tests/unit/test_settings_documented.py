@@ -28,6 +28,7 @@ def test_every_setting_is_documented() -> None:
         ("SEDIMENT_RETRY_MAX", "-1"),
         ("SEDIMENT_MCP_BANK", "no spaces"),
         ("SEDIMENT_MCP_BANK", ""),
+        ("SEDIMENT_MCP_BANK", ".."),
         ("SEDIMENT_DLQ_MAX_PAYLOAD_BYTES", "100"),
         ("SEDIMENT_DLQ_MAX_PAYLOAD_BYTES", "lots"),
     ],
