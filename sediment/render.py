@@ -6,6 +6,8 @@ from rich.table import Table
 
 from contracts.memory import Observation, Relation
 from contracts.recall import RecallResponse
+from readmodel.reading import read
+from readmodel.reading.statement import describe
 from readmodel.store import Record
 from sediment.memory_ids import short
 from telemetry.recall_logs import LastRecall
@@ -61,6 +63,8 @@ def print_record(console: Console, record: Record, supersedes: list[Record]) -> 
     console.print(f"  {escape(record.text)}")
     if record.key:
         console.print(f"  key: {escape(record.key)}")
+    for line in reading_lines(record):
+        console.print(f"  {escape(line)}")
     if isinstance(record, Observation):
         console.print(f"  an observation drawn from {record.proof_count} statements:")
         for sid in record.source_memory_ids:
@@ -76,6 +80,23 @@ def print_record(console: Console, record: Record, supersedes: list[Record]) -> 
         console.print(f"  replaces {short(older.id)}: {escape(older.text)}")
         if older.supersession_reason:
             console.print(f"    why: {escape(older.supersession_reason)}")
+
+
+def reading_lines(record: Record) -> list[str]:
+    """How the text reads (`readmodel.reading`), and what that means for merging: an
+    observation joins only statements of one reading."""
+    reading = read(record.text, record.entities)
+    if not reading.readable:
+        return [
+            f"not read as a statement ({reading.unread}): it joins only a statement "
+            "with the same content words"
+        ]
+    lines = [f"read as: {describe(c)}" for c in reading.clauses]
+    if isinstance(record, Observation):
+        lines.append("joined: every source states this reading, however worded")
+    elif record.observation_id:
+        lines.append("joined its observation: a source with the same reading")
+    return lines
 
 
 def _relation(record: Record) -> str:

@@ -52,12 +52,15 @@ lives with) read as the role's noun, a verb that is not so ("nearly started", "d
 against going") and a job sought ("applied for a job at") read as no fact, "also" as an
 addition, a value of a kind held by its verb, and one who left ("Keith retired") keyed
 `~died:w` to meet what names them as a holder: slot keys and frame keys derived again by
-the rebuild.
+the rebuild; 13, restatements merged by their reading (`readmodel.reading`), never by
+closeness alone: observations an earlier layout built over different facts ("Dan works
+at Initech" with "Dan's wife works at Initech") are taken apart by the rebuild, which
+derives every observation again.
 """
 
 from readmodel.store import MemoryStore
 
-LAYOUT = 12
+LAYOUT = 13
 
 
 class StaleLayoutError(RuntimeError):
