@@ -20,7 +20,7 @@ from worker.consolidation.neighbourhood import candidates
 from worker.consolidation.policy import ConsolidationPolicy
 
 EMBEDDER = HashEmbedder(64)
-POLICY = ConsolidationPolicy(merge_threshold=0.999)
+POLICY = ConsolidationPolicy(merge_threshold=0.999, propose_threshold=0.999)
 """Nothing is a restatement: only slot keys (and declarations) make candidates."""
 
 
