@@ -48,6 +48,7 @@ from worker.feedback_handler import FeedbackDeps
 from worker.holders import Heartbeat
 from worker.ledger import Ledger
 from worker.locks import Locks, ProcessLocks, RedisLocks
+from worker.rebuild import InterruptedRebuildError, check_rebuild
 from worker.sweeper import Sweeper, SweepLoop, make_sweeper
 from worker.tasks import WorkerDeps, register_tasks
 from worker.tombstones import FileTombstones, RedisTombstones, Tombstones
@@ -139,13 +140,16 @@ class Runtime:
     caller is named instead). `traced`: tracing already started (tests); by default
     the settings decide (sediment/tracing.py). `creates_store`: a local data directory
     that does not exist yet is created (commands that store); otherwise it is
-    `NoDataDirError`."""
+    `NoDataDirError`. `finishes_rebuild`: the store may record a rebuild cut short
+    (`sediment rebuild` finishes it); any other process refuses such a store when it
+    opens it (`InterruptedRebuildError`, worker/rebuild.py)."""
 
     settings: Settings
     hosts_worker: bool = False
     actor: str = "cli"
     traced: Tracing | None = None
     creates_store: bool = True
+    finishes_rebuild: bool = False
     _closed: bool = field(default=False, init=False)
 
     @cached_property
@@ -178,6 +182,14 @@ class Runtime:
         store = make_store(self.settings, create=self.creates_store)
         store.ensure_schema(self.embedder.dimension)
         adopt_layout(store)
+        if not self.finishes_rebuild:
+            try:
+                check_rebuild(store, self._where)
+            except InterruptedRebuildError:
+                store.close()
+                if self.topology.local_store:
+                    store_owner.release(self.settings.data_dir)
+                raise
         s = self.settings
         edge = self.topology.local_store and s.store != "qdrant-local"
         target = "edge" if edge else s.collection
@@ -333,12 +345,16 @@ class Runtime:
             return None
         return Heartbeat(self.redis, self.settings.holder_ttl_s)
 
+    @property
+    def _where(self) -> str:
+        return self.settings.qdrant_url or str(self.settings.data_dir)
+
     def check_layout(self) -> None:
         """Raise `StaleLayoutError` unless the store follows this version's layout of
         derived fields (worker/consolidation/layout.py); called before a process starts
         consolidating. A Qdrant server is checked through a client of its own, so that
         none is open when a prefork pool forks."""
-        where = self.settings.qdrant_url or str(self.settings.data_dir)
+        where = self._where
         if self.topology.local_store:
             check_layout(self.store, where)
             return
@@ -346,6 +362,8 @@ class Runtime:
         try:
             store.ensure_schema(self.embedder.dimension)
             check_layout(store, where)
+            if not self.finishes_rebuild:
+                check_rebuild(store, where)
         finally:
             store.close()
 
@@ -511,5 +529,8 @@ def bootstrap(
     actor: str = "cli",
     traced: Tracing | None = None,
     creates_store: bool = True,
+    finishes_rebuild: bool = False,
 ) -> Runtime:
-    return Runtime(settings or Settings(), hosts_worker, actor, traced, creates_store)
+    return Runtime(
+        settings or Settings(), hosts_worker, actor, traced, creates_store, finishes_rebuild
+    )

@@ -50,6 +50,7 @@ from readmodel.store import (
     Feedback,
     Filter,
     Hit,
+    Rebuilding,
     SparseVector,
     StoredPoint,
     StoreInfo,
@@ -560,6 +561,13 @@ class EdgeStore:
     def mark_layout(self, version: int) -> None:
         self._write_meta({**self._meta(), "layout": version})
 
+    def rebuilding(self) -> Rebuilding | None:
+        return Rebuilding.of_json(self._meta().get("rebuilding"))
+
+    def mark_rebuilding(self, rebuilding: Rebuilding | None) -> None:
+        marker = rebuilding.as_json() if rebuilding is not None else None
+        self._write_meta({**self._meta(), "rebuilding": marker})
+
     def _meta(self) -> dict[str, object]:
         with contextlib.suppress(FileNotFoundError):
             meta = json.loads(self._meta_path.read_text())
@@ -582,6 +590,7 @@ class EdgeStore:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self._meta_path)
+        sync_dir(self._root)
 
 
 MAX_BANKS = 1_000_000

@@ -28,6 +28,7 @@ from readmodel.store import (
     Feedback,
     Filter,
     Hit,
+    Rebuilding,
     SparseVector,
     StoredPoint,
     StoreInfo,
@@ -61,6 +62,8 @@ DEFAULT_PAGE_SIZE: Final = 256
 
 LAYOUT_KEY = "sediment_layout"
 """The collection metadata key `mark_layout` writes."""
+REBUILDING_KEY = "sediment_rebuilding"
+"""The collection metadata key `mark_rebuilding` writes (metadata updates merge)."""
 
 
 class QdrantStore:
@@ -133,6 +136,16 @@ class QdrantStore:
     @translated
     def mark_layout(self, version: int) -> None:
         self._client.update_collection(self._collection, metadata={LAYOUT_KEY: version})
+
+    @translated
+    def rebuilding(self) -> Rebuilding | None:
+        metadata = self._client.get_collection(self._collection).config.metadata or {}
+        return Rebuilding.of_json(metadata.get(REBUILDING_KEY))
+
+    @translated
+    def mark_rebuilding(self, rebuilding: Rebuilding | None) -> None:
+        marker = rebuilding.as_json() if rebuilding is not None else None
+        self._client.update_collection(self._collection, metadata={REBUILDING_KEY: marker})
 
     @translated
     def upsert(self, points: Sequence[StoredPoint]) -> None:
