@@ -313,11 +313,16 @@ class MemoryStore(Protocol):
 
     def info(self) -> StoreInfo: ...
 
-    def purge(self) -> None:
-        """Forgotten data must leave the engine's files, not only its index: the records
-        deleted from now on are dropped physically. Called before the delete, so an
-        adapter that defers the work (to `close`) records the intent durably first and
-        finishes it when the store is next opened if the process dies before its close
-        (see each adapter)."""
+    def purge(self, bank_id: str) -> None:
+        """Forgotten data must leave the engine's files, not only its index: the next
+        delete of `bank_id` (the forget's) is dropped physically. Called before the
+        delete, so an adapter that defers the work (to `purge_now`, or `close`) records
+        the intent durably first and finishes it when the store is next opened if the
+        process dies before (see each adapter)."""
+
+    def purge_now(self) -> bool:
+        """Do now, with the store open and in use, the purge owed by the deletes since
+        the last (`purge`), where the engine needs it done and can; True when it did.
+        The serving process calls it every `SEDIMENT_FORGET_PURGE_S`."""
 
     def close(self) -> None: ...

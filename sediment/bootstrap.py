@@ -463,9 +463,15 @@ class Runtime:
     def sweep_loops(self, *, expiry: bool = True) -> list[SweepLoop]:
         """What a consuming process runs periodically: the ledger sweep
         (SEDIMENT_LEDGER_SWEEP_S), with `expiry` the expiry sweep
-        (SEDIMENT_EXPIRY_SWEEP_S), and the AOF rewrite a forget left owed
-        (SEDIMENT_FORGET_AOF_REWRITE_S)."""
+        (SEDIMENT_EXPIRY_SWEEP_S) and, where the store is local, the purge of what
+        forgets deleted from its files (SEDIMENT_FORGET_PURGE_S), and the AOF rewrite a
+        forget left owed (SEDIMENT_FORGET_AOF_REWRITE_S). `expiry` is false where this
+        process does not hold the store (a prefork pool's children do)."""
         s, loops = self.settings, []
+        if expiry and self.topology.local_store and s.forget_purge_s > 0:
+            loops.append(
+                SweepLoop(lambda: self.store.purge_now(), s.forget_purge_s, "sediment-purge")
+            )
         if self.sweeper is not None and s.ledger_sweep_s > 0:
             loops.append(SweepLoop(self.sweeper.sweep, s.ledger_sweep_s))
         if expiry and s.expiry_sweep_s > 0:

@@ -250,8 +250,11 @@ class MeteredStore:
     def info(self) -> StoreInfo:
         return self._call("info", self._inner.info)
 
-    def purge(self) -> None:
-        self._inner.purge()
+    def purge(self, bank_id: str) -> None:
+        self._inner.purge(bank_id)
+
+    def purge_now(self) -> bool:
+        return self._call("purge_now", self._inner.purge_now)
 
     def close(self) -> None:
         self._inner.close()

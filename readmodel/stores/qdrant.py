@@ -377,7 +377,7 @@ class QdrantStore:
         points = self._client.count(self._collection, exact=True).count
         return StoreInfo(engine=ENGINE, points=points, details=details)
 
-    def purge(self) -> None:
+    def purge(self, bank_id: str) -> None:
         """A Qdrant server drops deleted points from its segments with its vacuum
         optimizer (collection `optimizers_config.deleted_threshold`); nothing to call.
         Local mode on disk vacuums its SQLite file at close, or at the next open after a
@@ -385,6 +385,11 @@ class QdrantStore:
         if self._pending_purge is not None and not self._purge_on_close:
             self._pending_purge.record()
             self._purge_on_close = True
+
+    def purge_now(self) -> bool:
+        """Nothing while open: a server vacuums on its own schedule, local mode's SQLite
+        file is vacuumed at close (the client holds it open)."""
+        return False
 
     def close(self) -> None:
         self._client.close()
