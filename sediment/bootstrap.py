@@ -18,6 +18,7 @@ from readmodel.recall.recaller import Recaller
 from readmodel.recall.rerank import EmbeddingReranker, RerankStage
 from readmodel.store import MemoryStore
 from readmodel.stores.metered import MeteredStore
+from readmodel.unavailable import StoreUnavailable
 from sediment import store_owner
 from sediment.api.deps import ApiDeps
 from sediment.api.keys import load_keys
@@ -348,6 +349,24 @@ class Runtime:
     @property
     def _where(self) -> str:
         return self.settings.qdrant_url or str(self.settings.data_dir)
+
+    def check_rebuild(self) -> None:
+        """Raise `InterruptedRebuildError` if the store records a rebuild that has not
+        finished (worker/rebuild.py); called by `sediment serve` at start. A Qdrant
+        server that does not answer is left for the requests to report."""
+        if self.finishes_rebuild:
+            return
+        if self.topology.local_store:
+            _ = self.store
+            return
+        store = make_store(self.settings)
+        try:
+            store.ensure_schema(self.embedder.dimension)
+            check_rebuild(store, self._where)
+        except StoreUnavailable:
+            return
+        finally:
+            store.close()
 
     def check_layout(self) -> None:
         """Raise `StaleLayoutError` unless the store follows this version's layout of

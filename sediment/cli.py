@@ -146,6 +146,7 @@ def serve(
 
     rt = runtime(hosts_worker=True, creates_store=True)
     require_durable_redis(rt)
+    rt.check_rebuild()
     run_server(rt, host, port)
 
 

@@ -98,6 +98,15 @@ def test_a_rebuild_killed_part_way_is_refused_until_run_again(tmp_path: Path) ->
     assert "a rebuild of every bank" in said and "run `sediment rebuild --all` to finish it" in said
     ingest = sediment(tmp_path, "ingest", str(events), env=ENV, check=False)
     assert ingest.returncode == 2 and "sediment rebuild --all" in ingest.stderr
+    serve = subprocess.run(
+        [sys.executable, "-m", "sediment.cli", "serve", "--port", "1"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert serve.returncode == 2 and "sediment rebuild --all" in serve.stderr
 
     sediment(tmp_path, "rebuild", "--all", env=ENV)
     assert _stale(root) == 0
