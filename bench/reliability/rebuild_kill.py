@@ -35,14 +35,9 @@ MOVES = 4
 SAMPLE = 150
 KILL_AT = 0.4
 """How far through the timed rebuild's replay the second one is killed."""
-FIRST = (
-    "Ana Bruno Carla Diego Elena Felix Greta Hugo Ines Jonas Karin Luis Marta Nils Olga "
-    "Pedro Rosa Sven Tereza Ugo Vera Wim Xenia Yusuf Zora Amir Bea Cyril Dora Emil"
-).split()
-LAST = (
-    "Costa Berg Lund Moreau Novak Silva Weber Okafor Tanaka Reyes Varga Holm Dietz Ferraz "
-    "Kowal Lindqvist Mensah Ortega Petrov Quist Rossi Sato Toivonen Ueda Vidal"
-).split()
+SYLLABLES = [c + v for c in "BDFGHJKLMNPRSTV" for v in "aeiou"]
+ENDINGS = "ran lek mor vin dal sen tor bik nas lun gar pel sim dov zan rik mel fos tam wen".split()
+"""People are named by one made-up word each: a subject is never half of another's name."""
 CITIES = (
     "Porto Lisbon Bergen Tromso Lyon Nantes Graz Linz Ghent Leuven Aarhus Odense Turku "
     "Tampere Cork Galway Brno Kosice Split Zadar"
@@ -75,7 +70,7 @@ class RebuildKill:
 
 
 def _people(events: int) -> list[str]:
-    names = [f"{a} {b}" for a in FIRST for b in LAST]
+    names = [a + b for b in ENDINGS for a in SYLLABLES]
     return names[: max(1, events // MOVES)]
 
 
@@ -100,9 +95,9 @@ def _events(people: list[str]) -> tuple[list[RetainEvent], dict[str, list[str]]]
 def _wrong(rt: Runtime, homes: dict[str, list[str]], sample: list[str]) -> int:
     wrong = 0
     for name in sample:
-        request = RecallRequest(query=f"Where does {name} live?", limit=3)
+        request = RecallRequest(query=f"Where does {name} live?", limit=5)
         results = rt.recall_pipeline.recall(BANK, request).results
-        top = next((r.text for r in results if name in r.text), "")
+        top = next((r.text for r in results if r.text.startswith(f"{name} lives in")), "")
         wrong += not top.endswith(f"in {homes[name][-1]}.")
     return wrong
 

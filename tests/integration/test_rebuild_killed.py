@@ -19,15 +19,14 @@ from readmodel.stores.edge import EdgeStore
 from tests.e2e.cli import sediment
 from worker.consolidation.neighbourhood import RAW_KINDS
 
-FIRST = ["Ana", "Bruno", "Carla", "Diego", "Elena", "Felix", "Greta", "Hugo", "Ines", "Jonas"]
-FIRST += ["Karin", "Luis", "Marta", "Nils", "Olga", "Pedro", "Rosa", "Sven", "Tereza", "Ugo"]
-LAST = ["Costa", "Berg", "Lund", "Moreau", "Novak", "Silva", "Weber", "Okafor", "Tanaka", "Reyes"]
+NAMES = [c + v + end for end in ("ran", "lek") for c in "BDFGHJKLMNPRSTV" for v in "aeiou"]
+"""150 people, each named by one made-up word (a subject is never half of another's name)."""
 ENV = {"SEDIMENT_EMBEDDER": "hash"}
 
 
 def _events(path: Path) -> list[str]:
     """Two addresses per subject, the later one current; the subjects."""
-    names = [f"{a} {b}" for a in FIRST for b in LAST]
+    names = NAMES[:100]
     start = datetime(2024, 1, 1, tzinfo=UTC)
     with path.open("w") as fh:
         for k, name in enumerate(names):
@@ -88,10 +87,9 @@ def test_a_rebuild_killed_part_way_is_refused_until_run_again(tmp_path: Path) ->
     os.kill(proc.pid, signal.SIGKILL)
     assert proc.wait(timeout=30) == -signal.SIGKILL
     assert _rebuilding(root / "store.json"), "the rebuild finished before the kill"
-    print(f"old addresses marked current after the kill: {_stale(root)} of 200")
 
     refused = sediment(
-        tmp_path, "recall", "Where does Ana Costa live?", "--bank", "b", env=ENV, check=False
+        tmp_path, "recall", "Where does Baran live?", "--bank", "b", env=ENV, check=False
     )
     said = " ".join(refused.stderr.split())
     assert refused.returncode == 2, refused.stderr
@@ -110,5 +108,8 @@ def test_a_rebuild_killed_part_way_is_refused_until_run_again(tmp_path: Path) ->
 
     sediment(tmp_path, "rebuild", "--all", env=ENV)
     assert _stale(root) == 0
-    answer = sediment(tmp_path, "recall", "Where does Ana Costa live?", "--bank", "b", env=ENV)
-    assert "Lisbon" in answer.stdout
+    answer = sediment(
+        tmp_path, "recall", "Where does Baran live?", "--bank", "b", "--json", env=ENV
+    )
+    texts = [r["text"] for r in json.loads(answer.stdout)["results"]]
+    assert "Baran lives in Lisbon." in texts and "Baran lives in Porto." not in texts
