@@ -555,7 +555,6 @@ class EdgeStore:
         with self._writes.exclusive():
             if self._shard is None or self._dense_size is None or not self._owed:
                 return False
-            self._owed = False
             self._copy_live(self._shard, self._passages, self._dense_size)
             with self._gate.exclusive():
                 old, self._shard = self._shard, None
@@ -563,6 +562,7 @@ class EdgeStore:
                 self._swap_in()
                 self._decoded.clear()
                 self._shard, self._passages = _load(self._shard_dir, self._dense_size)
+            self._owed = False
             if not any(self._awaiting.values()):
                 self._purge_on_close = False
                 self._pending_purge.clear()
