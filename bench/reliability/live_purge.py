@@ -4,7 +4,8 @@ every file of the node's data directory searched for the forgotten texts until n
 holds one (the serving process copies its store's live points into a fresh shard at
 most `SEDIMENT_FORGET_PURGE_S` after a forget, readmodel/stores/edge.py `purge_now`).
 Recall is asked for the memories kept after each round. The same check, small, runs
-with the tests: tests/unit/test_live_purge.py.
+with the tests: tests/unit/test_live_purge.py and
+tests/integration/test_reliability_smoke.py.
 """
 
 import contextlib
@@ -92,11 +93,14 @@ def _recalled(proc: Proc, texts: list[str]) -> int:
     return found
 
 
-def live_purge(server: RedisServer, workdir: Path, rounds: int, per_round: int) -> LivePurge:
-    node = Node(server.url, workdir, "live-purge", extra={"SEDIMENT_FORGET_PURGE_S": str(PURGE_S)})
+def live_purge(
+    server: RedisServer, workdir: Path, rounds: int, per_round: int, purge_s: int = PURGE_S
+) -> LivePurge:
+    extra = {"SEDIMENT_FORGET_PURGE_S": str(purge_s)}
+    node = Node(server.url, workdir, "live-purge", extra=extra)
     broker = Broker(server.client(), node.queue)
     publisher = node.runtime().publisher
-    result = LivePurge(rounds, per_round, PURGE_S)
+    result = LivePurge(rounds, per_round, purge_s)
     proc = Proc.serve(node)
     with running(proc):
         for r in range(rounds):
@@ -112,7 +116,7 @@ def live_purge(server: RedisServer, workdir: Path, rounds: int, per_round: int) 
             try:
                 wait_for(
                     partial(_clean, node.data_dir, doomed),
-                    2 * PURGE_S + COPY_SLACK_S,
+                    2 * purge_s + COPY_SLACK_S,
                     "no forgotten text in the data directory",
                     0.5,
                 )
