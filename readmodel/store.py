@@ -151,6 +151,27 @@ class StoreInfo:
     details: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Rebuilding:
+    """A rebuild started and not finished (`mark_rebuilding`): the banks it derives
+    again, and whether it is of every bank (`sediment rebuild --all`)."""
+
+    banks: tuple[str, ...]
+    every_bank: bool = False
+
+    def as_json(self) -> dict[str, object]:
+        return {"banks": list(self.banks), "all": self.every_bank}
+
+    @staticmethod
+    def of_json(value: object) -> "Rebuilding | None":
+        """The marker as `as_json` wrote it; None for no marker (or a cleared one)."""
+        if not isinstance(value, dict):
+            return None
+        banks = value.get("banks")
+        names = tuple(str(b) for b in banks) if isinstance(banks, list) else ()
+        return Rebuilding(names, value.get("all") is True)
+
+
 def tagset_of(tags: Sequence[str]) -> str:
     """Canonical form of a tag set: consolidation only groups records with equal tag sets."""
     return "\x1f".join(sorted(set(tags)))
@@ -207,6 +228,14 @@ class MemoryStore(Protocol):
 
     def mark_layout(self, version: int) -> None:
         """Record the layout of derived fields the stored points now follow (durably)."""
+
+    def rebuilding(self) -> Rebuilding | None:
+        """The rebuild recorded by `mark_rebuilding` and not cleared since: one that is
+        running, or one cut short (the derived fields of its banks are half written)."""
+
+    def mark_rebuilding(self, rebuilding: Rebuilding | None) -> None:
+        """Record (durably, before returning) the rebuild about to start; None clears it
+        once the rebuild has finished."""
 
     def upsert(self, points: Sequence[StoredPoint]) -> None: ...
 
@@ -284,11 +313,16 @@ class MemoryStore(Protocol):
 
     def info(self) -> StoreInfo: ...
 
-    def purge(self) -> None:
-        """Forgotten data must leave the engine's files, not only its index: the records
-        deleted from now on are dropped physically. Called before the delete, so an
-        adapter that defers the work (to `close`) records the intent durably first and
-        finishes it when the store is next opened if the process dies before its close
-        (see each adapter)."""
+    def purge(self, bank_id: str) -> None:
+        """Forgotten data must leave the engine's files, not only its index: the next
+        delete of `bank_id` (the forget's) is dropped physically. Called before the
+        delete, so an adapter that defers the work (to `purge_now`, or `close`) records
+        the intent durably first and finishes it when the store is next opened if the
+        process dies before (see each adapter)."""
+
+    def purge_now(self) -> bool:
+        """Do now, with the store open and in use, the purge owed by the deletes since
+        the last (`purge`), where the engine needs it done and can; True when it did.
+        The serving process calls it every `SEDIMENT_FORGET_PURGE_S`."""
 
     def close(self) -> None: ...

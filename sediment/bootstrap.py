@@ -18,6 +18,7 @@ from readmodel.recall.recaller import Recaller
 from readmodel.recall.rerank import EmbeddingReranker, RerankStage
 from readmodel.store import MemoryStore
 from readmodel.stores.metered import MeteredStore
+from readmodel.unavailable import StoreUnavailable
 from sediment import store_owner
 from sediment.api.deps import ApiDeps
 from sediment.api.keys import load_keys
@@ -49,6 +50,7 @@ from worker.feedback_handler import FeedbackDeps
 from worker.holders import Heartbeat
 from worker.ledger import Ledger
 from worker.locks import Locks, ProcessLocks, RedisLocks
+from worker.rebuild import InterruptedRebuildError, check_rebuild
 from worker.sweeper import Sweeper, SweepLoop, make_sweeper
 from worker.tasks import WorkerDeps, register_tasks
 from worker.tombstones import FileTombstones, RedisTombstones, Tombstones
@@ -140,13 +142,16 @@ class Runtime:
     caller is named instead). `traced`: tracing already started (tests); by default
     the settings decide (sediment/tracing.py). `creates_store`: a local data directory
     that does not exist yet is created (commands that store); otherwise it is
-    `NoDataDirError`."""
+    `NoDataDirError`. `finishes_rebuild`: the store may record a rebuild cut short
+    (`sediment rebuild` finishes it); any other process refuses such a store when it
+    opens it (`InterruptedRebuildError`, worker/rebuild.py)."""
 
     settings: Settings
     hosts_worker: bool = False
     actor: str = "cli"
     traced: Tracing | None = None
     creates_store: bool = True
+    finishes_rebuild: bool = False
     _closed: bool = field(default=False, init=False)
 
     @cached_property
@@ -179,6 +184,14 @@ class Runtime:
         store = make_store(self.settings, create=self.creates_store)
         store.ensure_schema(self.embedder.dimension)
         adopt_layout(store)
+        if not self.finishes_rebuild:
+            try:
+                check_rebuild(store, self._where)
+            except InterruptedRebuildError:
+                store.close()
+                if self.topology.local_store:
+                    store_owner.release(self.settings.data_dir)
+                raise
         s = self.settings
         edge = self.topology.local_store and s.store != "qdrant-local"
         target = "edge" if edge else s.collection
@@ -334,12 +347,34 @@ class Runtime:
             return None
         return Heartbeat(self.redis, self.settings.holder_ttl_s)
 
+    @property
+    def _where(self) -> str:
+        return self.settings.qdrant_url or str(self.settings.data_dir)
+
+    def check_rebuild(self) -> None:
+        """Raise `InterruptedRebuildError` if the store records a rebuild that has not
+        finished (worker/rebuild.py); called by `sediment serve` at start. A Qdrant
+        server that does not answer is left for the requests to report."""
+        if self.finishes_rebuild:
+            return
+        if self.topology.local_store:
+            _ = self.store
+            return
+        store = make_store(self.settings)
+        try:
+            store.ensure_schema(self.embedder.dimension)
+            check_rebuild(store, self._where)
+        except StoreUnavailable:
+            return
+        finally:
+            store.close()
+
     def check_layout(self) -> None:
         """Raise `StaleLayoutError` unless the store follows this version's layout of
         derived fields (worker/consolidation/layout.py); called before a process starts
         consolidating. A Qdrant server is checked through a client of its own, so that
         none is open when a prefork pool forks."""
-        where = self.settings.qdrant_url or str(self.settings.data_dir)
+        where = self._where
         if self.topology.local_store:
             check_layout(self.store, where)
             return
@@ -347,6 +382,8 @@ class Runtime:
         try:
             store.ensure_schema(self.embedder.dimension)
             check_layout(store, where)
+            if not self.finishes_rebuild:
+                check_rebuild(store, where)
         finally:
             store.close()
 
@@ -446,9 +483,15 @@ class Runtime:
     def sweep_loops(self, *, expiry: bool = True) -> list[SweepLoop]:
         """What a consuming process runs periodically: the ledger sweep
         (SEDIMENT_LEDGER_SWEEP_S), with `expiry` the expiry sweep
-        (SEDIMENT_EXPIRY_SWEEP_S), and the AOF rewrite a forget left owed
-        (SEDIMENT_FORGET_AOF_REWRITE_S)."""
+        (SEDIMENT_EXPIRY_SWEEP_S) and, where the store is local, the purge of what
+        forgets deleted from its files (SEDIMENT_FORGET_PURGE_S), and the AOF rewrite a
+        forget left owed (SEDIMENT_FORGET_AOF_REWRITE_S). `expiry` is false where this
+        process does not hold the store (a prefork pool's children do)."""
         s, loops = self.settings, []
+        if expiry and self.topology.local_store and s.forget_purge_s > 0:
+            loops.append(
+                SweepLoop(lambda: self.store.purge_now(), s.forget_purge_s, "sediment-purge")
+            )
         if self.sweeper is not None and s.ledger_sweep_s > 0:
             loops.append(SweepLoop(self.sweeper.sweep, s.ledger_sweep_s))
         if expiry and s.expiry_sweep_s > 0:
@@ -513,5 +556,8 @@ def bootstrap(
     actor: str = "cli",
     traced: Tracing | None = None,
     creates_store: bool = True,
+    finishes_rebuild: bool = False,
 ) -> Runtime:
-    return Runtime(settings or Settings(), hosts_worker, actor, traced, creates_store)
+    return Runtime(
+        settings or Settings(), hosts_worker, actor, traced, creates_store, finishes_rebuild
+    )

@@ -18,6 +18,7 @@ from sediment.sampler import attach_to_worker
 from sediment.startup import require_durable_redis, runtime, settings_or_exit
 from sediment.store_owner import StoreOwnedError
 from worker.consolidation.layout import LAYOUT, StaleLayoutError
+from worker.rebuild import InterruptedRebuildError
 
 app = typer.Typer(no_args_is_help=True, help="Sediment: agent memory as an event-driven system.")
 app.add_typer(maintenance.dlq_app, name="dlq")
@@ -144,6 +145,7 @@ def serve(
 
     rt = runtime(hosts_worker=True, creates_store=True)
     require_durable_redis(rt)
+    rt.check_rebuild()
     run_server(rt, host, port)
 
 
@@ -240,12 +242,12 @@ def rebuild(
     if (bank is None) == (not all_banks):
         err.print("give exactly one of --bank B or --all")
         raise typer.Exit(2)
-    rt = runtime()
-    total = maintenance.rebuild(rt.store, rt.consolidator, [bank] if bank else None, err)
-    if all_banks:
-        rt.store.mark_layout(LAYOUT)
+    rt = runtime(finishes_rebuild=True)
+    try:
+        total = maintenance.rebuild(rt.consolidator, [bank] if bank else None, err, LAYOUT)
+    finally:
+        rt.close()
     console.print(f"rebuilt {total} raw memories")
-    rt.close()
 
 
 @app.command()
@@ -287,12 +289,13 @@ def build_model(out: Annotated[Path | None, typer.Option()] = None) -> None:
 
 
 def main() -> None:
-    """The `sediment` command: a store derived under another layout, a local store
+    """The `sediment` command: a store derived under another layout or left by a rebuild
+    cut short, a local store
     another process has open, and a data directory that is not there are each a clear
     refusal (what was found, what to do), not a traceback."""
     try:
         app()
-    except StaleLayoutError as exc:
+    except (StaleLayoutError, InterruptedRebuildError) as exc:
         err.print(f"refusing to start: {exc}")
         raise SystemExit(2) from exc
     except (StoreOwnedError, NoDataDirError) as exc:

@@ -2,7 +2,7 @@
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated
@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from celery.signals import worker_ready, worker_shutdown
 from rich.console import Console
-from rich.progress import Progress, TaskID
+from rich.progress import Progress
 from rich.table import Table
 
 from contracts.deadletter import DeadLetter
@@ -26,7 +26,7 @@ from worker.consolidation.consolidator import Consolidator
 from worker.deadletters import DeadLetters
 from worker.errors import PoisonEvent
 from worker.holders import Heartbeat
-from worker.rebuild import rebuild_bank
+from worker.rebuild import rebuild_banks
 from worker.sweeper import SweepLoop
 
 dlq_app = typer.Typer(no_args_is_help=True, help="The dead-letter stream sediment:dlq.")
@@ -205,19 +205,21 @@ def sweep_in_worker(loops: Sequence[SweepLoop], heartbeat: Heartbeat | None = No
 
 
 def rebuild(
-    store: MemoryStore, consolidator: Consolidator, banks: list[str] | None, err: Console
+    consolidator: Consolidator, banks: list[str] | None, err: Console, layout: int | None = None
 ) -> int:
-    targets = banks if banks is not None else store.banks()
-    total = 0
+    """`banks` (None: every bank, then `layout` recorded), recorded in the store as a
+    rebuild under way until it has finished (worker/rebuild.py)."""
     with Progress(console=err, transient=True) as progress:
-        for bank in targets:
+
+        def on_bank(bank: str) -> Callable[[int, int], None]:
             task = progress.add_task(f"rebuild {bank}", total=None)
 
-            def advance(done: int, n: int, t: TaskID = task) -> None:
-                progress.update(t, completed=done, total=n)
+            def advance(done: int, n: int) -> None:
+                progress.update(task, completed=done, total=n)
 
-            total += rebuild_bank(bank, consolidator, advance)
-    return total
+            return advance
+
+        return rebuild_banks(banks, consolidator, on_bank, layout)
 
 
 @dataclass(frozen=True)

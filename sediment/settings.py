@@ -89,6 +89,7 @@ class Settings(BaseSettings):
     expiry_sweep_s: int = Field(default=60, ge=0, le=86_400)
     audit_maxlen: int = Field(default=10_000, ge=10)
     forget_aof_rewrite_s: int = Field(default=60, ge=0, le=86_400)
+    forget_purge_s: int = Field(default=120, ge=0, le=86_400)
 
     merge_threshold: float = Field(default=_POLICY.merge_threshold, gt=0.0, le=1.0)
     neighbour_limit: int = Field(default=_POLICY.neighbour_limit, ge=1, le=1024)

@@ -29,7 +29,11 @@ def settings_or_exit() -> Settings:
 
 
 def runtime(
-    *, hosts_worker: bool = False, actor: str = "cli", creates_store: bool = False
+    *,
+    hosts_worker: bool = False,
+    actor: str = "cli",
+    creates_store: bool = False,
+    finishes_rebuild: bool = False,
 ) -> Runtime:
     """`actor`: who the audit names for the changes this process makes on its own.
     `creates_store`: the command stores (serve, worker, ingest, retain, import, mcp),
@@ -37,9 +41,14 @@ def runtime(
     reads refuses one, saying where it looked, rather than answering from an empty
     store it made up. Tracing starts here when asked for (sediment/tracing.py), before
     the command publishes or consumes anything; asked for and impossible, the process
-    stops."""
+    stops. `finishes_rebuild`: `sediment rebuild`, the one command that opens a store a
+    rebuild cut short left behind (worker/rebuild.py)."""
     rt = bootstrap(
-        settings_or_exit(), hosts_worker=hosts_worker, actor=actor, creates_store=creates_store
+        settings_or_exit(),
+        hosts_worker=hosts_worker,
+        actor=actor,
+        creates_store=creates_store,
+        finishes_rebuild=finishes_rebuild,
     )
     try:
         _ = rt.tracing

@@ -141,7 +141,7 @@ def forget(event: ForgetEvent, deps: Consolidator) -> ForgetOutcome:
                 [DerivedPatch(p.record.id, State.CURRENT, None, None, None, False) for p in redo],
             )
         if gone:
-            deps.store.purge()
+            deps.store.purge(bank)
         if gone or dropped:
             deps.store.delete(bank, sorted(gone | set(dropped), key=str))
         redo.sort(key=lambda p: time_key(p.record))

@@ -11,6 +11,15 @@ and before: from the event id alone) moves to its id from bank and event id, wit
 bank's tombstones and the memory ids producers declared it supersedes; the new point is
 written before the old one is deleted, so a rebuild cut short and run again loses
 nothing. Last-access times of a moved memory start again.
+
+A rebuild resets every derived field of a bank before it replays the raw memories, so
+one cut short (killed, out of memory, the machine down) leaves the bank answering from
+half-derived fields: old values marked current, with nothing wrong to see. So the store
+records the rebuild before it starts (`MemoryStore.mark_rebuilding`, durably) and clears
+the record only once every bank is done (`rebuild_banks`); a process that opens a store
+with the record still there refuses to answer from it (`check_rebuild`) and names the
+command that finishes the rebuild, which is the rebuild run again (it starts from the
+raw memories, which it never deletes before their copy is written).
 """
 
 import uuid
@@ -18,7 +27,7 @@ from collections.abc import Callable, Sequence
 
 from contracts.forget import Tombstone
 from contracts.memory import State
-from readmodel.store import DerivedPatch, Filter, StoredPoint
+from readmodel.store import DerivedPatch, Filter, MemoryStore, Rebuilding, StoredPoint
 from worker.consolidation.consolidator import Consolidator, consolidate_points
 from worker.consolidation.features import stored_fields
 from worker.consolidation.neighbourhood import RAW_KINDS
@@ -127,3 +136,51 @@ def rebuild_bank(
 def banks(deps: Consolidator) -> list[str]:
     """Every bank holding at least one memory."""
     return deps.store.banks()
+
+
+class InterruptedRebuildError(RuntimeError):
+    """The store records a rebuild that did not finish: its banks' derived fields are
+    half written, so answers from them may be wrong."""
+
+    def __init__(self, where: str, rebuilding: Rebuilding) -> None:
+        self.rebuilding = rebuilding
+        self.command = finishing_command(rebuilding)
+        what = "every bank" if rebuilding.every_bank else "bank " + ", ".join(rebuilding.banks)
+        super().__init__(
+            f"a rebuild of {what} in the store at {where} was interrupted (or is still "
+            "running), so the derived fields it was writing are half written and answers "
+            f"could be wrong; run `{self.command}` to finish it, then start again"
+        )
+
+
+def finishing_command(rebuilding: Rebuilding) -> str:
+    """The command that finishes `rebuilding`: the same rebuild, run again."""
+    if rebuilding.every_bank or len(rebuilding.banks) != 1:
+        return "sediment rebuild --all"
+    return f"sediment rebuild --bank {rebuilding.banks[0]}"
+
+
+def check_rebuild(store: MemoryStore, where: str) -> None:
+    """Pass unless the store records a rebuild that has not finished."""
+    found = store.rebuilding()
+    if found is not None:
+        raise InterruptedRebuildError(where, found)
+
+
+def rebuild_banks(
+    banks: Sequence[str] | None,
+    deps: Consolidator,
+    on_bank: Callable[[str], Callable[[int, int], None] | None] = lambda _: None,
+    layout: int | None = None,
+) -> int:
+    """Rebuild `banks` (None: every bank, then record `layout` when given), recorded in
+    the store from before the first change until after the last: see the module's
+    docstring. Returns the number of raw memories replayed."""
+    store = deps.store
+    targets = list(banks) if banks is not None else store.banks()
+    store.mark_rebuilding(Rebuilding(tuple(targets), every_bank=banks is None))
+    total = sum(rebuild_bank(bank, deps, on_bank(bank)) for bank in targets)
+    if banks is None and layout is not None:
+        store.mark_layout(layout)
+    store.mark_rebuilding(None)
+    return total

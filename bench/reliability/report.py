@@ -4,6 +4,8 @@ from typing import Any
 
 from bench.reliability.forget_in_flight import in_flight_section, in_flight_verdicts
 from bench.reliability.forgetting import forget_section, forget_verdicts
+from bench.reliability.live_purge import live_purge_section, live_purge_verdicts
+from bench.reliability.rebuild_kill import rebuild_section, rebuild_verdicts
 
 RECOVERY_TARGET_S = 30.0
 RSS_FLAT_MB = 16.0
@@ -102,6 +104,10 @@ def verdicts(res: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
         out += forget_verdicts(res["forget_crash"])
     if "forget_in_flight" in res:
         out += in_flight_verdicts(res["forget_in_flight"])
+    if "live_purge" in res:
+        out += live_purge_verdicts(res["live_purge"])
+    if "rebuild_kill" in res:
+        out += rebuild_verdicts(res["rebuild_kill"])
     if "load" in res:
         g = res["load"]
         e = g["errors"]
@@ -354,6 +360,8 @@ def _others(res: dict[str, Any]) -> list[str]:
         ("isolation", _isolation),
         ("forget_crash", forget_section),
         ("forget_in_flight", in_flight_section),
+        ("live_purge", live_purge_section),
+        ("rebuild_kill", rebuild_section),
         ("load", _load),
     )
     for key, part in parts:

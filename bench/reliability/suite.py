@@ -23,7 +23,9 @@ from bench.reliability.cluster import Broker, Proc, RedisServer, running
 from bench.reliability.faults import redis_crash, redis_restart, serve_kills, worker_kills
 from bench.reliability.forget_in_flight import forget_in_flight
 from bench.reliability.forgetting import forget_crash
+from bench.reliability.live_purge import live_purge
 from bench.reliability.poison import poison_run
+from bench.reliability.rebuild_kill import rebuild_kill
 from sediment.settings import Settings
 
 BEFORE = {
@@ -53,6 +55,9 @@ class SuiteConfig:
     forget_rounds: int = 3
     forget_per_round: int = 20
     in_flight_banks: int = 3
+    rebuild_events: int = 3_000
+    purge_rounds: int = 3
+    purge_per_round: int = 20
     baseline: bool = False
 
 
@@ -72,6 +77,9 @@ QUICK = SuiteConfig(
     forget_rounds=1,
     forget_per_round=4,
     in_flight_banks=1,
+    rebuild_events=400,
+    purge_rounds=1,
+    purge_per_round=4,
 )
 
 
@@ -102,6 +110,16 @@ ALONE = {
         "A bank forget with retains accepted before it still in flight",
         lambda c: c.in_flight_banks * IN_FLIGHT_PER_BANK * 2,
         lambda s, w, c: asdict(forget_in_flight(s, w, c.in_flight_banks, IN_FLIGHT_PER_BANK)),
+    ),
+    "rebuild_kill": Case(
+        "kill -9 of `sediment rebuild --all` part way",
+        lambda c: c.rebuild_events,
+        lambda s, w, c: asdict(rebuild_kill(s, w, c.rebuild_events)),
+    ),
+    "live_purge": Case(
+        "Forget under a running `sediment serve`: the text leaves the store's files",
+        lambda c: c.purge_rounds * c.purge_per_round,
+        lambda s, w, c: asdict(live_purge(s, w, c.purge_rounds, c.purge_per_round)),
     ),
 }
 

@@ -33,10 +33,10 @@ import os
 import shutil
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Concatenate, Final, ParamSpec, TypeVar
 
 import numpy as np
 import qdrant_edge as qe
@@ -50,6 +50,7 @@ from readmodel.store import (
     Feedback,
     Filter,
     Hit,
+    Rebuilding,
     SparseVector,
     StoredPoint,
     StoreInfo,
@@ -59,6 +60,7 @@ from readmodel.stores import ties
 from readmodel.stores.access import AccessTimes, Restampable, from_micros, restamped
 from readmodel.stores.decoded import DecodedRecords
 from readmodel.stores.dialect import Dialect, scrolled
+from readmodel.stores.gate import Gate
 from readmodel.stores.payload import (
     DONE_PAYLOAD,
     FLOAT_INDEXES,
@@ -87,6 +89,35 @@ DEFAULT_PAGE_SIZE: Final = 256
 FLUSH_EVERY_UPDATES: Final = 1000
 DENSE_MEMORY: Final = qe.Memory.Cold
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _reading(
+    method: "Callable[Concatenate[EdgeStore, P], R]",
+) -> "Callable[Concatenate[EdgeStore, P], R]":
+    """A call that reads the shard: never during the swap of a live purge."""
+
+    @functools.wraps(method)
+    def run(store: "EdgeStore", /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with store._gate.shared():
+            return method(store, *args, **kwargs)
+
+    return run
+
+
+def _writing(
+    method: "Callable[Concatenate[EdgeStore, P], R]",
+) -> "Callable[Concatenate[EdgeStore, P], R]":
+    """A call that writes the shard: never during a live purge's copy or swap."""
+
+    @functools.wraps(method)
+    def run(store: "EdgeStore", /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with store._writes.shared(), store._gate.shared():
+            return method(store, *args, **kwargs)
+
+    return run
+
 
 class EdgeStore:
     """Embedded store: one Edge shard per directory, no server process.
@@ -101,6 +132,16 @@ class EdgeStore:
         flush_every: int = FLUSH_EVERY_UPDATES,
     ) -> None:
         self._root = Path(path)
+        self._gate = Gate()
+        """Held shared by every call that reads or writes the shard, exclusive by the
+        swap of a live purge (`purge_now`)."""
+        self._writes = Gate()
+        """Held shared by every call that writes, exclusive for the whole of a live purge,
+        so nothing is written to the shard while it is copied."""
+        self._owed = False
+        """A forget's delete happened since the last copy (`purge_now`)."""
+        self._awaiting: dict[str, int] = {}
+        """Per bank, forgets that called `purge` and have not deleted yet."""
         self._flush_every = flush_every
         self._unflushed = 0
         self._shard_dir = self._root / SHARD_DIR
@@ -136,6 +177,7 @@ class EdgeStore:
     def path(self) -> Path:
         return self._root
 
+    @_writing
     def ensure_schema(self, dense_size: int) -> None:
         created = self._shard is None
         if self._shard is None:
@@ -154,6 +196,7 @@ class EdgeStore:
         if created or missing:
             shard.flush()
 
+    @_writing
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         if points:
             op = qe.UpdateOperation.upsert_points(
@@ -163,6 +206,7 @@ class EdgeStore:
             self._banks_written.update(p.record.bank_id for p in points)
             self._update(op)
 
+    @_reading
     def fetch(
         self, bank_id: str, ids: Sequence[uuid.UUID], with_vectors: bool = False
     ) -> list[StoredPoint]:
@@ -230,6 +274,7 @@ class EdgeStore:
             points.append(p)
         return self._restamped(bank_id, points)
 
+    @_reading
     def passage_vectors(self, bank_id: str, ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Vector]:
         wanted = list(dict.fromkeys(ids))
         if not wanted or not self._passages:
@@ -239,6 +284,7 @@ class EdgeStore:
         )
         return passages_by_id(bank_id, ((r.id, r.payload, r.vector) for r in records))
 
+    @_reading
     def search_dense(
         self,
         vector: Vector | Sequence[float],
@@ -251,6 +297,7 @@ class EdgeStore:
         hits = [hit(p.payload or {}, p.score, p.vector) for p in self._require().query(request)]
         return self._restamped(flt.bank_id, hits)
 
+    @_reading
     def search_dense_batch(
         self,
         queries: Sequence[tuple[Vector, Filter]],
@@ -274,6 +321,7 @@ class EdgeStore:
             for found, (_, flt) in zip(answers, queries, strict=True)
         ]
 
+    @_reading
     def search_keyword(self, vector: SparseVector, flt: Filter, limit: int) -> list[Hit]:
         """IDF statistics are taken over the bank alone, so other banks never shift scores."""
         if not vector.indices:
@@ -317,6 +365,7 @@ class EdgeStore:
         read = functools.partial(self._read_seen, bank_id, versions)
         return ties.kept_hits(first, limit, known, read)
 
+    @_reading
     def search_hybrid(
         self, dense: Vector | Sequence[float], sparse: SparseVector, flt: Filter, limit: int
     ) -> tuple[list[Hit], list[Hit]]:
@@ -349,6 +398,7 @@ class EdgeStore:
             return dense_hits, []
         return dense_hits, self._keyword_hits(flt.bank_id, limit, keyword_read, versions, known)
 
+    @_writing
     def set_derived(self, bank_id: str, patches: Sequence[DerivedPatch]) -> None:
         """Patches with the same values are one engine operation (a batch's done-markers
         mostly are)."""
@@ -356,10 +406,12 @@ class EdgeStore:
             scope = _filter(Filter(bank_id=bank_id, ids=ids))
             self._update(qe.UpdateOperation.set_payload_by_filter(scope, dict(values)))
 
+    @_writing
     def mark_consolidated(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None:
         if ids:
             self._set_payload(bank_id, tuple(ids), DONE_PAYLOAD)
 
+    @_writing
     def set_feedback(self, bank_id: str, record_id: uuid.UUID, feedback: Feedback) -> None:
         self._set_payload(bank_id, (record_id,), feedback_payload(feedback))
 
@@ -379,39 +431,50 @@ class EdgeStore:
         scope = _filter(Filter(bank_id=bank_id, ids=ids))
         self._update(qe.UpdateOperation.set_payload_by_filter(scope, values))
 
+    @_writing
     def delete(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None:
         if ids:
             scope = _filter(Filter(bank_id=bank_id, ids=tuple(ids)))
             self._update(qe.UpdateOperation.delete_points_by_filter(scope))
             self._access.forget(bank_id, (i.int for i in ids))
+            if self._awaiting.get(bank_id):
+                self._awaiting[bank_id] -= 1
+                self._owed = True
 
     def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]:
-        shard, engine_filter = self._require(), _filter(flt)
+        """Each page is read from the shard open at the time (a live purge's copy keeps
+        every point's id, which the next page starts from)."""
+        engine_filter = _filter(flt)
+        self._require()
 
         def page(offset: Any) -> tuple[list[Any], Any]:
-            request = qe.ScrollRequest(
-                offset=offset,
-                limit=self._page_size,
-                filter=engine_filter,
-                with_payload=True,
-                with_vector=vector_names(with_vectors, sparse=True, passages=self._passages),
-            )
-            records, next_offset = shard.scroll(request)
+            with self._gate.shared():
+                request = qe.ScrollRequest(
+                    offset=offset,
+                    limit=self._page_size,
+                    filter=engine_filter,
+                    with_payload=True,
+                    with_vector=vector_names(with_vectors, sparse=True, passages=self._passages),
+                )
+                records, next_offset = self._require().scroll(request)
             return list(records), next_offset
 
         times = self._access.of_bank(flt.bank_id)
         points = scrolled(page)
         return restamped(points, times) if times else points
 
+    @_reading
     def count(self, flt: Filter) -> int:
         return self._require().count(qe.CountRequest(exact=True, filter=_filter(flt)))
 
+    @_reading
     def banks(self) -> list[str]:
         if self._shard is None:
             return []
         response = self._shard.facet(qe.FacetRequest("bank_id", limit=MAX_BANKS, exact=True))
         return sorted(str(hit.value) for hit in response.hits if hit.count > 0)
 
+    @_reading
     def info(self) -> StoreInfo:
         details = {"path": str(self._root), "dense_size": str(self._dense_size)}
         if self._shard is None:
@@ -430,11 +493,13 @@ class EdgeStore:
             self._unflushed = 0
             shard.flush()
 
+    @_writing
     def flush(self) -> None:
         """Persist segments now, so a reopen does not have to replay the WAL."""
         if self._shard is not None:
             self._shard.flush()
 
+    @_writing
     def optimize(self) -> bool:
         """Build HNSW / merge segments; Edge has no background optimizer, so callers decide.
         Holds the interpreter lock until done (see the module's docstring); True when the
@@ -459,31 +524,63 @@ class EdgeStore:
                 self._set_payload(bank_id, tuple(same), touch_payload(from_micros(at)))
         self._access.clear(pending)
 
-    def purge(self) -> None:
+    @_writing
+    def purge(self, bank_id: str) -> None:
         """A forget calls this before its delete. A deleted point's payload stays in its
         segment's pages and in the write-ahead log (whose files are reused, not
         truncated). Optimizing with a vacuum threshold of zero rewrites the pages but not
         the WAL, and emptying the WAL resets the operation numbers the points' versions
-        are checked against (later deletes would be ignored). So at close, with no
-        caller left, every live point is copied into a fresh shard, which replaces the
-        old one. The intent is on disk (`purge.pending`, fsynced) before this returns:
-        a process killed before its close leaves it there, and the next open of the
-        directory copies the shard before anything reads it (`_finish_pending_purge`)."""
+        are checked against (later deletes would be ignored). So every live point is
+        copied into a fresh shard, which replaces the old one: while the store is open,
+        by `purge_now` (which the serving process calls every `SEDIMENT_FORGET_PURGE_S`),
+        and at close for whatever is still owed. The intent is on disk (`purge.pending`,
+        fsynced) before this returns: a process killed before the copy leaves it there,
+        and the next open of the directory copies the shard before anything reads it
+        (`_finish_pending_purge`). The bank's next delete is the forget's: the copy that
+        follows it purges it (the forget holds the bank's lock from here to its delete,
+        so no other delete of the bank comes between)."""
         if not self._purge_on_close:
             self._pending_purge.record()
         self._purge_on_close = True
+        self._awaiting[bank_id] = self._awaiting.get(bank_id, 0) + 1
 
-    def close(self) -> None:
-        self._access.close()
-        self._decoded.clear()
-        if self._shard is not None:
-            shard, self._shard = self._shard, None
-            shard.flush()
-            shard.close()
-            if self._purge_on_close and self._dense_size is not None:
-                self._compact(self._dense_size)
+    def purge_now(self) -> bool:
+        """Copy the live points into a fresh shard now, while the store stays open, if a
+        forget's delete is owed a purge; True when it copied. Writes wait for the whole
+        copy (`_writes`); reads go on from the old shard until the swap, which waits for
+        the reads in flight (`_gate`) and takes a few milliseconds. `purge.pending` is
+        cleared unless a forget called `purge` and has not deleted yet."""
+        if not self._owed:
+            return False
+        with self._writes.exclusive():
+            if self._shard is None or self._dense_size is None or not self._owed:
+                return False
+            self._copy_live(self._shard, self._passages, self._dense_size)
+            with self._gate.exclusive():
+                old, self._shard = self._shard, None
+                old.close()
+                self._swap_in()
+                self._decoded.clear()
+                self._shard, self._passages = _load(self._shard_dir, self._dense_size)
+            self._owed = False
+            if not any(self._awaiting.values()):
                 self._purge_on_close = False
                 self._pending_purge.clear()
+        return True
+
+    def close(self) -> None:
+        with self._writes.exclusive(), self._gate.exclusive():
+            self._access.close()
+            self._decoded.clear()
+            if self._shard is not None:
+                shard, self._shard = self._shard, None
+                shard.flush()
+                shard.close()
+                if self._purge_on_close and self._dense_size is not None:
+                    self._compact(self._dense_size)
+                    self._purge_on_close = False
+                    self._owed = False
+                    self._pending_purge.clear()
 
     def _finish_pending_purge(self) -> None:
         """The purge a killed process owed (its `purge.pending` is still there): the
@@ -497,11 +594,20 @@ class EdgeStore:
         self._pending_purge.clear()
 
     def _compact(self, dense_size: int) -> None:
-        """Copy the live points into `shard.compact`, then swap it in; a crash between
-        the renames is repaired when the store is next opened (`_recover_swap`)."""
-        fresh_dir, old_dir = self._root / COMPACT_DIR, self._root / OLD_DIR
-        shutil.rmtree(fresh_dir, ignore_errors=True)
+        """Copy the live points of the closed shard into `shard.compact`, then swap it in;
+        a crash between the renames is repaired when the store is next opened
+        (`_recover_swap`)."""
         source, had_passages = _load(self._shard_dir, dense_size)
+        try:
+            self._copy_live(source, had_passages, dense_size)
+        finally:
+            source.close()
+        self._swap_in()
+
+    def _copy_live(self, source: qe.EdgeShard, had_passages: bool, dense_size: int) -> None:
+        """Every live point of `source` into a new shard at `shard.compact`, closed."""
+        fresh_dir = self._root / COMPACT_DIR
+        shutil.rmtree(fresh_dir, ignore_errors=True)
         target = qe.EdgeShard.create(str(fresh_dir), _config(dense_size))
         for field, schema in _index_schemas().items():
             target.update(qe.UpdateOperation.create_field_index(field, schema))
@@ -521,9 +627,12 @@ class EdgeStore:
                 break
         target.flush()
         target.close()
-        source.close()
+
+    def _swap_in(self) -> None:
+        """`shard.compact` becomes `shard` (the shard at `shard` closed)."""
+        old_dir = self._root / OLD_DIR
         self._shard_dir.rename(old_dir)
-        fresh_dir.rename(self._shard_dir)
+        (self._root / COMPACT_DIR).rename(self._shard_dir)
         shutil.rmtree(old_dir)
         sync_dir(self._root)
 
@@ -560,6 +669,13 @@ class EdgeStore:
     def mark_layout(self, version: int) -> None:
         self._write_meta({**self._meta(), "layout": version})
 
+    def rebuilding(self) -> Rebuilding | None:
+        return Rebuilding.of_json(self._meta().get("rebuilding"))
+
+    def mark_rebuilding(self, rebuilding: Rebuilding | None) -> None:
+        marker = rebuilding.as_json() if rebuilding is not None else None
+        self._write_meta({**self._meta(), "rebuilding": marker})
+
     def _meta(self) -> dict[str, object]:
         with contextlib.suppress(FileNotFoundError):
             meta = json.loads(self._meta_path.read_text())
@@ -582,6 +698,7 @@ class EdgeStore:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self._meta_path)
+        sync_dir(self._root)
 
 
 MAX_BANKS = 1_000_000

@@ -28,6 +28,7 @@ from readmodel.store import (
     Filter,
     Hit,
     MemoryStore,
+    Rebuilding,
     SparseVector,
     StoredPoint,
     StoreInfo,
@@ -114,6 +115,12 @@ class MeteredStore:
 
     def mark_layout(self, version: int) -> None:
         self._call("mark_layout", lambda: self._inner.mark_layout(version))
+
+    def rebuilding(self) -> Rebuilding | None:
+        return self._call("rebuilding", self._inner.rebuilding)
+
+    def mark_rebuilding(self, rebuilding: Rebuilding | None) -> None:
+        self._call("mark_rebuilding", lambda: self._inner.mark_rebuilding(rebuilding))
 
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         banks = {p.record.bank_id for p in points}
@@ -243,8 +250,11 @@ class MeteredStore:
     def info(self) -> StoreInfo:
         return self._call("info", self._inner.info)
 
-    def purge(self) -> None:
-        self._inner.purge()
+    def purge(self, bank_id: str) -> None:
+        self._inner.purge(bank_id)
+
+    def purge_now(self) -> bool:
+        return self._call("purge_now", self._inner.purge_now)
 
     def close(self) -> None:
         self._inner.close()

@@ -28,6 +28,7 @@ from readmodel.store import (
     Feedback,
     Filter,
     Hit,
+    Rebuilding,
     SparseVector,
     StoredPoint,
     StoreInfo,
@@ -61,6 +62,8 @@ DEFAULT_PAGE_SIZE: Final = 256
 
 LAYOUT_KEY = "sediment_layout"
 """The collection metadata key `mark_layout` writes."""
+REBUILDING_KEY = "sediment_rebuilding"
+"""The collection metadata key `mark_rebuilding` writes (metadata updates merge)."""
 
 
 class QdrantStore:
@@ -133,6 +136,16 @@ class QdrantStore:
     @translated
     def mark_layout(self, version: int) -> None:
         self._client.update_collection(self._collection, metadata={LAYOUT_KEY: version})
+
+    @translated
+    def rebuilding(self) -> Rebuilding | None:
+        metadata = self._client.get_collection(self._collection).config.metadata or {}
+        return Rebuilding.of_json(metadata.get(REBUILDING_KEY))
+
+    @translated
+    def mark_rebuilding(self, rebuilding: Rebuilding | None) -> None:
+        marker = rebuilding.as_json() if rebuilding is not None else None
+        self._client.update_collection(self._collection, metadata={REBUILDING_KEY: marker})
 
     @translated
     def upsert(self, points: Sequence[StoredPoint]) -> None:
@@ -364,7 +377,7 @@ class QdrantStore:
         points = self._client.count(self._collection, exact=True).count
         return StoreInfo(engine=ENGINE, points=points, details=details)
 
-    def purge(self) -> None:
+    def purge(self, bank_id: str) -> None:
         """A Qdrant server drops deleted points from its segments with its vacuum
         optimizer (collection `optimizers_config.deleted_threshold`); nothing to call.
         Local mode on disk vacuums its SQLite file at close, or at the next open after a
@@ -372,6 +385,11 @@ class QdrantStore:
         if self._pending_purge is not None and not self._purge_on_close:
             self._pending_purge.record()
             self._purge_on_close = True
+
+    def purge_now(self) -> bool:
+        """Nothing while open: a server vacuums on its own schedule, local mode's SQLite
+        file is vacuumed at close (the client holds it open)."""
+        return False
 
     def close(self) -> None:
         self._client.close()

@@ -21,6 +21,7 @@ from readmodel.unavailable import StoreUnavailable
 from sediment.api.models import ErrorBody, ErrorDetail
 from sediment.recall_waits import TooManyWaiters
 from sediment.retain import PublishError
+from worker.rebuild import InterruptedRebuildError
 
 log = structlog.get_logger("sediment.api")
 
@@ -135,10 +136,18 @@ async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     return error_response(500, "internal error; the server log has the error class")
 
 
+async def _rebuild_cut_short(request: Request, exc: Exception) -> JSONResponse:
+    """The store records a rebuild that has not finished (worker/rebuild.py): its
+    answers may be wrong until the command the message names has run."""
+    log.error("api_store_rebuilding", path=request.url.path)
+    return unavailable(str(exc))
+
+
 def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _validation)
     app.add_exception_handler(HTTPException, _http)
     app.add_exception_handler(TooManyWaiters, _too_many_waiting)
+    app.add_exception_handler(InterruptedRebuildError, _rebuild_cut_short)
     for unreachable in UNAVAILABLE:
         app.add_exception_handler(unreachable, _unavailable)
     app.add_exception_handler(Exception, _unexpected)

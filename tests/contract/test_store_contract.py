@@ -28,6 +28,7 @@ from readmodel.store import (
     Filter,
     Hit,
     MemoryStore,
+    Rebuilding,
     Record,
     SparseVector,
     StoredPoint,
@@ -222,6 +223,24 @@ def test_the_layout_is_unrecorded_until_marked_and_kept_across_reopen(
         again.mark_layout(3)
         assert again.layout() == 3
         assert again.count(Filter(BANK)) == 1
+    finally:
+        again.close()
+
+
+def test_a_rebuild_recorded_is_kept_across_reopen_until_cleared(
+    store: MemoryStore, reopen: Opener
+) -> None:
+    assert store.rebuilding() is None
+    store.mark_layout(4)
+    store.mark_rebuilding(Rebuilding((BANK, OTHER), every_bank=True))
+    store.close()
+    again = reopen()
+    try:
+        again.ensure_schema(DIM)
+        assert again.rebuilding() == Rebuilding((BANK, OTHER), every_bank=True)
+        again.mark_rebuilding(None)
+        assert again.rebuilding() is None
+        assert again.layout() == 4
     finally:
         again.close()
 

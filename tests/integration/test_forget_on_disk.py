@@ -98,7 +98,7 @@ LOCAL_MODE_CRASH = textwrap.dedent(
     doomed = memory(f"the {marker} flowerpot" + " and more words" * 20, bank="b1")
     kept = memory("Alice lives in Lisbon.", bank="b1")
     store.upsert([point(doomed, 0), point(kept, 40)])
-    store.purge()
+    store.purge("b1")
     store.delete("b1", [doomed.id])
     os._exit(0)
     """

@@ -1,7 +1,8 @@
 """A short run of the fault suite (`make reliability` runs the long one): real processes
 on a Redis of its own with AOF; one kill -9 of a worker under a few hundred events, a
 few fuzzed poison events with a 20 MB batch, a small schemathesis run, a kill -9 of a
-worker right after a forget; Redis restarted under a worker holding a batch (last: it
+worker right after a forget, a forget under a running serve, a rebuild killed part
+way; Redis restarted under a worker holding a batch (last: it
 restarts the module's Redis)."""
 
 from collections.abc import Iterator
@@ -14,7 +15,9 @@ from bench.reliability.api_checks import schemathesis_run
 from bench.reliability.cluster import Node, Proc, RedisServer, running
 from bench.reliability.faults import redis_restart, worker_kills
 from bench.reliability.forgetting import forget_crash, forget_verdicts
+from bench.reliability.live_purge import live_purge, live_purge_verdicts
 from bench.reliability.poison import poison_run
+from bench.reliability.rebuild_kill import rebuild_kill, rebuild_verdicts
 
 pytestmark = pytest.mark.integration
 
@@ -63,6 +66,21 @@ def test_a_worker_killed_after_a_forget_leaves_no_forgotten_text_on_disk(
     assert result["files_after_kill"][0] > 0, "the kill should leave the texts in the files"
     assert all(met for *_, met in forget_verdicts(result)), result
     assert result["kept_stored"] == result["kept_sent"] == 2
+
+
+def test_a_forget_under_a_running_serve_leaves_the_store_files_within_the_bound(
+    server: RedisServer, tmp_path: Path
+) -> None:
+    result = asdict(live_purge(server, tmp_path, rounds=1, per_round=4, purge_s=3))
+    assert result["files_after_forget"][0] > 0, "the texts should be in the files at first"
+    assert all(met for *_, met in live_purge_verdicts(result)), result
+
+
+def test_a_rebuild_killed_part_way_is_refused_until_finished(
+    server: RedisServer, tmp_path: Path
+) -> None:
+    result = asdict(rebuild_kill(server, tmp_path, events=400))
+    assert all(met for *_, met in rebuild_verdicts(result)), result
 
 
 def test_a_redis_restart_under_a_live_worker_is_recovered_from_within_30_s(

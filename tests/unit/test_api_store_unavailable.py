@@ -5,14 +5,16 @@ closed port, or at a small HTTP server answering every request with one status."
 
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import cast
 
 import pytest
 from fastapi.testclient import TestClient
 
 from readmodel.recall.pipeline import RecallPipeline
 from readmodel.recall.recaller import Recaller
+from readmodel.store import MemoryStore, Rebuilding
 from readmodel.stores.qdrant import QdrantStore
 from sediment.api.app import create_app
 from sediment.api.deps import ApiDeps
@@ -21,6 +23,7 @@ from sediment.bootstrap import Runtime
 from telemetry.recall_logs import RecallLog
 from tests.helpers import mid
 from tests.unit.api_support import BOSTON, RecordingPublisher, seeded_runtime
+from worker.rebuild import InterruptedRebuildError
 
 pytestmark = pytest.mark.filterwarnings("ignore:Failed to obtain server version")
 SECRET = "Alice lives in Boston."
@@ -137,3 +140,31 @@ def test_a_request_the_server_refuses_as_bad_stays_500(
     server.status = 400
     r = client.post("/v1/banks/b1/recall", json={"query": "Alice"})
     assert r.status_code == 500 and "retry-after" not in r.headers
+
+
+class CutShortStore:
+    """A store opened on a rebuild cut short: every call refuses (`Runtime.store`)."""
+
+    def __getattr__(self, name: str) -> Callable[..., object]:
+        def refuse(*_: object, **__: object) -> object:
+            raise InterruptedRebuildError("./data", Rebuilding(("b1",)))
+
+        return refuse
+
+
+def test_a_rebuild_cut_short_is_503_naming_the_command_that_finishes_it(
+    runtime: Runtime,
+) -> None:
+    store = cast(MemoryStore, CutShortStore())
+    pipeline = RecallPipeline(store, runtime.embedder, runtime.settings.recall_config(), None)
+    deps = ApiDeps(
+        service=Recaller(pipeline, store, runtime.recall_log, runtime.settings.recall_slow_ms),
+        store=store,
+        publisher=RecordingPublisher(),
+        max_text_bytes=runtime.settings.max_text_bytes,
+        max_body_bytes=runtime.settings.api_max_body_bytes,
+    )
+    with TestClient(create_app(deps), raise_server_exceptions=False) as client:
+        r = client.post("/v1/banks/b1/recall", json={"query": "Where does Alice live?"})
+    assert r.status_code == 503, r.text
+    assert "run `sediment rebuild --bank b1` to finish it" in r.json()["message"]

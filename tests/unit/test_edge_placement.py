@@ -55,7 +55,7 @@ def test_an_older_store_opens_keeps_its_points_and_compacts_to_mapped_segments(
     assert store.count(Filter(BANK)) == 20
     [top] = store.search_dense(unit(3), Filter(BANK), limit=1)
     assert top.record.id == memory(BANK, 3).id
-    store.purge()
+    store.purge(BANK)
     store.close()
     assert not segment_storages(tmp_path) & IN_MEMORY
 
