@@ -270,7 +270,7 @@ class Runtime:
 
     @cached_property
     def feedback(self) -> FeedbackDeps:
-        return FeedbackDeps(self.store, self.locks, self.redis)
+        return FeedbackDeps(self.store, self.locks, self.redis, self.tombstones, self.metrics)
 
     @cached_property
     def worker_deps(self) -> WorkerDeps:
