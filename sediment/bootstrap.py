@@ -228,6 +228,7 @@ class Runtime:
             self.settings.policy(),
             metrics=self.metrics,
             tombstones=self.tombstones,
+            unsettled=self.ledger,
         )
 
     @cached_property
