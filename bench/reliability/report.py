@@ -3,6 +3,7 @@
 from typing import Any
 
 from bench.reliability.forget_in_flight import in_flight_section, in_flight_verdicts
+from bench.reliability.forget_kill import forget_kill_section, forget_kill_verdicts
 from bench.reliability.forgetting import forget_section, forget_verdicts
 
 RECOVERY_TARGET_S = 30.0
@@ -102,6 +103,8 @@ def verdicts(res: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
         out += forget_verdicts(res["forget_crash"])
     if "forget_in_flight" in res:
         out += in_flight_verdicts(res["forget_in_flight"])
+    if "forget_kill" in res:
+        out += forget_kill_verdicts(res["forget_kill"])
     if "load" in res:
         g = res["load"]
         e = g["errors"]
@@ -354,6 +357,7 @@ def _others(res: dict[str, Any]) -> list[str]:
         ("isolation", _isolation),
         ("forget_crash", forget_section),
         ("forget_in_flight", in_flight_section),
+        ("forget_kill", forget_kill_section),
         ("load", _load),
     )
     for key, part in parts:

@@ -22,6 +22,7 @@ from bench.reliability.api_checks import (
 from bench.reliability.cluster import Broker, Proc, RedisServer, running
 from bench.reliability.faults import redis_crash, redis_restart, serve_kills, worker_kills
 from bench.reliability.forget_in_flight import forget_in_flight
+from bench.reliability.forget_kill import forget_kill
 from bench.reliability.forgetting import forget_crash
 from bench.reliability.poison import poison_run
 from sediment.settings import Settings
@@ -53,6 +54,8 @@ class SuiteConfig:
     forget_rounds: int = 3
     forget_per_round: int = 20
     in_flight_banks: int = 3
+    forget_kill_rounds: int = 4
+    forget_kill_per_request: int = 1_000
     baseline: bool = False
 
 
@@ -72,10 +75,13 @@ QUICK = SuiteConfig(
     forget_rounds=1,
     forget_per_round=4,
     in_flight_banks=1,
+    forget_kill_rounds=1,
+    forget_kill_per_request=200,
 )
 
 
 IN_FLIGHT_PER_BANK = 10
+FORGET_KILL_REQUESTS = 2
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,13 @@ ALONE = {
         "A bank forget with retains accepted before it still in flight",
         lambda c: c.in_flight_banks * IN_FLIGHT_PER_BANK * 2,
         lambda s, w, c: asdict(forget_in_flight(s, w, c.in_flight_banks, IN_FLIGHT_PER_BANK)),
+    ),
+    "forget_kill": Case(
+        "Forget during in-flight retains, kill -9 of `sediment serve`",
+        lambda c: c.forget_kill_rounds * c.forget_kill_per_request * FORGET_KILL_REQUESTS,
+        lambda s, w, c: asdict(
+            forget_kill(s, w, c.forget_kill_rounds, c.forget_kill_per_request, FORGET_KILL_REQUESTS)
+        ),
     ),
 }
 
