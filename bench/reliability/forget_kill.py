@@ -13,6 +13,7 @@ tests/integration/test_forget_redelivered.py (one redelivery path each).
 import random
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,10 @@ def _post(client: httpx.Client, base: str, bank: str, events: list[RetainEvent])
         raise RuntimeError(f"retain refused: {r.status_code} {r.text[:200]}")
 
 
+def _forget_handled(ledger: Ledger, bank: str) -> bool:
+    return not ledger.pending(Kind.FORGET, bank)
+
+
 def forget_kill(
     server: RedisServer, workdir: Path, rounds: int, per_request: int, requests: int = 2
 ) -> ForgetKill:
@@ -86,7 +91,7 @@ def forget_kill(
             proc.start()
             restarted = time.monotonic()
             wait_for(proc.healthy, 120, "serve to start again")
-            wait_for(lambda b=bank: not ledger.pending(Kind.FORGET, b), SETTLE_S, "the forget")
+            wait_for(partial(_forget_handled, ledger, bank), SETTLE_S, "the forget")
             later[bank] = make_events(f"{bank}-later", LATER, [bank])
             _post(client, proc.base_url, bank, later[bank])
             wait_for(broker.settled, SETTLE_S, "the retains and the forget")
