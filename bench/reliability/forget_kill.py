@@ -10,6 +10,7 @@ handled are kept. The same checks, small, run with the tests:
 tests/integration/test_forget_redelivered.py (one redelivery path each).
 """
 
+import json
 import random
 import time
 from dataclasses import dataclass, field
@@ -37,7 +38,8 @@ class ForgetKill:
     (`before_stored` must be 0); `later_*`, accepted after it was handled (all stored).
     Per round: seconds from the DELETE to the kill, the bank's retains still owed by the
     ledger at the kill (in flight, the case really happened), and seconds from the
-    restart until nothing was queued, held or owed."""
+    restart until nothing was queued, held or owed. From serve's logs: messages restored
+    from `unacked` and events republished by the ledger's sweeper, over all rounds."""
 
     rounds: int
     per_request: int
@@ -49,6 +51,8 @@ class ForgetKill:
     kill_after_s: list[float] = field(default_factory=list)
     owed_at_kill: list[int] = field(default_factory=list)
     settled_s: list[float] = field(default_factory=list)
+    restored_messages: int = 0
+    republished_events: int = 0
 
 
 def _post(client: httpx.Client, base: str, bank: str, events: list[RetainEvent]) -> None:
@@ -96,7 +100,25 @@ def forget_kill(
             _post(client, proc.base_url, bank, later[bank])
             wait_for(broker.settled, SETTLE_S, "the retains and the forget")
             result.settled_s.append(round(time.monotonic() - restarted, 1))
+    _redelivered(node, result)
     return _counted(node, result, before, later)
+
+
+def _redelivered(node: Node, result: ForgetKill) -> None:
+    """The sweeper's `restored_unacked` and `republished` log lines (JSON) of every
+    serve process of the node."""
+    for path in sorted((node.workdir / node.name).glob("serve-*.log")):
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(entry, dict):
+                continue
+            if entry.get("event") == "restored_unacked":
+                result.restored_messages += int(entry.get("messages", 0))
+            elif entry.get("event") == "republished":
+                result.republished_events += int(entry.get("events", 0))
 
 
 def _counted(
@@ -161,6 +183,8 @@ def forget_kill_section(f: dict[str, Any]) -> list[str]:
         "| --- | --- | --- | --- |",
         *rows,
         "",
+        f"Brought back after the kills: {f.get('restored_messages', 0)} messages restored from",
+        f"`unacked`, {f.get('republished_events', 0)} events republished by the sweeper.",
         f"Before the forget: {f['before_stored']} of {f['before_sent']} left stored. After it:",
         f"{f['later_stored']} of {f['later_sent']} stored.",
         *([f"This scenario ran on its own ({ran[0]} on {ran[1]})."] if ran else []),
