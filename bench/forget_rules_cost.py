@@ -13,6 +13,7 @@ settled once handled, as a worker does. Reported per side: p50 and p95 of a batc
 wall time (`consolidate`), the rules each batch read, and the rules left at the end.
 """
 
+import os
 import platform
 import shutil
 import statistics
@@ -81,6 +82,7 @@ def run_forget_rules_cost(
     forgets: int, batches: int, say: Callable[[str], None] = print
 ) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix="sediment-forget-rules-"))
+    load = round(os.getloadavg()[0], 1)
     client, stop, backend = _client(workdir)
     started = time.monotonic()
     try:
@@ -116,7 +118,8 @@ def run_forget_rules_cost(
         return {
             "benchmark": "forget_rules",
             "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "host": f"{platform.node()}, {platform.machine()}, Python {platform.python_version()}",
+            "host": f"{platform.node()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+            "load_at_start": load,
             "redis": backend,
             "forgets": forgets,
             "batches": batches,
@@ -166,7 +169,8 @@ def forget_rules_section(report: dict[str, Any], source: str) -> list[str]:
     return [
         "## Past forgets against a retain batch (`forget-rules`)",
         "",
-        f"Source `{source}`, run {report['generated_at']}, {report['host']}; Redis: "
+        f"Source `{source}`, run {report['generated_at']}, {report['host']}, load "
+        f"{report.get('load_at_start')} at start; Redis: "
         f"{report['redis']}; wall time {report['wall_time_s']} s. A bank of "
         f"{report['seed_memories']} memories with the rules of {report['forgets']} filter "
         f"forgets made over the hour before, then {report['batches']} single-event batches "
