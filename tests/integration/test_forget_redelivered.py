@@ -5,22 +5,27 @@ rule, worker/forget_rules.py); a real `celery worker` on real Redis.
 Each case: a retain is published through the ledger and taken off its queue (as by a
 consumer killed with it in hand); a forget of the whole bank is published after it and
 handled; then the retain comes back: republished by the ledger's sweeper, restored from
-`unacked`, or queued again by a retry. It must land forgotten, not stored.
+`unacked`, or queued again by a retry. It must land forgotten, not stored. And a vote
+that arrives after the forget of its memory is dropped and counted, not dead-lettered.
 """
 
 import json
 import time
+import uuid
+from datetime import UTC, datetime
 
 import pytest
 from celery import Celery
 
 from contracts.events import RetainEvent
+from contracts.feedback import FeedbackEvent
 from sediment.forgetting import forget_event
+from telemetry.metrics import FEEDBACK_DROPPED
 from tests.helpers import event, mid
 from tests.integration.conftest import WorkerEnv, wait_until
 from worker.celery_app import PUBLISHED_AT_HEADER, RETAIN_TASK
 from worker.ledger import Kind, Ledger, event_key
-from worker.publish import publish, publish_forget
+from worker.publish import publish, publish_feedback, publish_forget
 from worker.tombstones import RULES_KEY
 
 pytestmark = pytest.mark.integration
@@ -135,3 +140,33 @@ def test_a_retain_accepted_after_the_forget_and_republished_is_kept(
     taken(worker_env)
     proc = worker_env.start("worker-2")
     assert outcome(worker_env, proc, retain) == (True, False)
+
+
+def test_a_vote_on_a_memory_forgotten_before_it_arrives_is_dropped_and_counted(
+    worker_env: WorkerEnv,
+) -> None:
+    """The vote was accepted while the memory existed; a forget was handled first: the
+    vote is dropped and counted (`feedback_dropped`), not dead-lettered."""
+    producer = worker_env.producer()
+    retain = event("Dana's door code is 90210.", 0, bank=BANK)
+    publish(producer, [retain], worker_env.queue)
+    proc = worker_env.start("worker")
+    wait_until(worker_env.settled, 60, "the retain")
+    publish_forget(producer, [forget_event(BANK, memory_ids=[mid(retain)])], worker_env.queue)
+    wait_until(worker_env.settled, 60, "the forget")
+    vote = FeedbackEvent(
+        event_id=uuid.uuid4(),
+        bank_id=BANK,
+        memory_id=mid(retain),
+        vote="up",
+        occurred_at=datetime.now(UTC),
+    )
+    publish_feedback(producer, [vote], worker_env.queue)
+    wait_until(worker_env.settled, 60, "the vote")
+    worker_env.stop(proc)
+    rt = worker_env.runtime()
+    try:
+        assert rt.dead_letters.length() == 0
+        assert rt.metrics.snapshot(5, BANK).total(FEEDBACK_DROPPED, reason="forgotten") == 1
+    finally:
+        rt.close()
