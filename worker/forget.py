@@ -4,9 +4,10 @@ Under the bank's lock: tombstones first (so nothing brings the memories back, ev
 this crashes half-way; a bank or filter forget also leaves a rule for retains accepted
 before it and still in flight, and prunes the bank's rules no retain still owed can
 need, worker/forget_rules.py), then the memories connected to the forgotten ones by an
-edge (same observation, superseded by or superseding one, declaring one) are reset, the forgotten memories and the observations of that
-neighbourhood deleted, and the reset memories consolidated again in event-time order
-from their stored vectors, as a rebuild does for a whole bank. By convergence the result
+edge (same observation, superseded by or superseding one, declaring one) are reset,
+the forgotten memories and the observations of that neighbourhood deleted, and the
+reset memories consolidated again in event-time order from their stored vectors, as a
+rebuild does for a whole bank. By convergence the result
 is the read model the retains of the remaining events alone would give
 (tests/property/test_forget.py).
 
