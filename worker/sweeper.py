@@ -100,6 +100,8 @@ def published_at(raw: bytes | str | None) -> float | None:
 
 
 _TASK_KINDS = {FEEDBACK_TASK: Kind.FEEDBACK, FORGET_TASK: Kind.FORGET}
+_KIND_TASKS = {Kind.RETAIN: RETAIN_TASK, Kind.FEEDBACK: FEEDBACK_TASK, Kind.FORGET: FORGET_TASK}
+"""A dead letter names the task that replays it (`sediment dlq replay`)."""
 
 
 def carried(raw_unacked: bytes | str) -> set[str]:
@@ -349,7 +351,7 @@ def make_sweeper(
 
     def abandon(entry: Entry) -> None:
         now = datetime.now(UTC)
-        task = FEEDBACK_TASK if entry.kind is Kind.FEEDBACK else RETAIN_TASK
+        task = _KIND_TASKS[entry.kind]
         dead_letters.add(
             DeadLetter(
                 task=task,

@@ -2,14 +2,18 @@
 
 import base64
 import json
+import time
 import uuid
 from collections.abc import Sequence
+from pathlib import Path
 
 import fakeredis
 import pytest
+from celery import Celery
 
 from contracts.events import RetainEvent
 from worker.celery_app import FORGET_TASK, PUBLISHED_AT_HEADER, RETAIN_BATCH_TASK, RETAIN_TASK
+from worker.deadletters import FileDeadLetters
 from worker.ledger import (
     INDEX_KEY,
     LEDGER_KEY,
@@ -21,7 +25,7 @@ from worker.ledger import (
     member,
 )
 from worker.publish import publish, republish
-from worker.sweeper import SWEEP_LOCK, Sweeper, carried, published_at
+from worker.sweeper import SWEEP_LOCK, Sweeper, carried, make_sweeper, published_at
 
 NOW = 10_000.0
 GRACE = 60.0
@@ -345,3 +349,16 @@ def test_a_forget_in_flight_is_read_as_a_forget() -> None:
     message = kombu_message([payload(1)], 12.5)
     message["headers"]["task"] = FORGET_TASK  # type: ignore[index]
     assert carried(json.dumps([message, "", QUEUE])) == {member(Kind.FORGET, entry(1).key)}
+
+
+def test_an_abandoned_forget_is_dead_lettered_as_a_forget(tmp_path: Path) -> None:
+    """So that `sediment dlq replay` sends it again as a forget, not as a retain."""
+    ledger = Ledger(fakeredis.FakeRedis())
+    letters = FileDeadLetters(tmp_path / "dlq.jsonl", 10)
+    app = Celery(broker="memory://", set_as_current=False)
+    sweeper = make_sweeper(app, ledger, letters, GRACE, max_republish=1, queues=[QUEUE])
+    gone = Entry(Kind.FORGET, entry(1).key, QUEUE, payload(1), republished=1)
+    ledger.record([gone], time.time() - 600)
+    assert sweeper.sweep().abandoned == [gone.member]
+    [letter] = letters.list()
+    assert letter.task == FORGET_TASK and letter.error_class == "Undelivered"
