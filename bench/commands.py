@@ -427,3 +427,24 @@ def tracing(
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         console.print(f"wrote {json_out}")
+
+
+@app.command("forget-rules")
+def forget_rules(
+    forgets: Annotated[int, typer.Option(min=1, help="past filter forgets in the bank")] = 3000,
+    batches: Annotated[int, typer.Option(min=2, help="single-event batches per side")] = 200,
+    json_out: Annotated[Path, typer.Option("--json", help="where to write the JSON")] = Path(
+        "bench/results/forget_rules.json"
+    ),
+    no_json: NoJson = False,
+) -> None:
+    """Retain batch p50 in a bank after many forgets, rules kept for good against pruned."""
+    from bench.forget_rules_cost import forget_rules_section, run_forget_rules_cost
+
+    configure("console", "WARNING")
+    report = run_forget_rules_cost(forgets, batches, err.print)
+    console.print("\n".join(forget_rules_section(report, str(json_out))))
+    if not no_json:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        console.print(f"wrote {json_out}")

@@ -363,6 +363,10 @@ def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
             from bench.tracing_cost import tracing_section
 
             lines += tracing_section(data, source)
+        elif kind == "forget_rules":
+            from bench.forget_rules_cost import forget_rules_section
+
+            lines += forget_rules_section(data, source)
         elif kind is None and path.name == RELIABILITY:
             continue  # the fault suite writes its own page, docs/reliability.md
         else:

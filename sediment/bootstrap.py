@@ -242,6 +242,7 @@ class Runtime:
             self.settings.policy(),
             metrics=self.metrics,
             tombstones=self.tombstones,
+            unsettled=self.ledger,
         )
 
     @cached_property
@@ -284,7 +285,7 @@ class Runtime:
 
     @cached_property
     def feedback(self) -> FeedbackDeps:
-        return FeedbackDeps(self.store, self.locks, self.redis)
+        return FeedbackDeps(self.store, self.locks, self.redis, self.tombstones, self.metrics)
 
     @cached_property
     def worker_deps(self) -> WorkerDeps:

@@ -26,6 +26,7 @@ from telemetry.metrics import (
     CONSOLIDATION_MS,
     DEAD_LETTERS,
     EVENTS,
+    FEEDBACK_DROPPED,
     MEMORIES,
     OBSERVATIONS,
     QUEUE_READY,
@@ -148,7 +149,7 @@ def _throughput(s: MetricsSnapshot) -> Table:
     table.add_column("trend")
     rows = [(f"events {o}", EVENTS, {"outcome": o}) for o in OUTCOMES]
     rows += [("recalls", RECALLS, {}), ("recall errors", RECALL_ERRORS, {})]
-    rows += [("store errors", STORE_ERRORS, {})]
+    rows += [("store errors", STORE_ERRORS, {}), ("votes dropped", FEEDBACK_DROPPED, {})]
     for label, name, labels in rows:
         found = [
             c for c in s.counters if c.name == name and dict(c.labels).items() >= labels.items()

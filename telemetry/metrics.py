@@ -46,6 +46,9 @@ each event once, when its done-marker is first written, however often it is deli
 already stored, apart. `received` counts the events of messages taken on a first
 attempt (a producer's resend counts again); then merged, superseded, retried,
 dead_lettered, forgotten."""
+FEEDBACK_DROPPED: Final = "feedback_dropped"
+"""Counter, labels `bank` and `reason`: votes dropped instead of counted or
+dead-lettered; `forgotten`: the memory voted on was removed by a forget."""
 STORED: Final = "stored"
 REDELIVERED: Final = "redelivered"
 RECALLS: Final = "recalls"

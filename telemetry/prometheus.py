@@ -35,6 +35,7 @@ from telemetry.metrics import (
     CONSOLIDATION_MS,
     DEAD_LETTERS,
     EVENTS,
+    FEEDBACK_DROPPED,
     MEMORIES,
     OBSERVATIONS,
     QUEUE_READY,
@@ -55,6 +56,7 @@ QUANTILE_LABELS: Final = (("0.5", "p50_ms"), ("0.95", "p95_ms"), ("0.99", "p99_m
 HELP: Final = {
     EVENTS: "Retain events per minute by outcome (received, stored, redelivered, merged, "
     "superseded, retried, dead_lettered)",
+    FEEDBACK_DROPPED: "Votes dropped per minute by reason (forgotten: the memory was forgotten)",
     RECALLS: "Recalls per minute",
     RECALL_ERRORS: "Failed recalls per minute",
     STORE_ERRORS: "Store calls that raised, per minute, by method",

@@ -2,11 +2,12 @@
 
 Under the bank's lock: tombstones first (so nothing brings the memories back, even if
 this crashes half-way; a bank or filter forget also leaves a rule for retains accepted
-before it and still in flight, worker/forget_rules.py), then the memories connected to
-the forgotten ones by an edge (same observation, superseded by or superseding one,
-declaring one) are reset, the forgotten memories and the observations of that
-neighbourhood deleted, and the reset memories consolidated again in event-time order
-from their stored vectors, as a rebuild does for a whole bank. By convergence the result
+before it and still in flight, and prunes the bank's rules no retain still owed can
+need, worker/forget_rules.py), then the memories connected to the forgotten ones by an
+edge (same observation, superseded by or superseding one, declaring one) are reset,
+the forgotten memories and the observations of that neighbourhood deleted, and the
+reset memories consolidated again in event-time order from their stored vectors, as a
+rebuild does for a whole bank. By convergence the result
 is the read model the retains of the remaining events alone would give
 (tests/property/test_forget.py).
 
@@ -27,7 +28,7 @@ from contracts.forget import ForgetEvent, Tombstone
 from contracts.memory import Observation, State
 from readmodel.store import DerivedPatch, Filter, Record, StoredPoint
 from telemetry.metrics import count_events
-from worker.consolidation.consolidator import Consolidator, consolidate_locked
+from worker.consolidation.consolidator import Consolidator, consolidate_locked, prune_rules
 from worker.consolidation.neighbourhood import RAW_KINDS
 from worker.consolidation.relations import memory_id, time_key
 from worker.forget_rules import rule_of, selected
@@ -128,6 +129,7 @@ def forget(event: ForgetEvent, deps: Consolidator) -> ForgetOutcome:
         rule = rule_of(event, deps.clock())
         if rule is not None:
             deps.tombstones.add_rule(rule)
+            prune_rules(bank, deps.tombstones.rules(bank), deps)
         deps.tombstones.add(_tombstones(event, targets))
         records = {p.record.id: p.record for p in raw} | {o.id: o for o in observations}
         gone = {p.record.id for p in targets}

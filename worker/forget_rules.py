@@ -9,18 +9,41 @@ filter selects is forgotten when it arrives (it gets a tombstone, like the memor
 forget removed); one accepted later is kept, as a retain made after a forget should be.
 
 A retain's acceptance time is the publish header Sediment's publish path writes (HTTP,
-client, CLI, `worker.publish`), kept across retries. A retain published without it (a
-raw `send_task`) counts as accepted when a worker takes it, so no rule holds it.
+client, CLI, `worker.publish`), kept across every redelivery: a retry carries it along,
+kombu's restore of an unacknowledged message puts the message back as it was, and the
+ledger's sweeper republishes with the acceptance time it keeps (worker/ledger.py). A
+retain published without it (a raw `send_task`) counts as accepted when a worker takes
+it, so no rule holds it.
+
+A rule is needed only while a retain accepted no later than it may still arrive. The
+ledger knows, per bank, when the oldest retain it still owes was accepted; a rule older
+than that (and than `RULE_MIN_AGE_S`) can match no retain to come, and is pruned when
+the bank's rules are next read: by a retain batch, or by the next forget of the bank.
+So a batch reads the rules of recent forgets only, however many forgets the bank has
+seen. The minimum age covers a retain whose acceptance time was taken but whose ledger
+entry is not yet written, and clocks that disagree by less than it; a retain published
+outside the ledger with a hand-written header is covered only that long.
 """
 
 import uuid
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import Protocol
 
 from contracts.forget import ForgetEvent, ForgetFilter, ForgetRule, Tombstone
 from readmodel.store import Record, StoredPoint
 
 SOURCE_ID_KEY = "source_id"
+RULE_MIN_AGE_S = 60.0
+"""A rule younger than this is kept whatever the ledger says (see the module doc)."""
+
+
+class Unsettled(Protocol):
+    """What is still owed per bank: the redelivery ledger (worker/ledger.py)."""
+
+    def oldest_accepted(self, bank_id: str) -> float | None:
+        """Unix seconds at which the bank's oldest retain still owed was accepted;
+        None when none is owed."""
 
 
 def selected(flt: ForgetFilter, record: Record) -> bool:
@@ -75,3 +98,15 @@ def ruled_out(
 
 def _covers(rule: ForgetRule, record: Record) -> bool:
     return rule.filter is None or selected(rule.filter, record)
+
+
+def prunable(
+    rules: Sequence[ForgetRule], oldest_unsettled: datetime | None, now: datetime
+) -> list[ForgetRule]:
+    """The rules no retain still to come can match: accepted before the oldest retain
+    still owed (a rule covers retains accepted at or before its time), and older than
+    `RULE_MIN_AGE_S`. With none owed, only the age counts."""
+    bound = now - timedelta(seconds=RULE_MIN_AGE_S)
+    if oldest_unsettled is not None:
+        bound = min(bound, oldest_unsettled)
+    return [r for r in rules if r.accepted_at < bound]

@@ -75,18 +75,23 @@ _SINGLE_TASKS = {Kind.FEEDBACK: FEEDBACK_TASK, Kind.FORGET: FORGET_TASK}
 
 
 def republish(app: Celery, entries: Sequence[Entry], at: float) -> int:
-    """Send ledger entries again (the sweeper has already re-recorded them at `at`)."""
-    by_queue: dict[tuple[str, Kind], list[dict[str, object]]] = {}
+    """Send ledger entries again (the sweeper has already re-recorded them at `at`).
+    Each message carries the time its events were first accepted, not `at`: a forget
+    requested after they were accepted must still cover them (worker/forget_rules.py),
+    so only entries accepted at the same time share a message. An entry that does not
+    know its acceptance (written before the ledger kept it) goes out dated `at`."""
+    groups: dict[tuple[str, Kind, float], list[dict[str, object]]] = {}
     for e in entries:
-        by_queue.setdefault((e.queue, e.kind), []).append(e.payload)
+        accepted = e.accepted_at if e.accepted_at is not None else at
+        groups.setdefault((e.queue, e.kind, accepted), []).append(e.payload)
     sent = 0
-    for (queue, kind), payloads in by_queue.items():
+    for (queue, kind, accepted), payloads in groups.items():
         if kind is Kind.RETAIN:
             messages: Iterable[Message] = _retain_messages(iter(payloads), REPUBLISH_BATCH)
         else:
             messages = (Message(_SINGLE_TASKS[kind], kind, [p]) for p in payloads)
         for message in messages:
-            _send(app, message, queue, at)
+            _send(app, message, queue, accepted)
             sent += len(message.payloads)
     return sent
 
@@ -126,7 +131,7 @@ def _send_chunk(app: Celery, chunk: Sequence[Message], queue: str, ledger: Ledge
     an error to the caller means nothing more is owed for those events."""
     at = time.time()
     if ledger is not None:
-        ledger.record([_entry(m.kind, p, queue) for m in chunk for p in m.payloads], at)
+        ledger.record([_entry(m.kind, p, queue, at) for m in chunk for p in m.payloads], at)
     sent = 0
     for i, message in enumerate(chunk):
         try:
@@ -140,10 +145,13 @@ def _send_chunk(app: Celery, chunk: Sequence[Message], queue: str, ledger: Ledge
     return sent
 
 
-def _entry(kind: Kind, payload: dict[str, object], queue: str) -> Entry:
-    return Entry(kind, event_key(payload["bank_id"], payload["event_id"]), queue, payload)
+def _entry(kind: Kind, payload: dict[str, object], queue: str, at: float) -> Entry:
+    key = event_key(payload["bank_id"], payload["event_id"])
+    return Entry(kind, key, queue, payload, accepted_at=at)
 
 
 def _send(app: Celery, message: Message, queue: str, at: float) -> None:
-    """The publish time header lets workers measure lag and the sweeper order the queue."""
+    """The publish time header (`at`: when the events were first accepted) lets workers
+    measure lag, the forget rules judge what a forget covers, and the sweeper order the
+    queue (a header is never later than the message's push)."""
     app.send_task(message.task, args=message.args, queue=queue, headers={PUBLISHED_AT_HEADER: at})

@@ -17,6 +17,13 @@ A message requeued at the head after a crash (a rare path) can still make an eve
 lost while it waits: the duplicate is harmless, consolidation is idempotent by event id.
 Each republish is conditional on the entry not having changed since it was judged.
 
+A republished message carries the time its events were first accepted (the entry's
+`accepted_at`; for an entry written before the ledger kept it, the latest publish time
+the sweeper judged), not the time of the republish: a forget requested after the
+events were accepted covers them however late they arrive (worker/forget_rules.py).
+The header is still never later than the message's push, which is all the queue-tail
+argument above needs.
+
 Before judging the ledger, a sweep puts back on their queue the unacknowledged messages
 of consuming processes that died (worker/holders.py): without it they would wait for
 the visibility timeout.
@@ -38,7 +45,7 @@ import structlog
 from celery import Celery
 
 from contracts.deadletter import DeadLetter
-from worker.celery_app import FEEDBACK_TASK, PUBLISHED_AT_HEADER, RETAIN_TASK
+from worker.celery_app import FEEDBACK_TASK, FORGET_TASK, PUBLISHED_AT_HEADER, RETAIN_TASK
 from worker.deadletters import DeadLetters
 from worker.holders import Orphans
 from worker.ledger import INDEX_KEY, Entry, Kind, Ledger, member, payload_key
@@ -92,6 +99,11 @@ def published_at(raw: bytes | str | None) -> float | None:
     return at if math.isfinite(at) else None
 
 
+_TASK_KINDS = {FEEDBACK_TASK: Kind.FEEDBACK, FORGET_TASK: Kind.FORGET}
+_KIND_TASKS = {Kind.RETAIN: RETAIN_TASK, Kind.FEEDBACK: FEEDBACK_TASK, Kind.FORGET: FORGET_TASK}
+"""A dead letter names the task that replays it (`sediment dlq replay`)."""
+
+
 def carried(raw_unacked: bytes | str) -> set[str]:
     """Ledger members of the events in one `unacked` value ([message, exchange, key])."""
     try:
@@ -103,7 +115,7 @@ def carried(raw_unacked: bytes | str) -> set[str]:
         args = json.loads(body)[0]
     except (ValueError, KeyError, IndexError, TypeError):
         return set()
-    kind = Kind.FEEDBACK if headers.get("task") == FEEDBACK_TASK else Kind.RETAIN
+    kind = _TASK_KINDS.get(str(headers.get("task")), Kind.RETAIN)
     first = args[0] if isinstance(args, list) and args else None
     payloads = first if isinstance(first, list) else [first]
     return {member(kind, key) for p in payloads if (key := payload_key(p)) is not None}
@@ -268,7 +280,10 @@ class Sweeper:
                     self._abandon(entry)
                     report.abandoned.append(entry.member)
                 continue
-            again = Entry(entry.kind, entry.key, entry.queue, entry.payload, entry.republished + 1)
+            accepted = entry.accepted_at if entry.accepted_at is not None else seen
+            again = Entry(
+                entry.kind, entry.key, entry.queue, entry.payload, entry.republished + 1, accepted
+            )
             if self._ledger.claim(entry, seen, at, again):
                 claimed.append(again)
         if claimed:
@@ -336,7 +351,7 @@ def make_sweeper(
 
     def abandon(entry: Entry) -> None:
         now = datetime.now(UTC)
-        task = FEEDBACK_TASK if entry.kind is Kind.FEEDBACK else RETAIN_TASK
+        task = _KIND_TASKS[entry.kind]
         dead_letters.add(
             DeadLetter(
                 task=task,

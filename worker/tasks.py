@@ -44,7 +44,7 @@ from worker.consolidation.consolidator import (
 )
 from worker.deadletters import DeadLetters
 from worker.errors import PoisonEvent, is_transient
-from worker.feedback_handler import FeedbackDeps, apply_feedback
+from worker.feedback_handler import FeedbackDeps, Tally, apply_feedback
 from worker.forget import forget
 from worker.heap import TrimPace, release_free_memory
 from worker.ledger import Kind, Ledger, event_key, payload_key
@@ -338,20 +338,22 @@ def _retry_or_raise(
 
 
 def handle_feedback(task: Task, payload: Any, deps: WorkerDeps) -> None:
-    """A vote on a memory of the same bank; unknown memory or bad payload: dead letter."""
+    """A vote on a memory of the same bank; a forgotten memory: dropped and counted;
+    unknown memory or bad payload: dead letter."""
     attempt = int(task.request.retries or 0) + 1
     ids = _ledger_keys(payload)
     try:
         if deps.feedback is None:
             raise PoisonEvent("this worker has no feedback store configured")
         event = FeedbackEvent.model_validate(payload)
-        counted = apply_feedback(event, deps.feedback)
+        tally = apply_feedback(event, deps.feedback)
         log.info(
             "feedback",
             bank_id=event.bank_id,
             memory_id=str(event.memory_id),
             vote=event.vote,
-            counted=counted,
+            counted=tally is Tally.COUNTED,
+            outcome=tally.value,
         )
     except pydantic.ValidationError as exc:
         dead_letter(deps, FEEDBACK_TASK, payload, PoisonEvent(str(exc)), attempt)

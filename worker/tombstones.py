@@ -3,6 +3,8 @@ forget rules bank and filter forgets leave for retains in flight (worker/forget_
 
 Consolidation skips an event whose memory id has a tombstone, so a redelivered,
 reordered or replayed retain (or an import) never brings a forgotten memory back.
+Tombstones are kept for good; a rule only while a retain still owed may need it
+(worker/forget_rules.py, `prunable`).
 Kept beside the read model rather than in it: a tombstone has no vectors and no
 content, and every read of the collection stays free of a kind to exclude.
 
@@ -12,6 +14,7 @@ Layouts: `sediment:tombstones:{bank}` hashes (memory id -> JSON) and
 """
 
 import json
+import os
 import threading
 import uuid
 from collections.abc import Iterable, Sequence
@@ -41,6 +44,9 @@ class Tombstones(Protocol):
     def rules(self, bank_id: str) -> list[ForgetRule]:
         """The forget rules of `bank_id`, oldest first."""
 
+    def drop_rules(self, bank_id: str, forget_event_ids: Sequence[uuid.UUID]) -> None:
+        """Remove rules no retain can need any more (worker/forget_rules.py, `prunable`)."""
+
 
 class MemoryTombstones:
     """In-process tombstones (tests, and a default that is never silently a no-op)."""
@@ -69,6 +75,12 @@ class MemoryTombstones:
 
     def rules(self, bank_id: str) -> list[ForgetRule]:
         return oldest_first(self._rules.get(bank_id, {}).values())
+
+    def drop_rules(self, bank_id: str, forget_event_ids: Sequence[uuid.UUID]) -> None:
+        with self._lock:
+            known = self._rules.get(bank_id, {})
+            for i in forget_event_ids:
+                known.pop(i, None)
 
 
 class RedisTombstones:
@@ -106,6 +118,10 @@ class RedisTombstones:
     def rules(self, bank_id: str) -> list[ForgetRule]:
         raw = self._client.hgetall(RULES_KEY.format(bank=bank_id))
         return oldest_first(ForgetRule.model_validate_json(v) for v in raw.values())
+
+    def drop_rules(self, bank_id: str, forget_event_ids: Sequence[uuid.UUID]) -> None:
+        if forget_event_ids:
+            self._client.hdel(RULES_KEY.format(bank=bank_id), *[str(i) for i in forget_event_ids])
 
 
 class FileTombstones:
@@ -155,6 +171,20 @@ class FileTombstones:
 
     def rules(self, bank_id: str) -> list[ForgetRule]:
         return oldest_first(r for r in self._read_rules() if r.bank_id == bank_id)
+
+    def drop_rules(self, bank_id: str, forget_event_ids: Sequence[uuid.UUID]) -> None:
+        """Rewrites the file without them (a new file moved into place)."""
+        doomed = set(forget_event_ids)
+        if not doomed:
+            return
+        with self._lock:
+            rules = self._read_rules()
+            kept = [r for r in rules if not (r.bank_id == bank_id and r.forget_event_id in doomed)]
+            if len(kept) == len(rules):
+                return
+            fresh = self._rules_path.with_name(self._rules_path.name + ".new")
+            fresh.write_text("".join(r.model_dump_json() + "\n" for r in kept), encoding="utf-8")
+            os.replace(fresh, self._rules_path)
 
     def _read_rules(self) -> list[ForgetRule]:
         if not self._rules_path.exists():

@@ -3,6 +3,7 @@
 from typing import Any
 
 from bench.reliability.forget_in_flight import in_flight_section, in_flight_verdicts
+from bench.reliability.forget_kill import forget_kill_section, forget_kill_verdicts
 from bench.reliability.forgetting import forget_section, forget_verdicts
 from bench.reliability.live_purge import live_purge_section, live_purge_verdicts
 from bench.reliability.rebuild_kill import rebuild_section, rebuild_verdicts
@@ -108,6 +109,8 @@ def verdicts(res: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
         out += live_purge_verdicts(res["live_purge"])
     if "rebuild_kill" in res:
         out += rebuild_verdicts(res["rebuild_kill"])
+    if "forget_kill" in res:
+        out += forget_kill_verdicts(res["forget_kill"])
     if "load" in res:
         g = res["load"]
         e = g["errors"]
@@ -362,6 +365,7 @@ def _others(res: dict[str, Any]) -> list[str]:
         ("forget_in_flight", in_flight_section),
         ("live_purge", live_purge_section),
         ("rebuild_kill", rebuild_section),
+        ("forget_kill", forget_kill_section),
         ("load", _load),
     )
     for key, part in parts:

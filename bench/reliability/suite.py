@@ -22,6 +22,7 @@ from bench.reliability.api_checks import (
 from bench.reliability.cluster import Broker, Proc, RedisServer, running
 from bench.reliability.faults import redis_crash, redis_restart, serve_kills, worker_kills
 from bench.reliability.forget_in_flight import forget_in_flight
+from bench.reliability.forget_kill import forget_kill
 from bench.reliability.forgetting import forget_crash
 from bench.reliability.live_purge import live_purge
 from bench.reliability.poison import poison_run
@@ -58,6 +59,8 @@ class SuiteConfig:
     rebuild_events: int = 3_000
     purge_rounds: int = 3
     purge_per_round: int = 20
+    forget_kill_rounds: int = 4
+    forget_kill_per_request: int = 1_000
     baseline: bool = False
 
 
@@ -80,10 +83,13 @@ QUICK = SuiteConfig(
     rebuild_events=400,
     purge_rounds=1,
     purge_per_round=4,
+    forget_kill_rounds=1,
+    forget_kill_per_request=200,
 )
 
 
 IN_FLIGHT_PER_BANK = 10
+FORGET_KILL_REQUESTS = 2
 
 
 @dataclass(frozen=True)
@@ -120,6 +126,13 @@ ALONE = {
         "Forget under a running `sediment serve`: the text leaves the store's files",
         lambda c: c.purge_rounds * c.purge_per_round,
         lambda s, w, c: asdict(live_purge(s, w, c.purge_rounds, c.purge_per_round)),
+    ),
+    "forget_kill": Case(
+        "Forget during in-flight retains, kill -9 of `sediment serve`",
+        lambda c: c.forget_kill_rounds * c.forget_kill_per_request * FORGET_KILL_REQUESTS,
+        lambda s, w, c: asdict(
+            forget_kill(s, w, c.forget_kill_rounds, c.forget_kill_per_request, FORGET_KILL_REQUESTS)
+        ),
     ),
 }
 

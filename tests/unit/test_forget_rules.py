@@ -3,18 +3,22 @@ after it (held by a worker waiting for the bank's lock, or out a retry); retains
 accepted after it are kept."""
 
 import uuid
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import fakeredis
 import pytest
 
+from contracts.events import RetainEvent
 from contracts.forget import ForgetEvent, ForgetFilter, ForgetRule
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.store import Filter
 from tests.helpers import edge_consolidator, event, mid
 from worker.consolidation.consolidator import Consolidator, Status, consolidate
 from worker.forget import forget
+from worker.forget_rules import RULE_MIN_AGE_S, prunable
+from worker.ledger import Entry, Kind, Ledger, event_key
 from worker.tombstones import FileTombstones, MemoryTombstones, RedisTombstones, Tombstones
 
 EMB = HashEmbedder(64)
@@ -108,3 +112,138 @@ def test_every_tombstone_store_keeps_rules_once_oldest_first(kind: str, tmp_path
     store.add_rule(late.model_copy(update={"bank_id": "other"}))
     assert store.rules(BANK) == [early, late]
     assert store.rules("none") == []
+
+
+NOW = FORGET_AT + timedelta(hours=1)
+
+
+def rule(seconds_before_now: float, n: int) -> ForgetRule:
+    return ForgetRule(
+        bank_id=BANK,
+        forget_event_id=uuid.UUID(int=n),
+        accepted_at=NOW - timedelta(seconds=seconds_before_now),
+    )
+
+
+def test_a_rule_older_than_every_retain_still_owed_is_prunable() -> None:
+    old, needed, young = rule(600, 1), rule(300, 2), rule(10, 3)
+    rules = [old, needed, young]
+    owed_since = NOW - timedelta(seconds=400)  # a retain accepted then is still owed
+    assert prunable(rules, owed_since, NOW) == [old]
+    assert prunable(rules, NOW - timedelta(seconds=300), NOW) == [old]  # at its time: kept
+    assert prunable(rules, None, NOW) == [old, needed]  # nothing owed: by age alone
+    assert prunable(rules, NOW, NOW) == [old, needed]  # the minimum age keeps `young`
+    assert RULE_MIN_AGE_S > 10
+
+
+@pytest.mark.parametrize("kind", ["memory", "file", "redis"])
+def test_every_tombstone_store_drops_rules(kind: str, tmp_path: Path) -> None:
+    stores: dict[str, Tombstones] = {
+        "memory": MemoryTombstones(),
+        "file": FileTombstones(tmp_path / "tombstones.jsonl"),
+        "redis": RedisTombstones(fakeredis.FakeRedis()),
+    }
+    store = stores[kind]
+    kept, dropped = rule(10, 1), rule(600, 2)
+    other = rule(600, 3).model_copy(update={"bank_id": "other"})
+    for r in (kept, dropped, other):
+        store.add_rule(r)
+    store.drop_rules(BANK, [dropped.forget_event_id, uuid.UUID(int=99)])
+    assert store.rules(BANK) == [kept] and store.rules("other") == [other]
+
+
+class Clock:
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+
+    def __call__(self) -> datetime:
+        return self.at
+
+
+def owed(ledger: Ledger, e: RetainEvent, at: datetime) -> None:
+    """`e` published through the ledger at `at`, not yet handled."""
+    entry = Entry(Kind.RETAIN, event_key(e.bank_id, e.event_id), "q", {}, 0, at.timestamp())
+    ledger.record([entry], at.timestamp())
+
+
+def test_rules_are_pruned_once_no_retain_owed_can_need_them(cons: Consolidator) -> None:
+    """A rule stays while a retain accepted before it is still owed, and goes once that
+    retain is handled; the retain, arriving late, is forgotten by the rule it needed."""
+    ledger = Ledger(fakeredis.FakeRedis())
+    clock = Clock(NOW)
+    deps = replace(cons, tombstones=RedisTombstones(fakeredis.FakeRedis()), unsettled=ledger)
+    deps = replace(deps, clock=clock)
+    held = event("Ana's PIN is 4417.", 0)
+    owed(ledger, held, NOW - timedelta(seconds=400))
+    for n, age in ((1, 600), (2, 300)):
+        at = NOW - timedelta(seconds=age)
+        forget(
+            ForgetEvent(
+                event_id=uuid.UUID(int=n), bank_id=BANK, requested_at=at, all_memories=True
+            ),
+            deps,
+        )
+    assert [r.forget_event_id.int for r in deps.tombstones.rules(BANK)] == [2]  # the first: pruned
+    other = event("Ana likes jazz.", 1)
+    owed(ledger, other, NOW)
+    assert [o.status for o in consolidate([other], deps, {mid(other): NOW})] == [Status.STORED]
+    assert [r.forget_event_id.int for r in deps.tombstones.rules(BANK)] == [2]  # `held` needs it
+    ledger.settle(Kind.RETAIN, [event_key(BANK, other.event_id)])
+    late = NOW - timedelta(seconds=400)
+    assert [o.status for o in consolidate([held], deps, {mid(held): late})] == [Status.FORGOTTEN]
+    ledger.settle(Kind.RETAIN, [event_key(BANK, held.event_id)])
+    third = event("Ana likes soul.", 2)
+    owed(ledger, third, NOW)
+    consolidate([third], deps, {mid(third): NOW})
+    assert deps.tombstones.rules(BANK) == []
+
+
+def test_without_knowing_what_is_owed_no_rule_is_pruned(cons: Consolidator) -> None:
+    old = FORGET_AT - timedelta(days=30)
+    forget(
+        ForgetEvent(event_id=uuid.uuid4(), bank_id=BANK, requested_at=old, all_memories=True), cons
+    )
+    new = event("Ana likes jazz.", 1)
+    consolidate([new], cons, {mid(new): AFTER})
+    assert len(cons.tombstones.rules(BANK)) == 1
+
+
+class CountingTombstones(RedisTombstones):
+    """Counts the rules each read returns."""
+
+    def __init__(self) -> None:
+        super().__init__(fakeredis.FakeRedis())
+        self.reads: list[int] = []
+
+    def rules(self, bank_id: str) -> list[ForgetRule]:
+        found = super().rules(bank_id)
+        self.reads.append(len(found))
+        return found
+
+
+def test_batch_rule_reads_stay_bounded_after_many_forgets(cons: Consolidator) -> None:
+    """3,000 filter forgets, one a second: a retain batch afterwards reads the rules of
+    the last minute only (`RULE_MIN_AGE_S`), not one per forget ever made."""
+    ledger = Ledger(fakeredis.FakeRedis())
+    clock = Clock(NOW)
+    stones = CountingTombstones()
+    deps = replace(cons, tombstones=stones, unsettled=ledger, clock=clock)
+    consolidate([event("Ana likes jazz.", 0)], deps)
+    for n in range(3000):
+        clock.at = NOW + timedelta(seconds=n)
+        flt = ForgetFilter(tags=[f"t{n}"])
+        forget(
+            ForgetEvent(
+                event_id=uuid.UUID(int=n + 1), bank_id=BANK, requested_at=clock.at, filter=flt
+            ),
+            deps,
+        )
+    stones.reads.clear()
+    for day in range(1, 6):
+        e = event(f"Ana met Bo on day {day}.", day)
+        owed(ledger, e, clock.at)
+        consolidate([e], deps, {mid(e): clock.at})
+        ledger.settle(Kind.RETAIN, [event_key(BANK, e.event_id)])
+    bound = int(RULE_MIN_AGE_S) + 1
+    assert stones.reads and max(stones.reads) <= bound, stones.reads
+    assert len(stones.rules(BANK)) <= bound

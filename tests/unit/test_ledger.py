@@ -2,17 +2,30 @@
 
 import base64
 import json
+import time
 import uuid
 from collections.abc import Sequence
+from pathlib import Path
 
 import fakeredis
 import pytest
+from celery import Celery
 
 from contracts.events import RetainEvent
-from worker.celery_app import PUBLISHED_AT_HEADER, RETAIN_BATCH_TASK, RETAIN_TASK
-from worker.ledger import INDEX_KEY, Entry, Kind, Ledger, event_key
-from worker.publish import publish
-from worker.sweeper import SWEEP_LOCK, Sweeper, carried, published_at
+from worker.celery_app import FORGET_TASK, PUBLISHED_AT_HEADER, RETAIN_BATCH_TASK, RETAIN_TASK
+from worker.deadletters import FileDeadLetters
+from worker.ledger import (
+    INDEX_KEY,
+    LEDGER_KEY,
+    Entry,
+    Kind,
+    Ledger,
+    accepted_key,
+    event_key,
+    member,
+)
+from worker.publish import publish, republish
+from worker.sweeper import SWEEP_LOCK, Sweeper, carried, make_sweeper, published_at
 
 NOW = 10_000.0
 GRACE = 60.0
@@ -235,3 +248,117 @@ def test_a_failed_send_leaves_nothing_owed_for_what_was_not_sent() -> None:
     with pytest.raises(ConnectionError):
         publish(FailingApp(ok=1), events, QUEUE, ledger=ledger)  # type: ignore[arg-type]
     assert set(ledger.entries([entry(n).member for n in range(3)])) == {entry(0).member}
+
+
+class RecordingApp:
+    """A producer that keeps what it sends, headers and all."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, list[object], dict[str, object]]] = []
+
+    def send_task(self, name: str, args: list[object], **options: object) -> None:
+        headers = options.get("headers")
+        self.sent.append((name, args, dict(headers) if isinstance(headers, dict) else {}))
+
+
+def accepted(n: int, at: float) -> Entry:
+    e = entry(n)
+    return Entry(e.kind, e.key, e.queue, e.payload, accepted_at=at)
+
+
+def test_publish_keeps_each_events_acceptance_time_in_its_entry() -> None:
+    ledger = Ledger(fakeredis.FakeRedis())
+    app = RecordingApp()
+    events = [RetainEvent.model_validate(payload(n)) for n in range(2)]
+    publish(app, events, QUEUE, batch_size=2, ledger=ledger)  # type: ignore[arg-type]
+    [(_, _, headers)] = app.sent
+    found = ledger.entries([entry(n).member for n in range(2)])
+    assert {e.accepted_at for e in found.values()} == {headers[PUBLISHED_AT_HEADER]}
+    assert ledger.oldest_accepted("b") == headers[PUBLISHED_AT_HEADER]
+
+
+def test_the_sweeper_republishes_with_the_original_acceptance_time(h: Harness) -> None:
+    """A republish is a new message, but its events were accepted when first published:
+    a forget requested in between must still cover them."""
+    first = accepted(1, NOW - 300)
+    h.ledger.record([first], NOW - 300)
+    assert h.sweeper.sweep().republished == [first.member]
+    assert h.sent[0].accepted_at == NOW - 300
+    assert h.redis.zscore(INDEX_KEY, first.member) == NOW  # re-dated for the sweeper only
+    assert h.ledger.entries([first.member])[first.member].accepted_at == NOW - 300
+    assert h.ledger.oldest_accepted("b") == NOW - 300
+
+
+def test_an_entry_without_its_acceptance_is_republished_dated_as_last_published(
+    h: Harness,
+) -> None:
+    """Written before the ledger kept acceptance times: its latest publish is the best
+    known, and it joins the bank's `accepted` index."""
+    h.publish(1, NOW - 300)
+    h.sweeper.sweep()
+    assert h.sent[0].accepted_at == NOW - 300
+    assert h.ledger.oldest_accepted("b") == NOW - 300
+
+
+def test_republish_sends_each_message_with_its_events_acceptance_time() -> None:
+    app = RecordingApp()
+    entries = [accepted(1, 100.0), accepted(2, 100.0), accepted(3, 200.0), entry(4)]
+    assert republish(app, entries, 999.0) == 4  # type: ignore[arg-type]
+    dated = sorted(
+        (h[PUBLISHED_AT_HEADER], len(a[0]) if n == RETAIN_BATCH_TASK else 1) for n, a, h in app.sent
+    )
+    assert dated == [(100.0, 2), (200.0, 1), (999.0, 1)]
+
+
+def test_the_oldest_retain_owed_per_bank() -> None:
+    ledger = Ledger(fakeredis.FakeRedis())
+    old, mid_, new = accepted(1, 100.0), accepted(2, 200.0), accepted(3, 300.0)
+    ledger.record([old, mid_], 100.0)
+    ledger.record([new], 300.0)
+    other = Entry(Kind.RETAIN, event_key("c", uuid.UUID(int=9)), QUEUE, payload(9), 0, 50.0)
+    ledger.record([other], 50.0)
+    assert ledger.oldest_accepted("b") == 100.0
+    ledger.touch(Kind.RETAIN, [old.key], 400.0)  # a retry keeps the acceptance
+    assert ledger.oldest_accepted("b") == 100.0
+    ledger.settle(Kind.RETAIN, [old.key])
+    assert ledger.oldest_accepted("b") == 200.0
+    ledger.record([accepted(2, 250.0)], 250.0)  # published again: the first acceptance holds
+    assert ledger.oldest_accepted("b") == 200.0
+    assert ledger.claim(mid_, 250.0, 500.0, None)  # abandoned by the sweeper
+    assert ledger.oldest_accepted("b") == 300.0
+    ledger.settle(Kind.RETAIN, [new.key])
+    assert ledger.oldest_accepted("b") is None and ledger.oldest_accepted("c") == 50.0
+
+
+def test_an_index_entry_left_without_its_ledger_entry_is_dropped() -> None:
+    ledger = Ledger(fakeredis.FakeRedis())
+    ledger.record([accepted(1, 100.0), accepted(2, 200.0)], 100.0)
+    ledger.client.hdel(LEDGER_KEY, entry(1).member)
+    assert ledger.oldest_accepted("b") == 200.0
+    assert ledger.client.zcard(accepted_key("b")) == 1
+
+
+def test_feedback_and_forgets_are_not_retains_in_the_index() -> None:
+    ledger = Ledger(fakeredis.FakeRedis())
+    vote = Entry(Kind.FEEDBACK, entry(1).key, QUEUE, payload(1), accepted_at=10.0)
+    ledger.record([vote], 10.0)
+    assert ledger.oldest_accepted("b") is None
+
+
+def test_a_forget_in_flight_is_read_as_a_forget() -> None:
+    message = kombu_message([payload(1)], 12.5)
+    message["headers"]["task"] = FORGET_TASK  # type: ignore[index]
+    assert carried(json.dumps([message, "", QUEUE])) == {member(Kind.FORGET, entry(1).key)}
+
+
+def test_an_abandoned_forget_is_dead_lettered_as_a_forget(tmp_path: Path) -> None:
+    """So that `sediment dlq replay` sends it again as a forget, not as a retain."""
+    ledger = Ledger(fakeredis.FakeRedis())
+    letters = FileDeadLetters(tmp_path / "dlq.jsonl", 10)
+    app = Celery(broker="memory://", set_as_current=False)
+    sweeper = make_sweeper(app, ledger, letters, GRACE, max_republish=1, queues=[QUEUE])
+    gone = Entry(Kind.FORGET, entry(1).key, QUEUE, payload(1), republished=1)
+    ledger.record([gone], time.time() - 600)
+    assert sweeper.sweep().abandoned == [gone.member]
+    [letter] = letters.list()
+    assert letter.task == FORGET_TASK and letter.error_class == "Undelivered"

@@ -14,6 +14,7 @@ from prometheus_client.samples import Sample
 from telemetry.metrics import (
     CONSOLIDATION_LAG_MS,
     EVENTS,
+    FEEDBACK_DROPPED,
     RECALL_STAGE_MS,
     CounterTotal,
     GaugeValue,
@@ -135,3 +136,12 @@ def test_window_totals_and_cumulative_buckets(snapshot: MetricsSnapshot) -> None
         assert value(buckets, le=f"{bound:g}") == seen
     assert value(buckets, le="+Inf") == recall.count
     assert len(buckets) == len(recall.buckets) + 1
+
+
+def test_dropped_votes_are_exposed_by_reason() -> None:
+    metrics = RedisMetrics(fakeredis.FakeRedis(), 600)
+    metrics.incr(FEEDBACK_DROPPED, 2, {"bank": "a", "reason": "forgotten"})
+    text = render_prometheus(metrics.snapshot(5, None))
+    found = samples(text)["sediment_feedback_dropped_in_window"]
+    assert value(found, reason="forgotten") == 2
+    assert b"Votes dropped" in text

@@ -66,3 +66,16 @@ def test_the_in_flight_forget_case_fails_on_a_held_retain_left_or_none_held() ->
     assert not in_flight_verdicts(ok | {"held_stored": 1})[0][3]
     assert not in_flight_verdicts(ok | {"held_after_forget": 0})[0][3]
     assert not in_flight_verdicts(ok | {"later_stored": 29})[1][3]
+
+
+def test_the_forget_kill_case_fails_on_a_retain_left_or_none_in_flight() -> None:
+    from bench.reliability.forget_kill import forget_kill_section, forget_kill_verdicts
+
+    ok = {"rounds": 2, "per_request": 1000, "requests": 2, "before_sent": 4000}
+    ok |= {"before_stored": 0, "later_sent": 100, "later_stored": 100}
+    ok |= {"kill_after_s": [1.8, 2.6], "owed_at_kill": [1168, 1424], "settled_s": [23.1, 20.6]}
+    assert all(met for *_, met in forget_kill_verdicts(ok))
+    assert not forget_kill_verdicts(ok | {"before_stored": 64})[0][3]
+    assert not forget_kill_verdicts(ok | {"owed_at_kill": [0, 0]})[0][3]
+    assert not forget_kill_verdicts(ok | {"later_stored": 99})[1][3]
+    assert "| 2 | 2.6 s | 1424 | 20.6 s |" in forget_kill_section(ok)

@@ -11,6 +11,7 @@ from functools import partial
 import numpy as np
 
 from contracts.events import RetainEvent
+from contracts.forget import ForgetRule
 from contracts.memory import Memory
 from readmodel.embedders import Embedder
 from readmodel.store import Filter, MemoryStore, StoredPoint
@@ -39,7 +40,7 @@ from worker.consolidation.neighbourhood import (
 from worker.consolidation.passages import passage_vectors
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import LinkKind, features, memory_id
-from worker.forget_rules import ruled_out
+from worker.forget_rules import Unsettled, prunable, ruled_out
 from worker.locks import Locks
 from worker.tombstones import MemoryTombstones, Tombstones
 
@@ -73,6 +74,8 @@ class Consolidator:
     clock: Callable[[], datetime] = field(default=partial(datetime.now, UTC))
     metrics: Metrics = field(default_factory=NoopMetrics)
     tombstones: Tombstones = field(default_factory=MemoryTombstones)
+    unsettled: Unsettled | None = None
+    """What retains are still owed (the redelivery ledger): lets old forget rules go."""
 
 
 def raw_memory(event: RetainEvent, created_at: datetime) -> Memory:
@@ -122,6 +125,7 @@ def consolidate_locked(
         rules = deps.tombstones.rules(bank_id)
         if rules:
             deps.tombstones.add(ruled_out(points, rules, accepted))
+            prune_rules(bank_id, rules, deps)
     forgotten = deps.tombstones.forgotten(bank_id, [p.record.id for p in points])
     points = [p for p in points if p.record.id not in forgotten]
     if not points:
@@ -139,6 +143,18 @@ def consolidate_locked(
         plans.append(plan)
     view.flush([p.record.id for p in points])
     return list(zip(points, plans, strict=True))
+
+
+def prune_rules(bank_id: str, rules: Sequence[ForgetRule], deps: Consolidator) -> None:
+    """Drop the bank's forget rules no retain still owed can need (under the bank's
+    lock); kept all when nothing says what is owed (`Consolidator.unsettled` None)."""
+    if deps.unsettled is None or not rules:
+        return
+    oldest = deps.unsettled.oldest_accepted(bank_id)
+    since = datetime.fromtimestamp(oldest, UTC) if oldest is not None else None
+    stale = prunable(rules, since, deps.clock())
+    if stale:
+        deps.tombstones.drop_rules(bank_id, [r.forget_event_id for r in stale])
 
 
 def _prefetch(
