@@ -36,7 +36,7 @@ _SENTENCE = re.compile(
     r"(?<!\bProf\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?;])\s+(?=\S)"
 )
 _TOKEN = re.compile(
-    r"(?:Mr|Mrs|Ms|Dr|Prof|St|Jr)\.|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?|\d+(?:[.,]\d+)*(?:st|nd|rd|th)?|[$€£%]"
+    r"(?:Mr|Mrs|Ms|Dr|Prof|St|Jr)\.|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)*(?:st|nd|rd|th)?|[$€£%]"
     r"|'s\b|[^\W_]+(?:[-.@][^\W_]+)*|[^\w\s]",
     re.UNICODE,
 )

@@ -10,9 +10,13 @@ the past are left as they are (the pipeline runs this stage only for the current
 without `as_of`; `present_question` leaves out questions about the past).
 
 Two memories answer alike with different values when their texts are the same words but
-for one short span (the value) and what they share holds a word of the question; they
-are about the same subject when they share a named entity, or name none and have the
-same speaker. A pure stage over the candidates in rank order.
+for one short span (the value) and what they share holds a word of the question; or
+when the question asks for a value of a type ("how many", "when", "what percentage")
+and each memory answers it (`answers.answer`: its sentence that shares the question's
+words names such a value) with values the newer one does not repeat: a long turn that
+mentions the new count among other facts still answers. They are about the same subject
+when they share a named entity, or name none and have the same speaker. A pure stage
+over the candidates in rank order.
 """
 
 import re
@@ -20,6 +24,7 @@ import uuid
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
+from readmodel.recall.answers import Question, answer, question
 from readmodel.recall.candidate import Candidate, replace
 from readmodel.recall.order import sort_key
 from readmodel.text import STOPWORDS, stem
@@ -87,6 +92,14 @@ def _names(a: Candidate, b: Candidate) -> set[str]:
     return {stem(w) for e in named for w in words_of(e)} | {stem(w) for w in found if w}
 
 
+def answers_differ(asked: Question | None, old: Candidate, new: Candidate) -> bool:
+    """Both answer the asked type of value, and the newer does not repeat the older's."""
+    if asked is None:
+        return False
+    said, now = answer(asked, old.record.text), answer(asked, new.record.text)
+    return said is not None and now is not None and not said <= now
+
+
 def _joined(a: Candidate, b: Candidate) -> bool:
     return a.record.superseded_by == b.id or b.record.superseded_by == a.id
 
@@ -101,6 +114,7 @@ def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> l
     if not present_question(query):
         return list(ordered)
     asked = {stem(w.removesuffix("'s")) for w in words_of(query) if w not in STOPWORDS}
+    typed = question(query)
     head = list(ordered[:top])
     words = {c.id: words_of(c.record.text) for c in head}
     newest: dict[uuid.UUID, Candidate] = {}
@@ -110,7 +124,10 @@ def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> l
                 new.record.occurred_at > old.record.occurred_at
                 and not _joined(old, new)
                 and same_subject(old, new)
-                and another_value(words[old.id], words[new.id], asked - _names(old, new))
+                and (
+                    another_value(words[old.id], words[new.id], asked - _names(old, new))
+                    or answers_differ(typed, old, new)
+                )
             ):
                 prior = newest.get(old.id)
                 if prior is None or new.record.occurred_at > prior.record.occurred_at:

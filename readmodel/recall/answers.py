@@ -1,0 +1,102 @@
+"""What a question asks for, and what a memory answers it with, read by the statement
+reader (`readmodel.reading`): the question names the attribute, so no list of
+attributes is needed.
+
+A question asks for a value of a type its question words name ("how many": a number or
+quantity; "when", "what date", "by when": a date or a time; "what time": a time; "what
+percentage": a quantity), about what its content words name ("test coverage", "Zotero
+library"). A memory answers it in the sentence that shares most of those words and
+names a value of that type: long turns hold many facts, and only that sentence is read.
+"""
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from readmodel.reading.draft import Draft
+from readmodel.reading.frames import content_terms
+from readmodel.reading.statement import ValueType
+from readmodel.reading.values import read_values
+from readmodel.reading.words import clauses, normalise, tokens
+from readmodel.text import TEXT_CACHE_SIZE
+
+_ASKS: tuple[tuple[re.Pattern[str], frozenset[ValueType]], ...] = (
+    (re.compile(r"\bwhat\s+time\b|\bat\s+what\s+time\b", re.I), frozenset({"time"})),
+    (
+        re.compile(
+            r"\bhow\s+(?:many|much|long|often|old)\b|^\W*(?:what|which)\b.*\b(?:number|"
+            r"percentage|percent|amount|count|total|quota|rate|score|price|cost|average|size)\b",
+            re.I,
+        ),
+        frozenset({"number", "quantity"}),
+    ),
+    (
+        re.compile(r"\bwhen\b|\b(?:what|which)\s+(?:date|day)\b|\bdeadline\b|\bdue\b", re.I),
+        frozenset({"date", "time"}),
+    ),
+)
+_QUESTION_WORDS = frozenset(
+    """what which when where who whom whose why how many much long often old time date day
+    number percentage percent amount total current currently now count deadline quota
+    rate score price cost average size due""".split()
+)
+MAX_SENTENCES = 60
+"""Sentences of one memory read for an answer: a long turn is read in full up to this."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """`types`: the value types that answer it; `about`: the content terms naming what it
+    asks about."""
+
+    types: frozenset[ValueType]
+    about: frozenset[str]
+
+    @property
+    def needed(self) -> int:
+        """Terms a sentence must share with the question to answer it."""
+        return 2 if len(self.about) >= 2 else 1
+
+
+def _terms(sentence: str) -> frozenset[str]:
+    found = tokens(sentence)
+    return frozenset(
+        t
+        for i, tok in enumerate(found)
+        for t in content_terms(tok.low, found[i - 1].low if i else "")
+    )
+
+
+@lru_cache(maxsize=1024)
+def question(query: str) -> Question | None:
+    """What `query` asks for, or None when its words name no type of value. Words of
+    measure ("percentage", "count", "quota") name a number whatever they measure."""
+    types = next((t for pattern, t in _ASKS if pattern.search(query)), None)
+    if types is None:
+        return None
+    words = [t.low for t in tokens(normalise(query)) if t.low not in _QUESTION_WORDS]
+    about = frozenset(term for w in words for term in content_terms(w))
+    return Question(types, about) if about else None
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _sentences(text: str) -> tuple[tuple[frozenset[str], tuple[tuple[str, str], ...]], ...]:
+    """Each sentence's content terms and typed values (type, normal form)."""
+    out = []
+    for sentence in clauses(normalise(text))[:MAX_SENTENCES]:
+        draft = read_values(Draft(tokens(sentence)))
+        values = tuple((v.type, v.text) for v in draft.values)
+        out.append((_terms(sentence), values))
+    return tuple(out)
+
+
+def answer(asked: Question, text: str) -> frozenset[str] | None:
+    """The values of the asked types that `text` gives in the sentence sharing the most
+    terms with the question (at least `asked.needed`), or None when none answers."""
+    best: tuple[int, frozenset[str]] | None = None
+    for terms, values in _sentences(text):
+        shared = len(terms & asked.about)
+        typed = frozenset(v for t, v in values if t in asked.types)
+        if shared >= asked.needed and typed and (best is None or shared > best[0]):
+            best = (shared, typed)
+    return best[1] if best else None

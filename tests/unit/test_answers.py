@@ -1,0 +1,98 @@
+"""What a question asks for, what a memory answers it with, and the outdated stage that
+reads both: a long turn that mentions the new count among other facts still answers."""
+
+import pytest
+
+from readmodel.recall.answers import answer, question
+from readmodel.recall.candidate import Candidate
+from readmodel.recall.order import sort_key
+from readmodel.recall.outdated import outdate_older
+from tests.helpers import memory
+
+
+@pytest.mark.parametrize(
+    ("query", "types"),
+    [
+        ("How many sources are in my Zotero library?", {"number", "quantity"}),
+        ("What is the test coverage percentage of my API module?", {"number", "quantity"}),
+        ("When is my Zoom call with the creative director scheduled?", {"date", "time"}),
+        ("What deadline should I aim for?", {"date", "time"}),
+        ("What time is the Zoom meeting with Professor Danielle?", {"time"}),
+    ],
+)
+def test_the_question_words_name_the_type_asked(query: str, types: set[str]) -> None:
+    asked = question(query)
+    assert asked is not None and asked.types == types
+
+
+def test_a_question_naming_no_type_asks_none() -> None:
+    assert question("Where does Dana live?") is None
+    assert question("What editor do I use?") is None
+
+
+def test_the_sentence_sharing_the_question_words_answers() -> None:
+    asked = question("How many sources are in my Zotero library?")
+    assert asked is not None
+    long_turn = (
+        "User: I'm kinda struggling with my essay, which is due on May 15 and has 3 parts. "
+        "I've added 52 sources to my Zotero library, how can I organize them? ->-> 2,22"
+    )
+    assert answer(asked, long_turn) == frozenset({"52"})
+    assert answer(asked, "User: I bought 3 apples today.") is None
+    assert answer(asked, "User: My Zotero library is a mess.") is None
+
+
+def test_thousands_are_one_number_and_a_pair_of_small_numbers_is_two() -> None:
+    asked = question("How many words does my final essay draft contain?")
+    assert asked is not None
+    assert answer(asked, "User: My final essay draft has 4,700 words.") == frozenset({"4700"})
+    assert answer(asked, "User: My final essay draft has words ->-> 2,14") == frozenset({"2", "14"})
+
+
+def _ranked(*rows: tuple[str, int, float]) -> list[Candidate]:
+    return sorted(
+        (Candidate(memory(text, day), score=score) for text, day, score in rows), key=sort_key
+    )
+
+
+def test_a_newer_turn_answering_another_count_ranks_first_and_outdates_the_older() -> None:
+    old = "User: My Zotero library has 45 sources now, tagged by theme and date, which is great."
+    new = "User: I've added 52 sources to my Zotero library, how can I organize them for my essay?"
+    ranked = _ranked((old, 1, 0.9), (new, 5, 0.6), ("User: I like tea.", 2, 0.5))
+    out = outdate_older(ranked, "How many sources are in my Zotero library?")
+    assert [c.record.text for c in out[:2]] == [new, old]
+    assert out[1].outdated_by == out[0].id and out[0].outdated_by is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "query"),
+    [
+        pytest.param(
+            "User: My Zotero library has 45 sources.",
+            "User: My Zotero library still has 45 sources, I checked.",
+            "How many sources are in my Zotero library?",
+            id="the newer repeats the value",
+        ),
+        pytest.param(
+            "User: My Zotero library has 45 sources.",
+            "Assistant: A Zotero library with 60 sources is easy to organize.",
+            "How many sources are in my Zotero library?",
+            id="another speaker",
+        ),
+        pytest.param(
+            "User: My Zotero library has 45 sources.",
+            "User: My Zotero library had 52 sources before the cleanup.",
+            "How many sources did my Zotero library have before?",
+            id="a question about the past",
+        ),
+        pytest.param(
+            "User: My Zotero library has 45 sources.",
+            "User: I read 52 pages of my novel today.",
+            "How many sources are in my Zotero library?",
+            id="the newer answers something else",
+        ),
+    ],
+)
+def test_no_change_stays_current(old: str, new: str, query: str) -> None:
+    out = outdate_older(_ranked((old, 1, 0.9), (new, 5, 0.6)), query)
+    assert all(c.outdated_by is None for c in out)
