@@ -17,11 +17,13 @@ from rich.progress import Progress
 from bench.baselines import BM25_SETTINGS, RRF_K, BM25Baseline, DenseBaseline, Doc, rrf
 from bench.dataset import BenchQuery, BenchSet
 from bench.record import Figures, RetrievalReport, SystemFigures, machine, now_iso, versions
-from bench.scoring import RankedItem, aggregate, item, ratio_to_best, score_query
+from bench.scoring import RankedItem, aggregate, item, ratio_to_best, recall_at_k, score_query
 from contracts.events import RetainEvent
 from contracts.memory import State
+from contracts.memory import derive_memory_id as memory_id
 from contracts.recall import RecallRequest, RecallResult
 from readmodel.embedders import Embedder
+from readmodel.reading import read, same_statement
 from readmodel.recall.notes import fusion_note
 from readmodel.recall.pipeline import RecallPipeline
 from readmodel.store import Filter, MemoryStore
@@ -48,6 +50,9 @@ class Outcomes:
     latency_ms: dict[str, dict[str, float]] = field(default_factory=dict)
     returned: dict[str, list[RankedItem]] = field(default_factory=dict)
     observations: int = 0
+    shown_recall: dict[str, float] = field(default_factory=dict)
+    """Sediment's recall@10 per query when an observation covers only the sources whose
+    statement its text holds (`held_labels`): what a reader of the results can see."""
 
     def add(
         self, system: str, query_id: str, items: list[RankedItem], gold: frozenset[str], ms: float
@@ -105,6 +110,23 @@ def result_labels(r: RecallResult, labels: dict[uuid.UUID, str]) -> set[str]:
     return {labels[i] for i in ids if i in labels}
 
 
+def held_labels(
+    r: RecallResult,
+    labels: dict[uuid.UUID, str],
+    texts: dict[uuid.UUID, tuple[str, tuple[str, ...]]],
+) -> set[str]:
+    """An observation covers the labels of the sources whose reading its text holds
+    (`readmodel.reading.same_statement`), a raw memory its own: the evidence a reader of
+    the result can see, where `result_labels` credits every source."""
+    shown = read(r.text, r.entities)
+    held = [
+        i
+        for i in r.source_memory_ids
+        if i in texts and same_statement(shown, read(*texts[i]), verbs_may_differ=True)
+    ]
+    return {labels[i] for i in [r.id, *held] if i in labels}
+
+
 def result_labels_raw(memory: uuid.UUID, labels: dict[uuid.UUID, str]) -> set[str]:
     return {labels[memory]} if memory in labels else set()
 
@@ -134,6 +156,9 @@ class Systems:
         self.pipeline = pipeline
         self.metrics = metrics
         self.labels = bs.labels
+        self.texts = {
+            memory_id(e.bank_id, e.event_id): (e.text, tuple(e.entities)) for e in bs.events
+        }
         self.dense = DenseBaseline(store, embedder)
         self.bm25 = BM25Baseline(store, bs.banks)
 
@@ -148,6 +173,8 @@ class Systems:
         out.observations += sum(1 for r in response.results if r.kind == "observation")
         items = [item(result_labels(r, self.labels), r.text) for r in response.results]
         out.add("sediment", q.id, items, q.gold, ms)
+        shown = [item(held_labels(r, self.labels, self.texts), r.text) for r in response.results]
+        out.shown_recall[q.id] = recall_at_k(shown, q.gold, 10)
         until = q.query_time
         dense, dense_ms = _timed(
             lambda: self.dense.search(q.bank_id, q.query, LIMIT, until), self.metrics
@@ -205,6 +232,10 @@ def diagnostics(out: Outcomes, answered: int) -> dict[str, Figures]:
     found["sediment"]["observation_share"] = round(
         out.observations / max(len(out.returned.get("sediment", [])), 1), 4
     )
+    if out.shown_recall:
+        found["sediment"]["shown_recall@10"] = round(
+            sum(out.shown_recall.values()) / len(out.shown_recall), 4
+        )
     return found
 
 

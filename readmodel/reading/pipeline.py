@@ -80,7 +80,8 @@ def _read(text: str, entities: tuple[str, ...]) -> Reading:
     normal = normalise(text)
     speaker, rest = speaker_of(normal)
     reading = _statements(text, rest, speaker, entities)
-    note = as_note(normal) if not reading.readable else None
+    colon = any(" : " in f" {c.frame} " for c in reading.clauses)
+    note = as_note(normal) if colon or not reading.readable else None
     if note is not None:
         retried = _statements(text, note, None, entities)
         if retried.readable:

@@ -40,7 +40,16 @@ def _ends_phrase(tokens: tuple[Token, ...], i: int, taken: int) -> bool:
         return False
     following = tokens[i + 1].text if i + 1 < len(tokens) else ""
     compound = g.can_be_noun(word) and g.verb_form(word) in {"VB", "VBP", "VBG"}
-    return not (compound and (not following or g.can_be_verb(following)))
+    if compound and (not following or g.can_be_verb(following)):
+        return False
+    after_modifier = g.verb_form(tokens[i - 1].low) == "VBG" and g.can_be_noun(word)
+    modifier = (
+        g.verb_form(word) == "VBG"
+        and g.can_be_noun(word)
+        and g.can_be_noun(following)
+        and following.lower() not in g.FUNCTION_WORDS
+    )
+    return not (after_modifier or modifier)
 
 
 def _phrase(tokens: tuple[Token, ...], i: int) -> tuple[list[str], int]:

@@ -82,6 +82,8 @@ def speaker_of(text: str) -> tuple[str | None, str]:
     return found.group(1).lower(), text[found.end() :]
 
 
+_LABEL = re.compile(r"^\s*(?:【[^】]{1,80}】|\[[^\]]{1,80}\])\s*")
+"""A heading a record opens with ("【Travel Plan】", "[Fitness]"): a label, not a statement."""
 _NOTE = re.compile(r"^([^:]{1,40}?)\s*:\s+(\S.*)$")
 _LEADING = frozenset("as but and so like because".split())
 DISCOURSE_VERBS = frozenset(
@@ -112,11 +114,11 @@ def _without_discourse(sentence: str) -> str:
 
 
 def clauses(text: str) -> list[str]:
-    """The sentences of a normalised text, each without the openers it starts with and
-    without a clause of saying or thinking that frames it."""
+    """The sentences of a normalised text, each without the heading or openers it starts
+    with and without a clause of saying or thinking that frames it."""
     out = []
     for sentence in _SENTENCE.split(text):
-        sentence = _OPENERS.sub("", sentence.strip()).strip(" .!?;")
+        sentence = _OPENERS.sub("", _LABEL.sub("", sentence.strip())).strip(" .!?;")
         sentence = _without_discourse(sentence)
         if sentence:
             out.append(sentence)
@@ -126,7 +128,7 @@ def clauses(text: str) -> list[str]:
 def as_note(text: str) -> str | None:
     """A terse note ("CI: Node 20", "Timezone: Europe/Berlin") said as a sentence ("CI is
     Node 20"), or None when the text is not of that shape."""
-    found = _NOTE.match(text.strip())
+    found = _NOTE.match(_LABEL.sub("", text.strip()))
     if found is None:
         return None
     return f"{found.group(1)} is {found.group(2)}"
