@@ -12,6 +12,7 @@ from pydantic import SecretStr
 from sediment.api.app import create_app
 from sediment.api.deps import ApiDeps
 from sediment.api.keys import ApiKey, digest
+from sediment.bootstrap import Runtime
 from sediment.render import reading_lines
 from tests.unit.api_support import BOSTON, LISBON, RecordingPublisher, mid, seeded_runtime
 
@@ -25,8 +26,15 @@ WRITER = {"Authorization": "Bearer w-secret"}
 
 
 @pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
+def runtime(tmp_path: Path) -> Iterator[Runtime]:
     rt = seeded_runtime(tmp_path)
+    yield rt
+    rt.close()
+
+
+@pytest.fixture
+def client(runtime: Runtime) -> Iterator[TestClient]:
+    rt = runtime
     deps = ApiDeps(
         service=rt.recaller,
         store=rt.store,
@@ -37,9 +45,7 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
         api_keys=KEYS,
     )
     with TestClient(create_app(deps)) as c:
-        c.rt = rt  # type: ignore[attr-defined]
         yield c
-    rt.close()
 
 
 def test_banks_are_those_the_caller_may_read(client: TestClient) -> None:
@@ -50,11 +56,13 @@ def test_banks_are_those_the_caller_may_read(client: TestClient) -> None:
     assert refused.status_code == 403 and "lacks the 'read' scope" in refused.json()["message"]
 
 
-def test_a_memorys_reading_is_inspects_within_its_bank(client: TestClient) -> None:
+def test_a_memorys_reading_is_inspects_within_its_bank(
+    client: TestClient, runtime: Runtime
+) -> None:
     boston = mid(BOSTON)
     r = client.get(f"/v1/banks/b1/memories/{boston}/reading", headers=READER)
     assert r.status_code == 200, r.text
-    record = client.rt.store.fetch("b1", [boston])[0].record  # type: ignore[attr-defined]
+    record = runtime.store.fetch("b1", [boston])[0].record
     assert r.json() == {"id": str(boston), "lines": reading_lines(record)}
     assert r.json()["lines"][0].startswith("read as: ")
     short = str(boston)[:6]
