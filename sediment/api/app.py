@@ -4,8 +4,9 @@ Middleware order (outermost first): request id (so even a 413 carries one and is
 logged), then the bearer token (a `/v1/` request without a known token or key gets 401
 before its body is read), then the key's scope and bank (403), then the body limit and
 encoding check (413, 400). Ops routes (/v1/stats, /metrics, /dashboard) are in
-sediment/api/monitoring.py. The MCP endpoint, when the process hosts one, is mounted at
-/mcp behind the same check (sediment/api/auth.py), POST only (`PostOnly`).
+sediment/api/monitoring.py, the memory browser (/browse) in sediment/api/browser.py.
+The MCP endpoint, when the process hosts one, is mounted at /mcp behind the same check
+(sediment/api/auth.py), POST only (`PostOnly`).
 """
 
 from collections.abc import AsyncIterator, Callable
@@ -21,6 +22,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from sediment.api.auth import RequireToken, ScopeGuard, TokenGuard
+from sediment.api.browser import install_browser
 from sediment.api.data_routes import router as data_router
 from sediment.api.deps import ApiDeps
 from sediment.api.forget_routes import router as forget_router
@@ -193,6 +195,7 @@ def create_app(
     app.include_router(forget_router)
     app.include_router(data_router)
     install_ops(app)
+    install_browser(app)
     if mcp is not None:
         app.router.routes.append(Route("/mcp", TokenGuard(PostOnly(mcp)), include_in_schema=False))
 

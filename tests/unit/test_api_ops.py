@@ -139,16 +139,17 @@ def test_dashboard_is_self_contained_and_strict(api: TestClient) -> None:
     for asset in assets:
         assert api.get("/" + asset).status_code == 200
     shipped = {p.name: p.read_text(encoding="utf-8") for p in STATIC.iterdir()}
-    assert set(shipped) == {"dashboard.html", "dashboard.js", "dashboard.css"}
+    assert set(shipped) == {
+        *("dashboard.html", "dashboard.js", "dashboard.css"),
+        *("browser.html", "browser.js", "browser.css"),
+    }
     for name, text in shipped.items():
         urls = set(re.findall(r"https?://[^\s\"')]+", text)) - {"http://www.w3.org/2000/svg"}
         assert not urls, f"{name} reaches outside the API: {urls}"
         assert "<script>" not in text and "style=" not in text, name
-    assert "innerHTML" not in shipped["dashboard.js"]
-    assert (
-        "sessionStorage" in shipped["dashboard.js"]
-        and "localStorage" not in shipped["dashboard.js"]
-    )
+    for script in ("dashboard.js", "browser.js"):
+        assert "innerHTML" not in shipped[script], script
+        assert "sessionStorage" in shipped[script] and "localStorage" not in shipped[script]
 
 
 def test_every_response_carries_a_request_id(api: TestClient) -> None:
