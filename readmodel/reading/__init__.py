@@ -5,7 +5,7 @@ statement and returns a `Reading` (`statement.py`). Consolidation decides samene
 readings (`sameness.py`); recall reads questions and candidates with the same stages.
 """
 
-from readmodel.reading.pipeline import read
+from readmodel.reading.pipeline import read, several_statements
 from readmodel.reading.sameness import merge_key, same_statement, same_values, why_not_same
 from readmodel.reading.statement import Clause, Reading, Value
 
@@ -17,5 +17,6 @@ __all__ = [
     "read",
     "same_statement",
     "same_values",
+    "several_statements",
     "why_not_same",
 ]

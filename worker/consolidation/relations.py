@@ -15,7 +15,7 @@ from datetime import datetime
 from enum import Enum
 
 from contracts.memory import Memory, Relation, derive_memory_id
-from readmodel.reading import read, same_statement, same_values
+from readmodel.reading import read, same_statement, same_values, several_statements
 from readmodel.store import tagset_of
 from worker.consolidation.features import of as text_features
 from worker.consolidation.openupdates import OpenUpdate, open_update
@@ -103,7 +103,12 @@ def relate(a: Memory, b: Memory, similarity: float, policy: ConsolidationPolicy)
 
 def _update(older: Memory, newer: Memory) -> Update | OpenUpdate | None:
     """By attribute (`updates.py`), else by frame and value (`openupdates.py`); a
-    statement said of a short while ("this week") replaces, and is replaced by, nothing."""
+    statement said of a short while ("this week") replaces, and is replaced by, nothing.
+    A memory that says several things (`readmodel.reading.several_statements`) is not
+    superseded whole by a newer value of one of them: its other statements stay current,
+    and recall marks the replaced one when a question asks for it (query-time state)."""
+    if several_statements(older.text):
+        return None
     old_open, new_open = text_features(older).open, text_features(newer).open
     if (old_open and old_open.one_off) or (new_open and new_open.one_off):
         return None
