@@ -265,6 +265,8 @@ def run_retrieval(
                     systems_.run(q, out)
                     progress.advance(task)
                 wall["queries"] = round(time.perf_counter() - start, 2)
+                for q in bs.adversarial:
+                    out.shown_recall.pop(q.id, None)
         finally:
             rt.close()
     systems, adversarial = summarize(bs, out)

@@ -108,18 +108,18 @@ def _statements(text: str, rest: str, speaker: str | None, entities: tuple[str, 
 
 
 ONE_STATEMENT_WORDS = 25
-"""A sentence longer than this says several things (a request with what it presupposes,
-a turn of talk): the longest statement of the supersession and update corpora has 18."""
+"""Words beyond which a text says several things (a request with what it presupposes, a
+turn of talk): the longest statement of the supersession and update corpora has 18, and
+a turn of conversation that is superseded whole for one of its values loses the rest."""
 
 
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
 def several_statements(text: str) -> bool:
-    """Whether `text` says more than one thing: more than one sentence, or one sentence
-    longer than `ONE_STATEMENT_WORDS`. Superseding such a memory whole would take its
-    other statements with the one a newer memory replaced."""
+    """Whether `text` says more than one thing: more than `ONE_STATEMENT_WORDS` words
+    besides its speaker. Superseding such a memory whole would take its other statements
+    with the one a newer memory replaced."""
     _, rest = speaker_of(normalise(text))
-    sentences = clauses(rest)
-    return len(sentences) > 1 or any(len(s.split()) > ONE_STATEMENT_WORDS for s in sentences)
+    return len(rest.split()) > ONE_STATEMENT_WORDS
 
 
 def read(text: str, entities: list[str] | tuple[str, ...] = ()) -> Reading:
