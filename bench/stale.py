@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rich.console import Console
 from rich.progress import Progress
 
-from bench.dataset import BenchQuery, BenchSet
+from bench.dataset import SOURCE_ID, BenchQuery, BenchSet
 from bench.record import Figures, StaleReport, machine, now_iso, versions
 from bench.runner import BATCH, ingest, result_labels
 from bench.stale_score import (
@@ -78,7 +78,7 @@ def load_stale(path: Path, bs: BenchSet) -> tuple[list[StaleQuery], dict[str, in
     must be a knowledge-update query of the dataset, every turn a memory of its bank."""
     data = StaleFile.model_validate(json.loads(path.read_text(encoding="utf-8")))
     by_id = {q.id: q for q in bs.queries}
-    known = {(e.bank_id, str(e.metadata["source_id"])) for e in bs.events}
+    known = {(e.bank_id, str(e.metadata[SOURCE_ID])) for e in bs.events}
     chosen: list[StaleQuery] = []
     for qid, entry in data.queries.items():
         q = by_id.get(qid)
