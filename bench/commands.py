@@ -23,8 +23,8 @@ from sediment.settings import Settings
 
 app = typer.Typer(
     no_args_is_help=True,
-    help="Benchmarks: LoCoMo retrieval, generic retrieval, knowledge updates, supersession "
-    "precision, merges, report.",
+    help="Benchmarks: LoCoMo retrieval, generic retrieval, stale values, knowledge updates, "
+    "supersession precision, merges, report.",
 )
 console = Console(width=None if sys.stdout.isatty() else 140)
 err = Console(stderr=True)
@@ -128,6 +128,54 @@ def retrieval(
         err.print(f"[red]cannot read {dataset}[/red]: {exc}")
         raise typer.Exit(2) from None
     _run_retrieval(bs, "retrieval", embedder, json_out)
+
+
+@app.command()
+def stale(
+    dataset: Annotated[
+        Path,
+        typer.Option(help="generic retrieval JSON (BENCHMARKS.md §2)", exists=True, dir_okay=False),
+    ],
+    stale_path: Annotated[
+        Path,
+        typer.Option(
+            "--stale",
+            help="per knowledge-update query: stale_ids (replaced value) and gold_ids",
+            exists=True,
+            dir_okay=False,
+        ),
+    ],
+    embedder: EmbedderOpt = "static",
+    json_out: Annotated[Path | None, typer.Option("--json", help="write the JSON here")] = None,
+) -> None:
+    """Stale values: the updated turn above every stale turn, and stale turns in the top 5
+    marked, for each knowledge update of a retrieval dataset."""
+    from bench.dataset import load_generic
+    from bench.stale import load_stale, run_stale
+    from bench.stale_render import console_tables
+
+    try:
+        bs = load_generic(dataset)
+    except (ValueError, pydantic.ValidationError) as exc:
+        err.print(f"[red]cannot read {dataset}[/red]: {exc}")
+        raise typer.Exit(2) from None
+    try:
+        chosen, counts = load_stale(stale_path, bs)
+    except (ValueError, pydantic.ValidationError) as exc:
+        err.print(f"[red]cannot read {stale_path}[/red]: {exc}")
+        raise typer.Exit(2) from None
+    err.print(
+        f"{len(bs.events)} events in {len(bs.banks)} banks, {len(chosen)} knowledge updates "
+        "with a replaced value"
+    )
+    start = time.perf_counter()
+    report = run_stale(bs, chosen, counts, bench_settings(embedder), err)
+    report["wall_time_s"]["total"] = round(time.perf_counter() - start, 2)
+    for table in console_tables(report):
+        console.print(table)
+    if json_out:
+        write_json(json_out, report)
+        console.print(f"wrote {json_out}")
 
 
 @app.command()

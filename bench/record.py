@@ -8,6 +8,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import TypedDict
 
+from bench.stale_score import QueryOutcome, StaleSummary
+
 Figures = dict[str, float]
 Setting = str | int | float | bool | None
 PACKAGES = (
@@ -42,6 +44,22 @@ class RetrievalReport(TypedDict):
     ratios: dict[str, dict[str, float | None]]
     counts: dict[str, int]
     diagnostics: dict[str, Figures]
+    wall_time_s: Figures
+
+
+class StaleReport(TypedDict):
+    """`sediment-bench stale --json`: per mode (`as_of`, `present`), the summary and one
+    row per knowledge update."""
+
+    benchmark: str
+    dataset: str
+    machine: dict[str, str | int]
+    versions: dict[str, str]
+    settings: dict[str, Setting]
+    date: str
+    counts: dict[str, int]
+    summary: dict[str, StaleSummary]
+    queries: dict[str, list[QueryOutcome]]
     wall_time_s: Figures
 
 
@@ -246,7 +264,12 @@ def now_iso() -> str:
 
 def write_json(
     path: Path,
-    report: RetrievalReport | UpdatesReport | SupersessionReport | ScaleReport | MergesReport,
+    report: RetrievalReport
+    | UpdatesReport
+    | SupersessionReport
+    | ScaleReport
+    | MergesReport
+    | StaleReport,
 ) -> None:
     """Written to a temporary file first: an interrupted run leaves the old results intact."""
     path.parent.mkdir(parents=True, exist_ok=True)

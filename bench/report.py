@@ -10,6 +10,7 @@ from bench.record import (
     MergesReport,
     RetrievalReport,
     ScaleReport,
+    StaleReport,
     SupersessionReport,
     SystemFigures,
     UpdateFailure,
@@ -34,6 +35,10 @@ PAGE_ORDER = (
     "locomo_minilm",
     "realmem_minilm",
     "beam_minilm",
+    "stale_beam",
+    "stale_beam_500k",
+    "stale_beam_minilm",
+    "stale_beam_500k_minilm",
     "supersession",
     "supersession_before",
     "updates_corpus",
@@ -346,6 +351,10 @@ def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
             )
         elif kind == "updates":
             lines += updates_section(cast(UpdatesReport, data), source)
+        elif kind == "stale":
+            from bench.stale_render import stale_section
+
+            lines += stale_section(cast(StaleReport, data), source)
         elif kind == "supersession":
             from bench.supersession import supersession_section
 
