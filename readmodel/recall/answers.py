@@ -25,7 +25,8 @@ _ASKS: tuple[tuple[re.Pattern[str], frozenset[ValueType]], ...] = (
     (
         re.compile(
             r"\bhow\s+(?:many|much|long|often|old)\b|^\W*(?:what|which)\b.*\b(?:number|"
-            r"percentage|percent|amount|count|total|quota|rate|score|price|cost|average|size)\b",
+            r"percentage|percent|amount|count|total|quota|rate|rating|score|price|cost|average|"
+            r"size|budget|salary|fee|rent|wage|income|balance)\b",
             re.I,
         ),
         frozenset({"number", "quantity"}),
@@ -36,9 +37,8 @@ _ASKS: tuple[tuple[re.Pattern[str], frozenset[ValueType]], ...] = (
     ),
 )
 _QUESTION_WORDS = frozenset(
-    """what which when where who whom whose why how many much long often old time date day
-    number percentage percent amount total current currently now count deadline quota
-    rate score price cost average size due""".split()
+    """what which when where who whom whose why how many much long often old current
+    currently now""".split()
 )
 MAX_SENTENCES = 60
 """Sentences of one memory read for an answer: a long turn is read in full up to this."""
