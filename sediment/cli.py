@@ -8,15 +8,18 @@ import redis
 import typer
 from celery.signals import worker_process_shutdown, worker_shutdown
 from rich.console import Console
+from rich.table import Table
 
 from contracts.base import bank_id_problem
-from sediment import data_commands, maintenance, memory_commands
-from sediment.bootstrap import NoDataDirError
+from sediment import data_commands, maintenance, memory_commands, remote
+from sediment.bootstrap import NoDataDirError, Runtime
 from sediment.ingest import IngestDeps, run_ingest
+from sediment.ingest_remote import ingest_remote
 from sediment.render import last_recall_table
 from sediment.sampler import attach_to_worker
 from sediment.startup import require_durable_redis, runtime, settings_or_exit
 from sediment.store_owner import StoreOwnedError
+from sediment.words import counted
 from worker.consolidation.layout import LAYOUT, StaleLayoutError
 from worker.rebuild import InterruptedRebuildError
 
@@ -48,23 +51,37 @@ def ingest(
             help="exit 0 when some lines were rejected (each is still named, and dead-lettered)",
         ),
     ] = False,
+    url: remote.Url = None,
+    token: remote.Token = None,
 ) -> None:
     """Retain every event of a JSON-lines file (embedded: consolidate here; else publish).
 
     A line that is not a valid event is rejected: its line number and reason are
-    printed, it goes to the dead letters, and the command exits 1 (the other lines are
-    retained) unless --allow-partial."""
+    printed, it goes to the dead letters (once, however often the file is ingested), and
+    the command exits 1 (the other lines are retained) unless --allow-partial. Ctrl-C
+    stops it, saying how many events were taken: the same command again resumes. With
+    --url the events go to that server's HTTP API; a rejected line is named, not sent."""
     if not path.is_file():
         err.print(f"no file at {path.absolute()}: give the path of a JSON-lines file")
         raise typer.Exit(2)
-    rt = runtime(creates_store=True)
-    deps = IngestDeps(rt.publisher, rt.dead_letters, rt.metrics, rt.settings.max_text_bytes)
-    summary = run_ingest(deps, path, bank, batch, err)
+    if url:
+        with remote.answered(remote.connect(url, token)) as client:
+            summary = ingest_remote(client, path, bank, batch, err)
+    else:
+        rt = runtime(creates_store=True)
+        deps = IngestDeps(rt.publisher, rt.dead_letters, rt.metrics, rt.settings.max_text_bytes)
+        try:
+            summary = run_ingest(deps, path, bank, batch, err)
+        finally:
+            rt.close()
     console.print(summary.line())
-    rt.close()
+    if summary.interrupted is not None:
+        err.print(summary.interrupted.said(), highlight=False)
+        raise typer.Exit(130)
     if summary.dead_lettered and (not allow_partial or not summary.done + summary.duplicates):
         err.print(
-            f"{summary.dead_lettered} lines rejected: fix them and ingest the file again "
+            f"{counted(summary.dead_lettered, 'line')} rejected: fix "
+            f"{'it' if summary.dead_lettered == 1 else 'them'} and ingest the file again "
             "(retained lines are skipped as duplicates), or pass --allow-partial"
         )
         raise typer.Exit(1)
@@ -187,14 +204,20 @@ def last_recall(
     bank: Annotated[str, typer.Option(help="bank of the recall")],
     session: Annotated[str, typer.Option(help="the recall's session_key")],
     as_json: Annotated[bool, typer.Option("--json", help="print the snapshot as JSON")] = False,
+    url: remote.Url = None,
+    token: remote.Token = None,
 ) -> None:
     """Show what a session's last recall returned: ids, ranks and scores (no text).
 
     Reads Redis only, so it works next to a running `sediment serve` (which owns the
-    store); in embedded mode snapshots live inside the serving process.
+    store); in embedded mode snapshots live inside the serving process: ask it with --url.
     """
-    rt = runtime()
-    snapshot = rt.recall_log.last(bank, session)
+    if url:
+        with remote.answered(remote.connect(url, token)) as client:
+            snapshot = client.last_recall(session, bank=bank)
+    else:
+        rt = runtime()
+        snapshot = rt.recall_log.last(bank, session)
     if snapshot is None:
         err.print(f"no last recall for session {session!r} in bank {bank} (it may have expired)")
         raise typer.Exit(1)
@@ -205,6 +228,40 @@ def last_recall(
 
 
 @app.command()
+def banks(
+    as_json: Annotated[bool, typer.Option("--json", help="print the list as JSON")] = False,
+    url: remote.Url = None,
+    token: remote.Token = None,
+) -> None:
+    """The banks that hold memories, with how many memories and observations each has
+    (with --url, the banks the token or key may read)."""
+    from sediment.api.banks import summaries
+
+    if url:
+        with remote.answered(remote.connect(url, token)) as client:
+            listed = client.banks()
+    else:
+        rt = runtime()
+        try:
+            listed = summaries(rt.store)
+        finally:
+            rt.close()
+    if as_json:
+        sys.stdout.write(listed.model_dump_json(indent=2) + "\n")
+        return
+    if not listed.banks:
+        err.print("no bank holds memories yet: retain or ingest first")
+        return
+    table = Table(title=f"{counted(len(listed.banks), 'bank')}")
+    table.add_column("bank", overflow="fold")
+    table.add_column("memories", justify="right")
+    table.add_column("observations", justify="right")
+    for b in listed.banks:
+        table.add_row(b.bank_id, str(b.memories), str(b.observations))
+    console.print(table)
+
+
+@app.command()
 def stats(
     bank: Annotated[str | None, typer.Option(help="one bank (default: all banks)")] = None,
     minutes: Annotated[int, typer.Option(min=1, max=1440, help="window in minutes")] = 15,
@@ -212,25 +269,47 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="print the snapshot as JSON")] = False,
     counts: Annotated[
         bool | None,
-        typer.Option(help="count memories per bank in the store (default: distributed mode only)"),
+        typer.Option(
+            help="count memories per bank in the store (default: when this process can "
+            "open it; a running serve samples them itself)"
+        ),
     ] = None,
+    url: remote.Url = None,
+    token: remote.Token = None,
 ) -> None:
     """Rates, latency percentiles, lag, queue depth and dead letters of the last minutes.
 
-    Metrics live in Redis; in embedded mode they live inside the process that did the
-    work, so a separate `sediment stats` sees only the gauges it samples itself.
+    Metrics live in Redis. In embedded mode each process counts in its own memory and
+    leaves its counts in the data directory when it closes the store, so `sediment
+    stats` after an ingest shows them; while `serve` runs, ask it with --url.
     """
-    from sediment.stats import run
+    from sediment.stats import run, run_remote
 
+    if url:
+        with remote.answered(remote.connect(url, token)) as client:
+            run_remote(lambda: client.stats(minutes=minutes, bank=bank), watch, as_json, console)
+        return
     rt = runtime()
     if not rt.settings.metrics_enabled:
         err.print("metrics are disabled (SEDIMENT_METRICS_ENABLED=false)")
         raise typer.Exit(1)
-    store_counts = not rt.topology.local_store if counts is None else counts
+    store_counts = _can_count(rt) if counts is None else counts
     try:
         run(rt.gauges(store=store_counts), bank, minutes, watch, as_json, store_counts, console)
     finally:
         rt.close()
+
+
+def _can_count(rt: Runtime) -> bool:
+    """A Qdrant server is counted; a local store only when no other process has it
+    (a running serve samples the counts into the metrics itself, where they are shared)."""
+    if not rt.topology.local_store:
+        return True
+    try:
+        _ = rt.store
+    except StoreOwnedError:
+        return False
+    return True
 
 
 @app.command()

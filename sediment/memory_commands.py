@@ -109,7 +109,10 @@ def _retain_remote(url: str, token: str | None, bank: str, fields: dict[str, obj
         raise _refuse("retain", exc) from None
     with remote.answered(remote.connect(url, token)) as client:
         accepted = client.retain_many([one], bank=bank)
-    show_retained(bank, accepted.event_ids[0], accepted.outcomes)
+        done = accepted.outcomes
+        if done is None:
+            done = remote.consolidated(client, bank, accepted.event_ids)
+    show_retained(bank, accepted.event_ids[0], done)
 
 
 def show_retained(bank: str, event_id: object, done: Sequence[Outcome] | None) -> None:
