@@ -217,7 +217,7 @@ def show_recall(
     known = known_banks() if _empty(response) else [response.bank_id]
     unknown = response.bank_id not in known
     if as_json:
-        sys.stdout.write(response.model_dump_json(indent=2, exclude_none=True) + "\n")
+        sys.stdout.write(response.wire(indent=2) + "\n")
     elif not unknown:
         console.print(recall_table(response))
         if response.explain:
