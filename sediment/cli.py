@@ -41,9 +41,11 @@ err = Console(stderr=True)
 
 @app.command()
 def ingest(
-    path: Path,
+    path: Annotated[Path, typer.Argument(help="a JSON-lines file, one event a line")],
     bank: Annotated[str | None, typer.Option(help="bank_id for lines that have none")] = None,
-    batch: Annotated[int, typer.Option(min=1, max=1000)] = 64,
+    batch: Annotated[
+        int, typer.Option(min=1, max=1000, help="events handed on (or sent) at a time")
+    ] = 64,
     allow_partial: Annotated[
         bool,
         typer.Option(
@@ -68,7 +70,11 @@ def ingest(
         with remote.answered(remote.connect(url, token)) as client:
             summary = ingest_remote(client, path, bank, batch, err)
     else:
-        rt = runtime(creates_store=True)
+        try:
+            rt = runtime(creates_store=True)
+        except KeyboardInterrupt:
+            err.print("interrupted before any event was taken: run the same command again")
+            raise typer.Exit(130) from None
         deps = IngestDeps(rt.publisher, rt.dead_letters, rt.metrics, rt.settings.max_text_bytes)
         try:
             summary = run_ingest(deps, path, bank, batch, err)
@@ -90,7 +96,7 @@ def ingest(
 @app.command()
 def worker(
     pool: Annotated[str, typer.Option(help="solo, threads or prefork")] = "solo",
-    loglevel: str = "INFO",
+    loglevel: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR")] = "INFO",
 ) -> None:
     """Run a Celery worker consuming retain events."""
     rt = runtime(actor="worker", creates_store=True)
@@ -155,7 +161,7 @@ def ping(
 @app.command()
 def serve(
     host: Annotated[str, typer.Option(help="interface to bind")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port to listen on")] = 8000,
 ) -> None:
     """Serve the HTTP API; in embedded and standalone modes, consume events here too."""
     from sediment.serve import serve as run_server
@@ -314,8 +320,8 @@ def _can_count(rt: Runtime) -> bool:
 
 @app.command()
 def rebuild(
-    bank: Annotated[str | None, typer.Option()] = None,
-    all_banks: Annotated[bool, typer.Option("--all")] = False,
+    bank: Annotated[str | None, typer.Option(help="the bank to rebuild")] = None,
+    all_banks: Annotated[bool, typer.Option("--all", help="every bank")] = False,
 ) -> None:
     """Re-derive observations and edges from the stored raw memories."""
     if (bank is None) == (not all_banks):
@@ -349,7 +355,12 @@ def optimize() -> None:
 
 
 @app.command()
-def demo(data_dir: Annotated[Path | None, typer.Option()] = None) -> None:
+def demo(
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(help="where to keep the demo's store (default: SEDIMENT_DATA_DIR)"),
+    ] = None,
+) -> None:
     """Ingest a shipped sample conversation and show observations, chains and recall."""
     from sediment.demo import run_demo
 
@@ -357,7 +368,11 @@ def demo(data_dir: Annotated[Path | None, typer.Option()] = None) -> None:
 
 
 @app.command("build-model")
-def build_model(out: Annotated[Path | None, typer.Option()] = None) -> None:
+def build_model(
+    out: Annotated[
+        Path | None, typer.Option(help="directory to write (default: the shipped model's)")
+    ] = None,
+) -> None:
     """Rebuild the shipped static model from all-MiniLM-L6-v2 (needs the distill extra)."""
     from readmodel.embedders.build_static import build_static_model
     from readmodel.embedders.static import SHIPPED_MODEL_DIR

@@ -140,7 +140,7 @@ def export(
     token: remote.Token = None,
 ) -> None:
     """Write the bank's raw events and tombstones as JSON lines, ending with a trailer
-    that counts and checksums them (sediment/transfer.py)."""
+    that counts and checksums them (what `sediment import` reads and checks)."""
     if url:
         with remote.answered(remote.connect(url, token)) as client:
             text = client.export(bank=bank)

@@ -36,8 +36,8 @@ err = Console(stderr=True)
 
 @dlq_app.command("list")
 def dlq_list(
-    limit: int = 100,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    limit: Annotated[int, typer.Option(help="oldest letters to show")] = 100,
+    as_json: Annotated[bool, typer.Option("--json", help="print the letters as JSON")] = False,
 ) -> None:
     """Show dead letters with their reasons."""
     rt = runtime()
