@@ -20,6 +20,7 @@ from sediment.sampler import attach_to_worker
 from sediment.startup import require_durable_redis, runtime, settings_or_exit
 from sediment.store_owner import StoreOwnedError
 from sediment.words import counted
+from telemetry.recall_logs import LastRecall
 from worker.consolidation.layout import LAYOUT, StaleLayoutError
 from worker.rebuild import InterruptedRebuildError
 
@@ -218,6 +219,7 @@ def last_recall(
     Reads Redis only, so it works next to a running `sediment serve` (which owns the
     store); in embedded mode snapshots live inside the serving process: ask it with --url.
     """
+    snapshot: LastRecall | None
     if url:
         with remote.answered(remote.connect(url, token)) as client:
             snapshot = client.last_recall(session, bank=bank)
