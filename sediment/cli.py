@@ -190,13 +190,25 @@ def mcp(
             "default for calls that name none",
         ),
     ] = False,
+    url: remote.Url = None,
+    token: remote.Token = None,
 ) -> None:
     """Serve the MCP tools over stdio, for desktop agents and IDEs.
 
     With --bank B (or SEDIMENT_MCP_BANK) the server is pinned to B: `banks` lists only
     B and a call naming another bank is a tool error. --all-banks lets calls name any
-    bank. With neither a bank nor --all-banks, every call names its bank.
+    bank. With neither a bank nor --all-banks, every call names its bank. With --url,
+    each message goes to that serve's /mcp and the banks are its key's.
     """
+    if url:
+        from sediment.mcp_bridge import run_bridge
+
+        if bank is not None or all_banks:
+            err.print("with --url the token's or key's banks apply: drop --bank/--all-banks")
+            raise typer.Exit(2)
+        remote.connect(url, token).close()
+        run_bridge(url, token)
+        return
     from sediment.mcp_server import run_stdio
 
     problem = None if bank is None else bank_id_problem(bank)

@@ -6,6 +6,7 @@ mode, with a token and a scoped API key."""
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -127,6 +128,9 @@ def test_every_data_command_goes_through_a_running_serve(tmp_path: Path) -> None
         down = sediment(tmp_path, "banks", "--url", "http://127.0.0.1:9", check=False)
         assert down.returncode == 1 and "is `sediment serve` running there?" in down.stderr
 
+        listed_by_mcp = mcp_over_url(tmp_path, srv.url)
+        assert "eve" in listed_by_mcp and "notes" in listed_by_mcp
+
         listed = srv.get("/v1/banks", headers={"Authorization": f"Bearer {TOKEN}"}).json()
         assert [b["bank_id"] for b in listed["banks"]] == ["eve", "notes"]
         scoped = srv.get("/v1/banks", headers={"Authorization": f"Bearer {EVE_SECRET}"})
@@ -139,3 +143,42 @@ def test_every_data_command_goes_through_a_running_serve(tmp_path: Path) -> None
         ).json()
         assert "timings_ms" not in recall and None not in recall.values()
     assert "No hostname was supplied" not in srv.log.read_text()
+
+
+def mcp_over_url(tmp: Path, url: str) -> str:
+    """`sediment mcp --url` as an agent starts it: JSON-RPC lines on stdin, each relayed
+    to serve's /mcp; what its `banks` tool answers."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sediment.cli", "mcp", "--url", url, "--token", TOKEN],
+        cwd=tmp,
+        env={**os.environ, "SEDIMENT_DATA_DIR": str(tmp / "data"), "SEDIMENT_MODE": "embedded"},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(message: dict[str, object]) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+        proc.stdin.flush()
+
+    try:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
+        send(
+            {
+                "id": 1,
+                "method": "initialize",
+                "params": {**hello, "clientInfo": {"name": "t", "version": "1"}},
+            }
+        )
+        assert json.loads(proc.stdout.readline())["result"]["serverInfo"]
+        send({"method": "notifications/initialized"})
+        send({"id": 2, "method": "tools/call", "params": {"name": "banks", "arguments": {}}})
+        answer = json.loads(proc.stdout.readline())
+        assert answer["id"] == 2 and not answer["result"].get("isError"), answer
+        return json.dumps(answer["result"])
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)

@@ -91,8 +91,11 @@ def test_import_refuses_a_cut_export_unless_told_not_to_check(tmp_path: Path) ->
     refused = sediment(tmp_path, "import", str(cut), "--bank", "dst", env=other, check=False)
     assert refused.returncode == 1
     assert "has no trailer" in " ".join(refused.stderr.split())
-    found = sediment(tmp_path, "recall", "clocks", "--bank", "dst", "--json", env=other).stdout
-    assert json.loads(found)["results"] == []
+    found = sediment(
+        tmp_path, "recall", "clocks", "--bank", "dst", "--json", env=other, check=False
+    )
+    assert found.returncode == 1 and json.loads(found.stdout)["results"] == []
+    assert "bank 'dst' holds no memories" in found.stderr
     flag = ("--bank", "dst", "--no-trailer-check")
     out = sediment(tmp_path, "import", str(cut), *flag, env=other).stdout
     assert "imported 1 event into bank dst (1 new)" in out

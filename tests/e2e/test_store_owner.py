@@ -34,7 +34,7 @@ def test_a_second_process_is_told_who_holds_the_store(tmp_path: Path) -> None:
             assert "HTTP API or MCP endpoint" in lines[0]
             assert f"add --url {srv.url} to this command (or set SEDIMENT_URL)" in lines[0]
             assert "stop it" in lines[0]
-    out = sediment(tmp_path, "recall", "--bank", "u1", "where", check=False)
+    out = sediment(tmp_path, "banks", check=False)
     assert out.returncode == 0, out.stderr
 
 
@@ -72,7 +72,7 @@ def test_a_stale_owner_file_does_not_block(tmp_path: Path) -> None:
     (tmp_path / "data" / "owner.json").write_text(
         '{"pid": 999999, "command": "sediment serve", "host": "h", "since": "x"}\n'
     )
-    out = sediment(tmp_path, "recall", "--bank", "u1", "where", check=False)
+    out = sediment(tmp_path, "banks", check=False)
     assert out.returncode == 0, out.stderr
 
 
