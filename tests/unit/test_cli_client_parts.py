@@ -2,12 +2,14 @@
 nearest bank names, counts in words, one-line dead-letter reasons, the recall row's
 label, embedded metrics carried between processes, a snapshot read back from JSON."""
 
+import json
 import logging
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
 import fakeredis
+import httpx
 import pydantic
 import pytest
 from kombu import Connection
@@ -19,6 +21,7 @@ from contracts.recall import RecallResponse, RecallResult
 from sediment import store_owner
 from sediment.api.banks import empty_bank_note, nearest
 from sediment.ingest import IngestSummary, Interrupted
+from sediment.mcp_bridge import relay
 from sediment.render import recall_table
 from sediment.serve import served_url
 from sediment.settings import Settings
@@ -141,3 +144,32 @@ def test_a_refused_command_is_told_the_url_serve_listens_on(tmp_path: Path) -> N
         assert "add --url http://127.0.0.1:8123 to this command (or set SEDIMENT_URL)" in said
     finally:
         store_owner.release(tmp_path)
+
+
+def test_the_mcp_bridge_relays_requests_and_answers_errors_in_json_rpc() -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        assert request.headers["authorization"] == "Bearer t"
+        if "id" not in body:
+            return httpx.Response(202)
+        return httpx.Response(200, json={"jsonrpc": "2.0", "id": body["id"], "result": {}})
+
+    lines = [
+        '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}\n',
+        '{"jsonrpc": "2.0", "method": "notifications/initialized"}\n',
+        "not json\n",
+    ]
+    with httpx.Client(
+        transport=httpx.MockTransport(answer), headers={"Authorization": "Bearer t"}
+    ) as client:
+        said = [relay(line, client, "http://s/mcp") for line in lines]
+    assert json.loads(said[0] or "") == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert said[1] is None
+    assert "not a JSON-RPC message" in (said[2] or "")
+
+    def down(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    with httpx.Client(transport=httpx.MockTransport(down)) as client:
+        failed = json.loads(relay(lines[0], client, "http://s/mcp") or "")
+    assert failed["id"] == 1 and "no answer from http://s/mcp" in failed["error"]["message"]
