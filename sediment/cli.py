@@ -346,7 +346,7 @@ def rebuild(
         total = maintenance.rebuild(rt.consolidator, [bank] if bank else None, err, LAYOUT)
     finally:
         rt.close()
-    console.print(f"rebuilt {total} raw memories")
+    console.print(f"rebuilt {counted(total, 'raw memory', 'raw memories')}")
 
 
 @app.command()

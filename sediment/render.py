@@ -14,6 +14,7 @@ from readmodel.reading import read
 from readmodel.reading.statement import describe
 from readmodel.store import Record
 from sediment.memory_ids import short
+from sediment.words import counted
 from telemetry.recall_logs import LastRecall
 
 TIMESTAMP_WIDTH = len("2024-01-10T09:00:00+00:00")
@@ -25,7 +26,7 @@ def recall_table(response: RecallResponse) -> Table:
     state found through an older state that matched the query says so: "shown for older
     state X" (what `sediment inspect` lists under "replaces", directly or a few
     states back)."""
-    pending = f", {response.pending} events pending" if response.pending else ""
+    pending = f", {counted(response.pending, 'event')} pending" if response.pending else ""
     title = f"recall: {response.query!r} (bank {response.bank_id}{pending})"
     table = Table(title=title, expand=True)
     for col in ("#", "id", "score", "kind", "state", "text"):
