@@ -184,7 +184,8 @@ def reconcile() -> None:
         raise typer.Exit(1)
     console.print(
         f"ledger: {counted(rt.ledger.size(), 'event')} not yet handled; checked "
-        f"{report.candidates} that looked lost, {report.in_flight} in flight, {report.held_back} still queued; "
+        f"{report.candidates} that looked lost, {report.in_flight} in flight, "
+        f"{report.held_back} still queued; "
         f"republished {len(report.republished)}, gave up on {len(report.abandoned)}; "
         f"restored {counted(len(report.restored), 'message')} of stopped consumers"
     )
