@@ -321,13 +321,17 @@ def stats(
 
 
 def _can_count(rt: Runtime) -> bool:
-    """A Qdrant server is counted; a local store only when no other process has it
-    (a running serve samples the counts into the metrics itself, where they are shared)."""
+    """A Qdrant server is counted; a local store only when no other process has it: on
+    a shared Redis the serve that has it samples the counts into the metrics itself;
+    embedded, its figures live in its own process, so this one is refused, naming
+    `--url` (one that showed its own empty figures would mislead)."""
     if not rt.topology.local_store:
         return True
     try:
         _ = rt.store
     except StoreOwnedError:
+        if not rt.topology.shared_redis:
+            raise
         return False
     return True
 

@@ -69,6 +69,8 @@ def test_every_data_command_goes_through_a_running_serve(tmp_path: Path) -> None
         refused = both(tmp_path, None, "recall", "--bank", "notes", "Alice", check=False)
         assert refused.returncode == 1
         assert f"add --url {srv.url} to this command (or set SEDIMENT_URL)" in refused.stderr
+        alone = both(tmp_path, None, "stats", check=False)
+        assert alone.returncode == 1 and f"--url {srv.url}" in alone.stderr
 
         for args in reads:
             assert both(tmp_path, srv.url, *args).stdout == embedded[args], args
