@@ -329,7 +329,7 @@ def _can_count(rt: Runtime) -> bool:
         return True
     try:
         _ = rt.store
-    except StoreOwnedError:
+    except (StoreOwnedError, NoDataDirError):
         if not rt.topology.shared_redis:
             raise
         return False
