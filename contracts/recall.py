@@ -193,8 +193,8 @@ class StageTrace(Frozen):
 
 class RecallResponse(Frozen):
     """`timings` holds each stage's time in milliseconds. `timings_ms` is the same map
-    under the name used before `timings`, kept so existing readers go on working; it
-    is deprecated and goes with the next schema version."""
+    under the name used before `timings`: a response read with either name fills both,
+    and it is no longer sent (`wire`); it goes with the next schema version."""
 
     schema_version: Literal[1] = SCHEMA_VERSION
     bank_id: str
@@ -221,6 +221,12 @@ class RecallResponse(Frozen):
         default_factory=list,
         description="Of the request's `wait_for`, the events still not consolidated.",
     )
+
+    def wire(self, indent: int | None = None) -> str:
+        """The response as the HTTP API and `sediment recall --json` send it: no
+        nulls (an absent field is its default) and `timings` alone (a reader of the
+        model still finds `timings_ms`, filled from `timings`)."""
+        return self.model_dump_json(indent=indent, exclude_none=True, exclude={"timings_ms"})
 
     @model_validator(mode="before")
     @classmethod

@@ -32,6 +32,7 @@ from sediment.stats import Gauges
 from sediment.store_owner import StoreOwnedError
 from sediment.topology import MEMORY_BROKER, Topology
 from sediment.tracing import Tracing, start_tracing, wanted
+from telemetry import series_file
 from telemetry.audit_log import AuditLog, FileAuditLog, RedisAuditLog
 from telemetry.metrics import Metrics, NoopMetrics
 from telemetry.recall_logs import RecallLog, RedisRecallLog
@@ -60,6 +61,9 @@ IN_PROCESS_LOG_MAXLEN = 10_000
 process's own memory, about 2 KB per impression: they are capped at this many entries
 (or `SEDIMENT_IMPRESSIONS_MAXLEN` / `SEDIMENT_SLOW_MAXLEN` when smaller), so a long
 embedded `sediment serve` stays flat instead of growing by ~200 MB to the default cap."""
+
+METRICS_FILE = "metrics.json"
+"""Embedded mode's metrics between processes (telemetry/series_file.py)."""
 
 MEMORY_POLL_S = 0.05
 """Celery's in-memory transport polls; `sediment serve` in embedded mode should not wait
@@ -203,8 +207,21 @@ class Runtime:
         if not self.settings.metrics_enabled:
             return NoopMetrics()
         if not self.topology.shared_redis:
+            if self._keeps_metrics:
+                series_file.load_file(self.redis, self.settings.data_dir / METRICS_FILE)
             return ProcessMetrics(self.redis, self.settings.metrics_retention_s)
         return RedisMetrics(self.redis, self.settings.metrics_retention_s)
+
+    @property
+    def _keeps_metrics(self) -> bool:
+        """Embedded on a local store: the metrics outlive the process in a file of the
+        data directory (telemetry/series_file.py), so `sediment stats` in the next
+        process counts what this one did."""
+        return (
+            not self.topology.shared_redis
+            and self.topology.local_store
+            and self.settings.metrics_enabled
+        )
 
     @cached_property
     def redis(self) -> redis.Redis:
@@ -542,6 +559,8 @@ class Runtime:
         if not self._closed and "slow_calls" in self.__dict__:
             self.slow_calls.close()
         if not self._closed and "store" in self.__dict__:
+            if self._keeps_metrics and "metrics" in self.__dict__:
+                series_file.save_file(self.redis, self.settings.data_dir / METRICS_FILE)
             self.store.close()
             if self.topology.local_store:
                 store_owner.release(self.settings.data_dir)

@@ -8,15 +8,19 @@ import redis
 import typer
 from celery.signals import worker_process_shutdown, worker_shutdown
 from rich.console import Console
+from rich.table import Table
 
 from contracts.base import bank_id_problem
-from sediment import data_commands, maintenance, memory_commands
-from sediment.bootstrap import NoDataDirError
+from sediment import data_commands, maintenance, memory_commands, remote
+from sediment.bootstrap import NoDataDirError, Runtime
 from sediment.ingest import IngestDeps, run_ingest
+from sediment.ingest_remote import ingest_remote
 from sediment.render import last_recall_table
 from sediment.sampler import attach_to_worker
 from sediment.startup import require_durable_redis, runtime, settings_or_exit
 from sediment.store_owner import StoreOwnedError
+from sediment.words import counted
+from telemetry.recall_logs import LastRecall
 from worker.consolidation.layout import LAYOUT, StaleLayoutError
 from worker.rebuild import InterruptedRebuildError
 
@@ -38,9 +42,11 @@ err = Console(stderr=True)
 
 @app.command()
 def ingest(
-    path: Path,
+    path: Annotated[Path, typer.Argument(help="a JSON-lines file, one event a line")],
     bank: Annotated[str | None, typer.Option(help="bank_id for lines that have none")] = None,
-    batch: Annotated[int, typer.Option(min=1, max=1000)] = 64,
+    batch: Annotated[
+        int, typer.Option(min=1, max=1000, help="events handed on (or sent) at a time")
+    ] = 64,
     allow_partial: Annotated[
         bool,
         typer.Option(
@@ -48,23 +54,41 @@ def ingest(
             help="exit 0 when some lines were rejected (each is still named, and dead-lettered)",
         ),
     ] = False,
+    url: remote.Url = None,
+    token: remote.Token = None,
 ) -> None:
     """Retain every event of a JSON-lines file (embedded: consolidate here; else publish).
 
     A line that is not a valid event is rejected: its line number and reason are
-    printed, it goes to the dead letters, and the command exits 1 (the other lines are
-    retained) unless --allow-partial."""
+    printed, it goes to the dead letters (once, however often the file is ingested), and
+    the command exits 1 (the other lines are retained) unless --allow-partial. Ctrl-C
+    stops it, saying how many events were taken: the same command again resumes. With
+    --url the events go to that server's HTTP API; a rejected line is named, not sent."""
     if not path.is_file():
         err.print(f"no file at {path.absolute()}: give the path of a JSON-lines file")
         raise typer.Exit(2)
-    rt = runtime(creates_store=True)
-    deps = IngestDeps(rt.publisher, rt.dead_letters, rt.metrics, rt.settings.max_text_bytes)
-    summary = run_ingest(deps, path, bank, batch, err)
+    if url:
+        with remote.answered(remote.connect(url, token)) as client:
+            summary = ingest_remote(client, path, bank, batch, err)
+    else:
+        try:
+            rt = runtime(creates_store=True)
+        except KeyboardInterrupt:
+            err.print("interrupted before any event was taken: run the same command again")
+            raise typer.Exit(130) from None
+        deps = IngestDeps(rt.publisher, rt.dead_letters, rt.metrics, rt.settings.max_text_bytes)
+        try:
+            summary = run_ingest(deps, path, bank, batch, err)
+        finally:
+            rt.close()
     console.print(summary.line())
-    rt.close()
+    if summary.interrupted is not None:
+        err.print(summary.interrupted.said(), highlight=False)
+        raise typer.Exit(130)
     if summary.dead_lettered and (not allow_partial or not summary.done + summary.duplicates):
         err.print(
-            f"{summary.dead_lettered} lines rejected: fix them and ingest the file again "
+            f"{counted(summary.dead_lettered, 'line')} rejected: fix "
+            f"{'it' if summary.dead_lettered == 1 else 'them'} and ingest the file again "
             "(retained lines are skipped as duplicates), or pass --allow-partial"
         )
         raise typer.Exit(1)
@@ -73,7 +97,7 @@ def ingest(
 @app.command()
 def worker(
     pool: Annotated[str, typer.Option(help="solo, threads or prefork")] = "solo",
-    loglevel: str = "INFO",
+    loglevel: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR")] = "INFO",
 ) -> None:
     """Run a Celery worker consuming retain events."""
     rt = runtime(actor="worker", creates_store=True)
@@ -138,7 +162,7 @@ def ping(
 @app.command()
 def serve(
     host: Annotated[str, typer.Option(help="interface to bind")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port to listen on")] = 8000,
 ) -> None:
     """Serve the HTTP API; in embedded and standalone modes, consume events here too."""
     from sediment.serve import serve as run_server
@@ -166,13 +190,25 @@ def mcp(
             "default for calls that name none",
         ),
     ] = False,
+    url: remote.Url = None,
+    token: remote.Token = None,
 ) -> None:
     """Serve the MCP tools over stdio, for desktop agents and IDEs.
 
     With --bank B (or SEDIMENT_MCP_BANK) the server is pinned to B: `banks` lists only
     B and a call naming another bank is a tool error. --all-banks lets calls name any
-    bank. With neither a bank nor --all-banks, every call names its bank.
+    bank. With neither a bank nor --all-banks, every call names its bank. With --url,
+    each message goes to that serve's /mcp and the banks are its key's.
     """
+    if url:
+        from sediment.mcp_bridge import run_bridge
+
+        if bank is not None or all_banks:
+            err.print("with --url the token's or key's banks apply: drop --bank/--all-banks")
+            raise typer.Exit(2)
+        remote.connect(url, token).close()
+        run_bridge(url, token)
+        return
     from sediment.mcp_server import run_stdio
 
     problem = None if bank is None else bank_id_problem(bank)
@@ -187,14 +223,21 @@ def last_recall(
     bank: Annotated[str, typer.Option(help="bank of the recall")],
     session: Annotated[str, typer.Option(help="the recall's session_key")],
     as_json: Annotated[bool, typer.Option("--json", help="print the snapshot as JSON")] = False,
+    url: remote.Url = None,
+    token: remote.Token = None,
 ) -> None:
     """Show what a session's last recall returned: ids, ranks and scores (no text).
 
     Reads Redis only, so it works next to a running `sediment serve` (which owns the
-    store); in embedded mode snapshots live inside the serving process.
+    store); in embedded mode snapshots live inside the serving process: ask it with --url.
     """
-    rt = runtime()
-    snapshot = rt.recall_log.last(bank, session)
+    snapshot: LastRecall | None
+    if url:
+        with remote.answered(remote.connect(url, token)) as client:
+            snapshot = client.last_recall(session, bank=bank)
+    else:
+        rt = runtime()
+        snapshot = rt.recall_log.last(bank, session)
     if snapshot is None:
         err.print(f"no last recall for session {session!r} in bank {bank} (it may have expired)")
         raise typer.Exit(1)
@@ -205,6 +248,40 @@ def last_recall(
 
 
 @app.command()
+def banks(
+    as_json: Annotated[bool, typer.Option("--json", help="print the list as JSON")] = False,
+    url: remote.Url = None,
+    token: remote.Token = None,
+) -> None:
+    """The banks that hold memories, with how many memories and observations each has
+    (with --url, the banks the token or key may read)."""
+    from sediment.api.banks import summaries
+
+    if url:
+        with remote.answered(remote.connect(url, token)) as client:
+            listed = client.banks()
+    else:
+        rt = runtime()
+        try:
+            listed = summaries(rt.store)
+        finally:
+            rt.close()
+    if as_json:
+        sys.stdout.write(listed.model_dump_json(indent=2) + "\n")
+        return
+    if not listed.banks:
+        err.print("no bank holds memories yet: retain or ingest first")
+        return
+    table = Table(title=f"{counted(len(listed.banks), 'bank')}")
+    table.add_column("bank", overflow="fold")
+    table.add_column("memories", justify="right")
+    table.add_column("observations", justify="right")
+    for b in listed.banks:
+        table.add_row(b.bank_id, str(b.memories), str(b.observations))
+    console.print(table)
+
+
+@app.command()
 def stats(
     bank: Annotated[str | None, typer.Option(help="one bank (default: all banks)")] = None,
     minutes: Annotated[int, typer.Option(min=1, max=1440, help="window in minutes")] = 15,
@@ -212,31 +289,57 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="print the snapshot as JSON")] = False,
     counts: Annotated[
         bool | None,
-        typer.Option(help="count memories per bank in the store (default: distributed mode only)"),
+        typer.Option(
+            help="count memories per bank in the store (default: when this process can "
+            "open it; a running serve samples them itself)"
+        ),
     ] = None,
+    url: remote.Url = None,
+    token: remote.Token = None,
 ) -> None:
     """Rates, latency percentiles, lag, queue depth and dead letters of the last minutes.
 
-    Metrics live in Redis; in embedded mode they live inside the process that did the
-    work, so a separate `sediment stats` sees only the gauges it samples itself.
+    Metrics live in Redis. In embedded mode each process counts in its own memory and
+    leaves its counts in the data directory when it closes the store, so `sediment
+    stats` after an ingest shows them; while `serve` runs, ask it with --url.
     """
-    from sediment.stats import run
+    from sediment.stats import run, run_remote
 
+    if url:
+        with remote.answered(remote.connect(url, token)) as client:
+            run_remote(lambda: client.stats(minutes=minutes, bank=bank), watch, as_json, console)
+        return
     rt = runtime()
     if not rt.settings.metrics_enabled:
         err.print("metrics are disabled (SEDIMENT_METRICS_ENABLED=false)")
         raise typer.Exit(1)
-    store_counts = not rt.topology.local_store if counts is None else counts
+    store_counts = _can_count(rt) if counts is None else counts
     try:
         run(rt.gauges(store=store_counts), bank, minutes, watch, as_json, store_counts, console)
     finally:
         rt.close()
 
 
+def _can_count(rt: Runtime) -> bool:
+    """A Qdrant server is counted; a local store only when no other process has it: on
+    a shared Redis the serve that has it samples the counts into the metrics itself;
+    embedded, its figures live in its own process, so this one is refused, naming
+    `--url` (one that showed its own empty figures would mislead)."""
+    if not rt.topology.local_store:
+        return True
+    try:
+        _ = rt.store
+    except (StoreOwnedError, NoDataDirError):
+        if not rt.topology.shared_redis:
+            raise
+        return False
+    return True
+
+
 @app.command()
 def rebuild(
-    bank: Annotated[str | None, typer.Option()] = None,
-    all_banks: Annotated[bool, typer.Option("--all")] = False,
+    bank: Annotated[str | None, typer.Option(help="the bank to rebuild")] = None,
+    all_banks: Annotated[bool, typer.Option("--all", help="every bank")] = False,
 ) -> None:
     """Re-derive observations and edges from the stored raw memories."""
     if (bank is None) == (not all_banks):
@@ -247,7 +350,7 @@ def rebuild(
         total = maintenance.rebuild(rt.consolidator, [bank] if bank else None, err, LAYOUT)
     finally:
         rt.close()
-    console.print(f"rebuilt {total} raw memories")
+    console.print(f"rebuilt {counted(total, 'raw memory', 'raw memories')}")
 
 
 @app.command()
@@ -270,7 +373,12 @@ def optimize() -> None:
 
 
 @app.command()
-def demo(data_dir: Annotated[Path | None, typer.Option()] = None) -> None:
+def demo(
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(help="where to keep the demo's store (default: SEDIMENT_DATA_DIR)"),
+    ] = None,
+) -> None:
     """Ingest a shipped sample conversation and show observations, chains and recall."""
     from sediment.demo import run_demo
 
@@ -278,7 +386,11 @@ def demo(data_dir: Annotated[Path | None, typer.Option()] = None) -> None:
 
 
 @app.command("build-model")
-def build_model(out: Annotated[Path | None, typer.Option()] = None) -> None:
+def build_model(
+    out: Annotated[
+        Path | None, typer.Option(help="directory to write (default: the shipped model's)")
+    ] = None,
+) -> None:
     """Rebuild the shipped static model from all-MiniLM-L6-v2 (needs the distill extra)."""
     from readmodel.embedders.build_static import build_static_model
     from readmodel.embedders.static import SHIPPED_MODEL_DIR

@@ -4,6 +4,7 @@ workers; every change is recorded in the bank's audit stream as the `cli`'s."""
 
 import json
 import secrets
+import sys
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from sediment import remote
 from sediment.api.keys import ApiKey, digest
 from sediment.auditing import acting_as
 from sediment.bootstrap import Runtime
@@ -22,6 +24,7 @@ from sediment.memory_ids import parse_full, resolve
 from sediment.retain import PublishError
 from sediment.startup import runtime
 from sediment.transfer import export_lines, import_lines
+from sediment.words import counted
 
 console = Console()
 err = Console(stderr=True)
@@ -39,9 +42,25 @@ def forget(
     end: Annotated[datetime | None, typer.Option(help="occurred at or before (ISO 8601)")] = None,
     source_id: Annotated[str | None, typer.Option(help="metadata.source_id equals")] = None,
     everything: Annotated[bool, typer.Option("--all", help="the whole bank")] = False,
+    url: remote.Url = None,
+    token: remote.Token = None,
 ) -> None:
     """Forget memories for good: by id, by a filter, or the whole bank. Tombstones keep
     a replayed or redelivered retain of them from coming back."""
+    if url:
+        with remote.answered(remote.connect(url, token)) as client:
+            done = client.forget(
+                bank=bank,
+                memory_ids=memory_id or [],
+                tags=tag or [],
+                entities=entity or [],
+                start=_aware(start),
+                end=_aware(end),
+                source_id=source_id,
+                all_memories=everything,
+            )
+        show_forget(bank, done.event_id, None if done.queued else done.forgotten or 0)
+        return
     rt = runtime()
     try:
         ids = _memory_ids(rt, bank, memory_id or [])
@@ -66,10 +85,17 @@ def forget(
         raise typer.Exit(1) from exc
     finally:
         rt.close()
-    if rt.publisher.queued:
-        console.print(f"forget {event.event_id} queued for bank {bank}")
+    show_forget(bank, event.event_id, None if rt.publisher.queued else count)
+
+
+def show_forget(bank: str, event_id: uuid.UUID, forgotten: int | None) -> None:
+    """`forgotten`: how many went here; None when the forget is queued for a worker."""
+    if forgotten is None:
+        console.print(f"forget {event_id} queued for bank {bank}")
     else:
-        console.print(f"forgot {count} memories in bank {bank} (event {event.event_id})")
+        console.print(
+            f"forgot {counted(forgotten, 'memory', 'memories')} in bank {bank} (event {event_id})"
+        )
 
 
 def _memory_ids(rt: Runtime, bank: str, given: list[str]) -> list[uuid.UUID]:
@@ -110,9 +136,19 @@ def new_key(
 def export(
     bank: Annotated[str, typer.Option(help="bank to export")],
     out: Annotated[Path | None, typer.Option(help="file to write (default: stdout)")] = None,
+    url: remote.Url = None,
+    token: remote.Token = None,
 ) -> None:
     """Write the bank's raw events and tombstones as JSON lines, ending with a trailer
-    that counts and checksums them (sediment/transfer.py)."""
+    that counts and checksums them (what `sediment import` reads and checks)."""
+    if url:
+        with remote.answered(remote.connect(url, token)) as client:
+            text = client.export(bank=bank)
+        if out is None:
+            sys.stdout.write(text)
+        else:
+            out.write_text(text, encoding="utf-8")
+        return
     rt = runtime()
     counts: dict[str, int] = {}
     try:
@@ -156,8 +192,8 @@ def import_(
     finally:
         rt.close()
     console.print(
-        f"imported {done.events} events into bank {done.bank} ({done.stored} new), "
-        f"{done.tombstones} tombstones"
+        f"imported {counted(done.events, 'event')} into bank {done.bank} "
+        f"({done.stored} new), {counted(done.tombstones, 'tombstone')}"
     )
 
 
@@ -165,19 +201,26 @@ def audit(
     bank: Annotated[str, typer.Option(help="bank whose audit stream to read")],
     limit: Annotated[int, typer.Option(min=1, max=10_000, help="newest entries to show")] = 50,
     as_json: Annotated[bool, typer.Option("--json", help="print the entries as JSON")] = False,
+    url: remote.Url = None,
+    token: remote.Token = None,
 ) -> None:
     """Who changed the bank's data: retains, forgets, imports, expiries, votes, exports
     (newest first; ids and counts, never memory text)."""
-    rt = runtime()
-    try:
-        entries = rt.audit_log.read(bank, limit)
-    finally:
-        rt.close()
+    if url:
+        with remote.answered(remote.connect(url, token)) as client:
+            entries = client.audit(bank=bank, limit=limit)
+    else:
+        rt = runtime()
+        try:
+            entries = rt.audit_log.read(bank, limit)
+        finally:
+            rt.close()
     if as_json:
         print(json.dumps([e.model_dump(mode="json") for e in entries], indent=2))
         return
     table = Table(title=f"audit of bank {bank} (newest first)")
-    for col in ("at", "actor", "action", "counts", "ids", "request"):
+    table.add_column("at", no_wrap=True)
+    for col in ("actor", "action", "counts", "ids", "request"):
         table.add_column(col, overflow="fold")
     for e in entries:
         ids = [*e.event_ids, *e.memory_ids]
@@ -211,6 +254,7 @@ def expire(
         raise typer.Exit(1)
     verb = "queued for forgetting" if rt.publisher.queued else "forgot"
     total = sum(report.expired.values())
-    console.print(f"{verb} {total} expired memories in {len(report.expired)} banks")
+    memories = counted(total, "expired memory", "expired memories")
+    console.print(f"{verb} {memories} in {counted(len(report.expired), 'bank')}")
     for name, n in sorted(report.expired.items()):
         console.print(f"  {name}: {n}")

@@ -1,5 +1,6 @@
 """`sediment ingest`: JSON-lines retain events as users write them."""
 
+import hashlib
 import json
 import uuid
 from collections.abc import Iterator, Sequence
@@ -15,6 +16,7 @@ from rich.progress import Progress
 from contracts.events import RetainEvent, derive_event_id, with_expiry
 from sediment.api.problems import problems
 from sediment.retain import Publisher
+from sediment.words import counted
 from telemetry.metrics import Metrics, count_events
 from worker.deadletters import DeadLetters
 from worker.errors import PoisonEvent
@@ -57,12 +59,31 @@ class IngestSummary:
     duplicates: int
     dead_lettered: int
     published: bool
+    interrupted: "Interrupted | None" = None
+    lettered: bool = True
+    """The rejected lines went to the dead letters (not so through a server's API)."""
 
     def line(self) -> str:
         verb = "published" if self.published else "consolidated"
+        bad = "dead-lettered" if self.lettered else "rejected"
         return (
-            f"{verb} {self.done} events, dead-lettered {self.dead_lettered}, "
-            f"skipped {self.duplicates} duplicates"
+            f"{verb} {counted(self.done, 'event')}, {bad} {self.dead_lettered}, "
+            f"skipped {counted(self.duplicates, 'duplicate')}"
+        )
+
+
+@dataclass(frozen=True)
+class Interrupted:
+    """Ctrl-C during an ingest: `taken` of `total` events were handed on (whole
+    batches); the batch in hand may be partly taken too."""
+
+    taken: int
+    total: int
+
+    def said(self) -> str:
+        return (
+            f"interrupted: {counted(self.taken, 'event')} of {self.total} taken; run the "
+            "same command again to resume (what was taken is skipped as a duplicate)"
         )
 
 
@@ -161,28 +182,53 @@ def run_ingest(
 ) -> IngestSummary:
     """Every valid line through the one retain path (consolidated here or published, as
     the bootstrap chose); bad lines, and lines reusing an earlier line's event id for
-    other content, go to the dead-letter stream."""
+    other content, go to the dead-letter stream, once: a line already there from an
+    earlier run of the file is named again, not dead-lettered twice. Ctrl-C stops
+    between batches' worth of work and says how far it got (`interrupted`)."""
     items = list(read_events(path, bank, deps.max_text_bytes))
     good = [i for i in items if isinstance(i, GoodLine)]
     unique, repeated, clashing = first_lines(good)
     bad = [*(i for i in items if isinstance(i, BadLine)), *clashing]
     bad.sort(key=lambda b: b.line_no)
+    lettered = already_lettered(deps.dead_letters) if bad else set()
     for b in bad:
-        reason = PoisonEvent(f"line {b.line_no}: {b.error}")
-        count_events(deps.metrics, "dead_lettered", [bank_of(b.raw)])
-        deps.dead_letters.add(letter(INGEST_TASK, b.raw, reason, 1))
+        again = payload_digest(b.raw) in lettered
+        if not again:
+            reason = PoisonEvent(f"line {b.line_no}: {b.said()}")
+            count_events(deps.metrics, "dead_lettered", [bank_of(b.raw)])
+            deps.dead_letters.add(letter(INGEST_TASK, b.raw, reason, 1))
+        where = "dead-lettered by an earlier run" if again else "dead-lettered"
         err.print(
-            f"[yellow]line {b.line_no} rejected[/yellow] (dead-lettered): {escape(b.said())}",
+            f"[yellow]line {b.line_no} rejected[/yellow] ({where}): {escape(b.said())}",
             highlight=False,
             soft_wrap=True,
         )
     queued = deps.publisher.queued
-    done = 0
+    done = taken = 0
+    stopped = None
     with Progress(console=err, transient=True) as progress:
         task = progress.add_task("ingest", total=len(unique))
-        for start in range(0, len(unique), batch):
-            chunk = unique[start : start + batch]
-            done += deps.publisher.publish_retain(chunk)
-            progress.advance(task, len(chunk))
-    duplicates = repeated + (0 if queued else len(unique) - done)
-    return IngestSummary(done, duplicates, len(bad), published=queued)
+        try:
+            for start in range(0, len(unique), batch):
+                chunk = unique[start : start + batch]
+                done += deps.publisher.publish_retain(chunk)
+                taken += len(chunk)
+                progress.advance(task, len(chunk))
+        except KeyboardInterrupt:
+            stopped = Interrupted(taken, len(unique))
+    duplicates = repeated + (0 if queued else taken - done)
+    return IngestSummary(done, duplicates, len(bad), published=queued, interrupted=stopped)
+
+
+def payload_digest(raw: str) -> str:
+    """What a dead letter knows its payload by (`DeadLetter.payload_sha256`)."""
+    return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def already_lettered(letters: DeadLetters, limit: int = 100_000) -> set[str]:
+    """The payload digests of the ingest's dead letters there are."""
+    return {
+        le.payload_sha256 or payload_digest(le.payload)
+        for le in letters.list(limit)
+        if le.task == INGEST_TASK
+    }

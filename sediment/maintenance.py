@@ -21,6 +21,7 @@ from readmodel.stores.edge import EdgeStore
 from sediment.ingest import complete
 from sediment.retain import Publisher
 from sediment.startup import runtime
+from sediment.words import counted
 from worker.celery_app import FEEDBACK_TASK
 from worker.consolidation.consolidator import Consolidator
 from worker.deadletters import DeadLetters
@@ -36,8 +37,8 @@ err = Console(stderr=True)
 
 @dlq_app.command("list")
 def dlq_list(
-    limit: int = 100,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    limit: Annotated[int, typer.Option(help="oldest letters to show")] = 100,
+    as_json: Annotated[bool, typer.Option("--json", help="print the letters as JSON")] = False,
 ) -> None:
     """Show dead letters with their reasons."""
     rt = runtime()
@@ -182,10 +183,11 @@ def reconcile() -> None:
         console.print("another sweep is running (a worker's); try again in a few seconds")
         raise typer.Exit(1)
     console.print(
-        f"ledger: {rt.ledger.size()} events not yet handled; checked {report.candidates} "
-        f"that looked lost, {report.in_flight} in flight, {report.held_back} still queued; "
+        f"ledger: {counted(rt.ledger.size(), 'event')} not yet handled; checked "
+        f"{report.candidates} that looked lost, {report.in_flight} in flight, "
+        f"{report.held_back} still queued; "
         f"republished {len(report.republished)}, gave up on {len(report.abandoned)}; "
-        f"restored {len(report.restored)} messages of stopped consumers"
+        f"restored {counted(len(report.restored), 'message')} of stopped consumers"
     )
     for name in report.republished:
         console.print(f"  republished {name}")

@@ -6,6 +6,7 @@ command that takes a memory id takes that prefix back (sediment/memory_ids.py).
 """
 
 import sys
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Annotated
 
@@ -14,9 +15,12 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from contracts.events import RetainEvent, derive_event_id, with_expiry
-from contracts.recall import RecallRequest
+from contracts.events import RetainEvent, RetainItem, derive_event_id, with_expiry
+from contracts.recall import RecallRequest, RecallResponse
 from readmodel.store import Filter, expired
+from sediment import remote
+from sediment.api.banks import empty_bank_note
+from sediment.api.models import Outcome
 from sediment.api.outcomes import outcomes
 from sediment.ingest import instant, reason_of
 from sediment.memory_ids import MemoryIdError, resolve
@@ -52,6 +56,8 @@ def retain(
     ] = None,
     ttl: Annotated[float | None, typer.Option(help="forget it after so many seconds")] = None,
     kind: Annotated[str, typer.Option(help="world (a fact) or experience")] = "world",
+    url: remote.Url = None,
+    token: remote.Token = None,
 ) -> None:
     """Remember one fact. Embedded, it is consolidated here and the answer says what
     became of it (stored, merged into an observation, what it superseded); otherwise it
@@ -68,6 +74,9 @@ def retain(
     }
     if key is not None:
         item["key"] = key
+    if url:
+        _retain_remote(url, token, bank, item)
+        return
     try:
         data = with_expiry(item, now)
         data["event_id"] = derive_event_id(bank, text, instant(data["occurred_at"]))
@@ -82,16 +91,37 @@ def retain(
         raise typer.Exit(2) from None
     try:
         rt.publisher.publish_retain([event])
-        if rt.publisher.queued:
-            console.print(f"queued event {event.event_id} for bank {bank}", highlight=False)
-            return
-        for outcome in outcomes(rt.store, bank, [event.event_id]):
-            console.print(f"{outcome.said} (bank {bank})", highlight=False)
+        done = None if rt.publisher.queued else outcomes(rt.store, bank, [event.event_id])
+        show_retained(bank, event.event_id, done)
     except PublishError as exc:
         err.print(f"the broker did not take the event ({exc}); retry")
         raise typer.Exit(1) from exc
     finally:
         rt.close()
+
+
+def _retain_remote(url: str, token: str | None, bank: str, fields: dict[str, object]) -> None:
+    """Checked here as the embedded command checks it, then sent to the server."""
+    data = {k: v for k, v in fields.items() if k != "bank_id" and v is not None}
+    try:
+        one = RetainItem.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise _refuse("retain", exc) from None
+    with remote.answered(remote.connect(url, token)) as client:
+        accepted = client.retain_many([one], bank=bank)
+        done = accepted.outcomes
+        if done is None:
+            done = remote.consolidated(client, bank, accepted.event_ids)
+    show_retained(bank, accepted.event_ids[0], done)
+
+
+def show_retained(bank: str, event_id: object, done: Sequence[Outcome] | None) -> None:
+    """What became of a retain (consolidated: per outcome), or that it is queued."""
+    if done is None:
+        console.print(f"queued event {event_id} for bank {bank}", highlight=False)
+        return
+    for outcome in done:
+        console.print(f"{outcome.said} (bank {bank})", highlight=False)
 
 
 def recall(
@@ -100,7 +130,8 @@ def recall(
     limit: Annotated[int, typer.Option(min=1, max=100, help="most results")] = 10,
     history: Annotated[bool, typer.Option(help="every state, not only the current one")] = False,
     as_of: Annotated[
-        datetime | None, typer.Option(help="the state as it was then (ISO 8601; UTC if no offset)")
+        str | None,
+        typer.Option(help="the state as it was then, ISO 8601 with an offset (as retain's)"),
     ] = None,
     tag: Annotated[
         list[str] | None, typer.Option(help="only memories with this tag (repeatable)")
@@ -110,7 +141,13 @@ def recall(
         list[str] | None, typer.Option(help="only world, experience or observation")
     ] = None,
     explain: Annotated[bool, typer.Option(help="score components and stage timings")] = False,
-    prefer_observations: bool = True,
+    prefer_observations: Annotated[
+        bool,
+        typer.Option(
+            help="rank an observation (what several memories agree on) above the memories "
+            "it was drawn from; --no-prefer-observations ranks them alike"
+        ),
+    ] = True,
     session_key: Annotated[
         str | None, typer.Option(help="groups the recalls of one conversation")
     ] = None,
@@ -124,16 +161,21 @@ def recall(
     ] = None,
     wait_timeout_s: Annotated[float, typer.Option(help="longest wait for --wait-for")] = 5.0,
     as_json: Annotated[bool, typer.Option("--json", help="print the response as JSON")] = False,
+    url: remote.Url = None,
+    token: remote.Token = None,
 ) -> None:
     """Recall memories of a bank for a query (the options are the HTTP API's and MCP's:
-    history, as_of, tags, kinds, explain, wait_for, ...)."""
+    history, as_of, tags, kinds, explain, wait_for, ...).
+
+    A bank that holds no memories (a typo, another case: `Eve` for `eve`) is not an
+    empty answer: the command names the nearest banks on stderr and exits 1."""
     try:
         request = RecallRequest.model_validate(
             {
                 "query": query,
                 "limit": limit,
                 "history": history,
-                "as_of": _aware(as_of),
+                "as_of": as_of,
                 "tags": tag or [],
                 "tags_match": tags_match,
                 "kinds": kind or [],
@@ -148,30 +190,49 @@ def recall(
         )
     except pydantic.ValidationError as exc:
         raise _refuse("recall", exc) from None
+    if url:
+        with remote.answered(remote.connect(url, token)) as client:
+            response = client.recall(request, bank=bank, full=True)
+            known = _empty(response) and [b.bank_id for b in client.banks().banks]
+        show_recall(response, as_json, lambda: known or [])
+        return
     rt = runtime()
     try:
         response = recall_with_pending(rt.recaller.recall, rt.pending, bank, request)
+        known = _empty(response) and rt.store.banks()
     finally:
         rt.close()
+    show_recall(response, as_json, lambda: known or [])
+
+
+def _empty(response: RecallResponse) -> bool:
+    return not response.results and not response.pending
+
+
+def show_recall(
+    response: RecallResponse, as_json: bool, known_banks: Callable[[], list[str]]
+) -> None:
+    """The answer as a table (or JSON); an answer from a bank that holds no memories
+    (and has none pending) adds a note naming the nearest banks, and exits 1."""
+    known = known_banks() if _empty(response) else [response.bank_id]
+    unknown = response.bank_id not in known
     if as_json:
-        sys.stdout.write(response.model_dump_json(indent=2, exclude_none=True) + "\n")
-        return
-    console.print(recall_table(response))
-    if explain and response.explain:
-        console.print(explain_table(response))
-
-
-def _aware(value: datetime | None) -> datetime | None:
-    """typer parses ISO 8601 without an offset as naive; those are taken as UTC."""
-    if value is None or value.tzinfo is not None:
-        return value
-    return value.replace(tzinfo=UTC)
+        sys.stdout.write(response.wire(indent=2) + "\n")
+    elif not unknown:
+        console.print(recall_table(response))
+        if response.explain:
+            console.print(explain_table(response))
+    if unknown:
+        err.print(escape(empty_bank_note(response.bank_id, known)), highlight=False)
+        raise typer.Exit(1)
 
 
 def inspect(
     memory_id: Annotated[str, typer.Argument(help="the id recall prints (a prefix) or in full")],
     bank: Annotated[str | None, typer.Option(help="the memory's bank (required)")] = None,
     raw: Annotated[bool, typer.Option(help="every stored field, as JSON")] = False,
+    url: remote.Url = None,
+    token: remote.Token = None,
 ) -> None:
     """Show a memory of a bank: its text, where it came from, what it replaced and what
     replaced it, and why, in words."""
@@ -181,6 +242,14 @@ def inspect(
             "(a memory is only visible within its own bank)"
         )
         raise typer.Exit(2)
+    if url:
+        with remote.answered(remote.connect(url, token)) as client:
+            view = client.memory(memory_id, bank=bank)
+        if raw:
+            sys.stdout.write(view.memory.model_dump_json(indent=2) + "\n")
+            return
+        print_record(console, view.memory, view.edges.supersedes)
+        return
     rt = runtime()
     try:
         found_id = resolve(rt.store, bank, memory_id)

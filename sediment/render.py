@@ -1,5 +1,9 @@
 """Terminal rendering of recall responses and records."""
 
+import uuid
+from collections.abc import Sequence
+from typing import Protocol
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -10,18 +14,26 @@ from readmodel.reading import read
 from readmodel.reading.statement import describe
 from readmodel.store import Record
 from sediment.memory_ids import short
+from sediment.words import counted
 from telemetry.recall_logs import LastRecall
+
+TIMESTAMP_WIDTH = len("2024-01-10T09:00:00+00:00")
+"""A timestamp is never wrapped: the text column gives way instead."""
 
 
 def recall_table(response: RecallResponse) -> Table:
-    """Ids are shown short; `sediment inspect --bank B ID` takes them back."""
-    pending = f", {response.pending} events pending" if response.pending else ""
+    """Ids are shown short; `sediment inspect --bank B ID` takes them back. A current
+    state found through an older state that matched the query says so: "shown for older
+    state X" (what `sediment inspect` lists under "replaces", directly or a few
+    states back)."""
+    pending = f", {counted(response.pending, 'event')} pending" if response.pending else ""
     title = f"recall: {response.query!r} (bank {response.bank_id}{pending})"
     table = Table(title=title, expand=True)
-    for col in ("#", "id", "score", "kind", "state", "text", "occurred_at"):
+    for col in ("#", "id", "score", "kind", "state", "text"):
         table.add_column(col, overflow="fold")
+    table.add_column("occurred_at", no_wrap=True, min_width=TIMESTAMP_WIDTH)
     for i, r in enumerate(response.results, 1):
-        note = f" (replaces {short(r.state_replaces)})" if r.state_replaces else ""
+        note = f" (shown for older state {short(r.state_replaces)})" if r.state_replaces else ""
         if r.superseded_by:
             note += f" (superseded by {short(r.superseded_by)})"
         if r.outdated_by:
@@ -54,7 +66,18 @@ def explain_table(response: RecallResponse) -> Table:
     return table
 
 
-def print_record(console: Console, record: Record, supersedes: list[Record]) -> None:
+class Replaced(Protocol):
+    """An older state, as the store holds it or as the HTTP API summarizes it."""
+
+    @property
+    def id(self) -> uuid.UUID: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def supersession_reason(self) -> str | None: ...
+
+
+def print_record(console: Console, record: Record, supersedes: Sequence[Replaced]) -> None:
     """The memory and its story in words: where it came from, what it replaced and what
     replaced it, and why; internals (features, slot keys) only with `--raw`."""
     when = record.occurred_at.date().isoformat()

@@ -33,6 +33,7 @@ import uvicorn
 from celery import Celery
 from fastapi import FastAPI
 
+from sediment import store_owner
 from sediment.api.app import Endpoint, LazyEndpoint, create_app
 from sediment.api.deps import ApiDeps
 from sediment.bootstrap import Runtime
@@ -191,6 +192,13 @@ def mcp_endpoint(rt: Runtime, host: str, deps: ApiDeps | None = None) -> LazyEnd
     return LazyEndpoint(build)
 
 
+def served_url(host: str, port: int) -> str:
+    """The address a command on this host reaches the API at (`--url`)."""
+    reach = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
+    reach = f"[{reach}]" if ":" in reach else reach
+    return f"http://{reach}:{port}"
+
+
 def serve(rt: Runtime, host: str, port: int) -> None:
     """Serve until SIGINT or SIGTERM. Shutdown runs in the app's lifespan, because
     uvicorn re-raises the signal once it is done. Dependencies are built before any
@@ -207,6 +215,8 @@ def serve(rt: Runtime, host: str, port: int) -> None:
         sys.setswitchinterval(HOSTED_SWITCH_INTERVAL_S)
     if rt.tracing is not None:
         rt.tracing.instrument_app(app)
+    if rt.topology.local_store:
+        store_owner.announce(rt.settings.data_dir, served_url(host, port))
     try:
         config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False)
         uvicorn.Server(config).run()

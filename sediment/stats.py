@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import redis
 from kombu.transport.redis import PRIORITY_STEPS, Channel
@@ -40,6 +41,7 @@ from telemetry.metrics import (
     LatencyTotal,
     Metrics,
     MetricsSnapshot,
+    snapshot_from_json,
 )
 from worker.consolidation.neighbourhood import RAW_KINDS
 from worker.deadletters import DeadLetters
@@ -245,6 +247,30 @@ def run(
             while True:
                 show(current())
                 time.sleep(REFRESH_S)
+        with Live(stats_view(current()), console=console, auto_refresh=False) as live:
+            while True:
+                time.sleep(REFRESH_S)
+                live.update(stats_view(current()), refresh=True)
+    except KeyboardInterrupt:
+        return
+
+
+def run_remote(
+    fetch: Callable[[], dict[str, Any]], watch: bool, as_json: bool, console: Console
+) -> None:
+    """`run` over a server's `/v1/stats`: its snapshot, shown the same way."""
+
+    def current() -> MetricsSnapshot:
+        return snapshot_from_json(fetch())
+
+    if not watch:
+        snapshot = current()
+        if as_json:
+            print(snapshot.to_json(), file=sys.stdout, flush=True)
+        else:
+            console.print(stats_view(snapshot))
+        return
+    try:
         with Live(stats_view(current()), console=console, auto_refresh=False) as live:
             while True:
                 time.sleep(REFRESH_S)

@@ -36,6 +36,8 @@ class Owner:
     command: str
     host: str = ""
     since: str = ""
+    url: str = ""
+    """Where it serves the HTTP API (`sediment serve` says so once it knows)."""
 
     def describe(self) -> str:
         where = f" on {self.host}" if self.host and self.host != socket.gethostname() else ""
@@ -52,11 +54,13 @@ class StoreOwnedError(RuntimeError):
         self.data_dir = data_dir
         self.owner = owner
         holder = owner.describe() if owner is not None else "another process"
+        url = owner.url if owner is not None and owner.url else "http://HOST:PORT"
         super().__init__(
             f"the data directory {data_dir} is in use by {holder}: an embedded store "
-            "admits one process. Use that process's HTTP API or MCP endpoint instead, or "
-            "stop it and run this again (several processes on one store need a Qdrant "
-            "server: SEDIMENT_MODE=distributed with SEDIMENT_QDRANT_URL)"
+            f"admits one process. Go through it instead: add --url {url} to this command "
+            "(or set SEDIMENT_URL), or use its HTTP API or MCP endpoint; or stop it and "
+            "run this again (several processes on one store need a Qdrant server: "
+            "SEDIMENT_MODE=distributed with SEDIMENT_QDRANT_URL)"
         )
 
 
@@ -91,6 +95,7 @@ def read_owner(data_dir: Path) -> Owner | None:
             str(data.get("command") or "a process"),
             str(data.get("host") or ""),
             str(data.get("since") or ""),
+            str(data.get("url") or ""),
         )
     except (OSError, ValueError, AttributeError):
         return None
@@ -123,6 +128,26 @@ def acquire(data_dir: Path) -> None:
         handle.write(json.dumps(owner) + "\n")
         handle.flush()
         _held[key] = _Held(handle, 1)
+
+
+def announce(data_dir: Path, url: str) -> None:
+    """Add where this process serves its HTTP API to the owner file it holds, so a
+    refused command can say which `--url` reaches it; nothing when it holds none."""
+    key = data_dir.resolve()
+    with _guard:
+        held = _held.get(key)
+        if held is None:
+            return
+        held.handle.seek(0)
+        try:
+            owner = json.loads(held.handle.read() or "{}")
+        except ValueError:
+            owner = {}
+        owner["url"] = url
+        held.handle.seek(0)
+        held.handle.truncate()
+        held.handle.write(json.dumps(owner) + "\n")
+        held.handle.flush()
 
 
 def release(data_dir: Path) -> None:

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 
 from sediment.settings import Settings
 
-MEMORY_BROKER = "memory://"
+MEMORY_BROKER = "memory://localhost/"
+"""Celery's in-memory transport. The host is named: without one kombu logs "No hostname
+was supplied" each time it connects, which is on every publish."""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 Labels = Mapping[str, str]
 LabelPairs = tuple[tuple[str, str], ...]
@@ -208,6 +208,60 @@ class MetricsSnapshot:
 
 def _json_bound(bound: float) -> float | str:
     return "inf" if math.isinf(bound) else bound
+
+
+def snapshot_from_json(body: Mapping[str, Any]) -> MetricsSnapshot:
+    """A snapshot back from `MetricsSnapshot.to_json` (what `/v1/stats` answers), for a
+    client that shows it as `sediment stats` does; fields it does not know are left."""
+
+    def pairs(labels: Mapping[str, str]) -> LabelPairs:
+        return tuple(sorted((str(k), str(v)) for k, v in labels.items()))
+
+    def when(text: str) -> datetime:
+        return datetime.fromisoformat(text)
+
+    counters = tuple(
+        CounterTotal(
+            c["name"],
+            pairs(c["labels"]),
+            int(c["total"]),
+            float(c["per_minute"]),
+            tuple(c.get("series", ())),
+        )
+        for c in body.get("counters", ())
+    )
+    latencies = tuple(
+        LatencyTotal(
+            h["name"],
+            pairs(h["labels"]),
+            int(h["count"]),
+            float(h["sum_ms"]),
+            float(h["per_minute"]),
+            h.get("p50_ms"),
+            h.get("p95_ms"),
+            h.get("p99_ms"),
+            tuple((math.inf if b == "inf" else float(b), int(n)) for b, n in h["buckets"]),
+            tuple(h.get("series", ())),
+            tuple(h.get("p50_series", ())),
+            tuple(h.get("p95_series", ())),
+            tuple(h.get("p99_series", ())),
+        )
+        for h in body.get("latencies", ())
+    )
+    gauges = tuple(
+        GaugeValue(g["name"], pairs(g["labels"]), float(g["value"]), when(g["updated_at"]))
+        for g in body.get("gauges", ())
+    )
+    return MetricsSnapshot(
+        at=when(body["at"]),
+        minutes=int(body["minutes"]),
+        bank=body.get("bank"),
+        counters=counters,
+        latencies=latencies,
+        gauges=gauges,
+        banks=tuple(body.get("banks", ())),
+        slow_calls=int(body.get("slow_calls", 0)),
+    )
 
 
 class Metrics(Protocol):

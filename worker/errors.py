@@ -7,11 +7,22 @@ from kombu.exceptions import OperationalError
 
 from readmodel.unavailable import StoreUnavailable, TransientError
 
-__all__ = ["PoisonEvent", "StoreUnavailable", "TransientError", "is_transient"]
+__all__ = ["PoisonEvent", "StoreUnavailable", "TransientError", "invalid", "is_transient"]
 
 
 class PoisonEvent(Exception):
     """The message can never succeed as sent; it goes to the dead-letter stream with the reason."""
+
+
+def invalid(exc: pydantic.ValidationError) -> PoisonEvent:
+    """A message that failed validation, its reason on one line: each bad field and its
+    problem (pydantic's own text spans lines and links its documentation)."""
+    found = [
+        f"{'.'.join(str(p) for p in e['loc']) or 'payload'}: "
+        + str(e["msg"]).removeprefix("Value error, ")
+        for e in exc.errors()
+    ]
+    return PoisonEvent("; ".join(found) or "invalid event")
 
 
 _TRANSIENT = (

@@ -43,7 +43,7 @@ from worker.consolidation.consolidator import (
     event_memory_id,
 )
 from worker.deadletters import DeadLetters
-from worker.errors import PoisonEvent, is_transient
+from worker.errors import PoisonEvent, invalid, is_transient
 from worker.feedback_handler import FeedbackDeps, Tally, apply_feedback
 from worker.forget import forget
 from worker.heap import TrimPace, release_free_memory
@@ -139,7 +139,7 @@ def parse(payload: object, deps: WorkerDeps) -> RetainEvent:
     try:
         return RetainEvent.model_validate(payload, context={"max_text_bytes": deps.max_text_bytes})
     except pydantic.ValidationError as exc:
-        raise PoisonEvent(str(exc)) from exc
+        raise invalid(exc) from exc
 
 
 TRIM_PACE = TrimPace()
@@ -356,7 +356,7 @@ def handle_feedback(task: Task, payload: Any, deps: WorkerDeps) -> None:
             outcome=tally.value,
         )
     except pydantic.ValidationError as exc:
-        dead_letter(deps, FEEDBACK_TASK, payload, PoisonEvent(str(exc)), attempt)
+        dead_letter(deps, FEEDBACK_TASK, payload, invalid(exc), attempt)
     except Exception as exc:
         if not _retry_or_raise(task, FEEDBACK_TASK, exc, deps, [None], _Retry(Kind.FEEDBACK, ids)):
             dead_letter(deps, FEEDBACK_TASK, payload, exc, attempt)
@@ -383,7 +383,7 @@ def handle_forget(task: Task, payload: Any, deps: WorkerDeps) -> None:
             recomputed=outcome.recomputed,
         )
     except pydantic.ValidationError as exc:
-        dead_letter(deps, FORGET_TASK, payload, PoisonEvent(str(exc)), attempt)
+        dead_letter(deps, FORGET_TASK, payload, invalid(exc), attempt)
     except Exception as exc:
         banks = [bank_of(payload)]
         if not _retry_or_raise(task, FORGET_TASK, exc, deps, banks, _Retry(Kind.FORGET, ids)):

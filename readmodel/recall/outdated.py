@@ -30,6 +30,10 @@ from readmodel.recall.order import sort_key
 from readmodel.text import STOPWORDS, stem
 
 TOP = 10
+OUTDATED_STEP = 1e-6
+"""An outdated memory scores just under the lowest current memory of the first `TOP` that
+answers the question (one that outdates another, or gives the asked type of value): the
+newest values rank first, the values they replaced after them, still shown and marked."""
 MAX_TOKENS = 40
 MAX_VALUE = 5
 WORD = re.compile(r"[a-z0-9]+(?:['.-][a-z0-9]+)*")
@@ -106,11 +110,13 @@ def _joined(a: Candidate, b: Candidate) -> bool:
 
 def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> list[Candidate]:
     """`ordered`: candidates best first. Among the first `top`, each memory that a newer
-    one answers with another value takes `outdated_by` (the newest such), and the newest
-    takes the best score of those it outdates, so it ranks first among them; the answer
-    is in order again (only the first `top` can move, and only upwards within them). Each
-    of them is read into words once, and only these few: the stage's cost does not grow
-    with the bank or with the candidates below `top`."""
+    one answers with another value takes `outdated_by` (the newest such), the newest
+    takes the best score of those it outdates, and the outdated ones score just under
+    the lowest current memory that answers the question, so every current value ranks
+    above every replaced one; the answer is in order again (only the first `top` move,
+    and only among themselves). Each of them is read into words once, and only these
+    few: the stage's cost does not grow with the bank or with the candidates below
+    `top`."""
     if not present_question(query):
         return list(ordered)
     asked = {stem(w.removesuffix("'s")) for w in words_of(query) if w not in STOPWORDS}
@@ -135,8 +141,16 @@ def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> l
     if not newest:
         return list(ordered)
     best = {c.id: c.score for c in head}
-    for old_id, new in newest.items():
-        best[new.id] = max(best[new.id], best[old_id])
+    outdaters = {new.id for new in newest.values()}
+    answering = [
+        c
+        for c in head
+        if c.id not in newest
+        and (c.id in outdaters or (typed is not None and answer(typed, c.record.text) is not None))
+    ]
+    floor = min(best[c.id] for c in answering)
+    for old_id in newest:
+        best[old_id] = min(best[old_id], floor - OUTDATED_STEP)
     out = [
         replace(c, score=best[c.id], outdated_by=newest[c.id].id if c.id in newest else None)
         for c in head

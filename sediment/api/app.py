@@ -22,6 +22,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from sediment.api.auth import RequireToken, ScopeGuard, TokenGuard
+from sediment.api.banks import router as banks_router
 from sediment.api.browser import install_browser
 from sediment.api.data_routes import router as data_router
 from sediment.api.deps import ApiDeps
@@ -191,6 +192,7 @@ def create_app(
     app.add_middleware(ScopeGuard)
     app.add_middleware(RequireToken)
     app.add_middleware(RequestIds)
+    app.include_router(banks_router)
     app.include_router(router, responses={404: {"model": ErrorBody}})
     app.include_router(forget_router)
     app.include_router(data_router)

@@ -19,7 +19,7 @@ from contracts.forget import MAX_FORGET_IDS, ForgetEvent, ForgetFilter
 from contracts.memory import derive_memory_id
 from sediment.api import examples
 from sediment.api.auth import Deps, require_token
-from sediment.api.models import Body, ErrorBody
+from sediment.api.models import Body, ErrorBody, ForgetAccepted
 from sediment.api.routes import Bank, MemoryRef, memory_of
 from sediment.forgetting import forget_event
 from sediment.memory_ids import parse_full
@@ -64,12 +64,6 @@ class ForgetBody(Body):
                 "or all_memories=true"
             )
         return self
-
-
-class ForgetAccepted(Body):
-    event_id: uuid.UUID
-    queued: bool
-    forgotten: int | None = None
 
 
 def _send(event: ForgetEvent, deps: Deps) -> ForgetAccepted:

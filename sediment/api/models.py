@@ -90,6 +90,15 @@ class FeedbackAccepted(Body):
     event_id: uuid.UUID
 
 
+class ForgetAccepted(Body):
+    """`forgotten`: how many memories went, when the forget ran before the answer
+    (embedded); null when it is queued for a worker."""
+
+    event_id: uuid.UUID
+    queued: bool
+    forgotten: int | None = None
+
+
 class MarkBody(Body):
     """`useful_ids`: the results of the session's last recall that helped; every other
     result of that recall is marked not useful. An empty list marks nothing."""

@@ -9,16 +9,33 @@ from typing import Any, Literal, TypeVar, overload
 
 import httpx
 
+from contracts.audit import AuditEntry
 from contracts.events import RetainItem
 from contracts.feedback import Vote
 from contracts.memory import MemoryKind
 from contracts.recall import RecallRequest, RecallResponse
+from sediment.api.banks import BankList
 from sediment.api.compact import Recalled, compact
-from sediment.api.models import FeedbackAccepted, Health, MemoryView, RetainAccepted
-from sediment.client.calls import Call, Calls, item, recall_options, recall_request, unreachable
+from sediment.api.models import (
+    FeedbackAccepted,
+    ForgetAccepted,
+    Health,
+    MemoryView,
+    RetainAccepted,
+)
+from sediment.client.calls import (
+    Call,
+    Calls,
+    forget_selector,
+    item,
+    recall_options,
+    recall_request,
+    unreachable,
+)
 from sediment.client.retry import Retry
 from sediment.client.sync import DEFAULT_URL
 from sediment.short_ids import parse_full
+from telemetry.recall_logs import LastRecall
 
 T = TypeVar("T")
 
@@ -61,7 +78,9 @@ class AsyncSedimentClient:
         attempt = 1
         while True:
             try:
-                response = await self._http.request(call.method, call.path, json=call.body)
+                response = await self._http.request(
+                    call.method, call.path, json=call.body, params=call.params
+                )
             except httpx.TransportError as exc:
                 wait = self._retry.after(attempt, None, None)
                 if wait is None:
@@ -180,6 +199,46 @@ class AsyncSedimentClient:
         if parse_full(str(memory_id)) is None:
             memory_id = (await self.memory(memory_id, bank=bank)).memory.id
         return await self._send(self._calls.feedback(memory_id, vote, bank, session_key, event_id))
+
+    async def banks(self) -> BankList:
+        return await self._send(self._calls.banks())
+
+    async def forget(
+        self,
+        *,
+        bank: str | None = None,
+        memory_ids: Sequence[uuid.UUID | str] = (),
+        event_ids: Sequence[uuid.UUID] = (),
+        tags: Sequence[str] = (),
+        entities: Sequence[str] = (),
+        start: datetime | None = None,
+        end: datetime | None = None,
+        source_id: str | None = None,
+        all_memories: bool = False,
+    ) -> ForgetAccepted:
+        full = [
+            parse_full(str(m)) or (await self.memory(m, bank=bank)).memory.id for m in memory_ids
+        ]
+        return await self._send(
+            self._calls.forget(
+                bank,
+                forget_selector(
+                    full, event_ids, tags, entities, start, end, source_id, all_memories
+                ),
+            )
+        )
+
+    async def stats(self, *, minutes: int = 15, bank: str | None = None) -> dict[str, Any]:
+        return await self._send(self._calls.stats(minutes, bank))
+
+    async def audit(self, *, bank: str | None = None, limit: int = 100) -> list[AuditEntry]:
+        return await self._send(self._calls.audit(bank, limit))
+
+    async def export(self, *, bank: str | None = None) -> str:
+        return await self._send(self._calls.export(bank))
+
+    async def last_recall(self, session_key: str, *, bank: str | None = None) -> LastRecall:
+        return await self._send(self._calls.last_recall(bank, session_key))
 
     async def health(self) -> Health:
         return await self._send(self._calls.health())

@@ -12,19 +12,23 @@ from typing import Any, Generic, TypeVar
 import httpx
 import pydantic
 
+from contracts.audit import AuditEntry
 from contracts.base import bank_id_problem
 from contracts.events import RetainItem, derive_event_id
 from contracts.feedback import Vote
 from contracts.recall import RecallRequest, RecallResponse
+from sediment.api.banks import BankList
 from sediment.api.models import (
     FeedbackAccepted,
     FeedbackBody,
+    ForgetAccepted,
     Health,
     MemoryView,
     RetainAccepted,
     RetainBody,
 )
 from sediment.client.errors import Unavailable, ValidationFailed, error_for, invalid_locally
+from telemetry.recall_logs import LastRecall
 
 T = TypeVar("T")
 
@@ -37,10 +41,13 @@ class Call(Generic[T]):
     body: Mapping[str, Any] | None = None
     answers: frozenset[int] = frozenset()
     """Error statuses whose body is the answer (503 from /healthz), never retried."""
+    params: Mapping[str, Any] | None = None
+    text: bool = False
+    """The answer is read as text (an export's JSON lines), not as one JSON document."""
 
     def answer(self, response: httpx.Response) -> T:
         if response.is_success or response.status_code in self.answers:
-            return self.read(response.json())
+            return self.read(response.text if self.text else response.json())
         raise error_for(response)
 
 
@@ -121,11 +128,61 @@ class Calls:
             body.model_dump(mode="json", exclude_none=True),
         )
 
+    def banks(self) -> Call[BankList]:
+        return Call("GET", "/v1/banks", BankList.model_validate)
+
+    def forget(self, bank: str | None, selector: Mapping[str, Any]) -> Call[ForgetAccepted]:
+        """`selector`: exactly one of `memory_ids` (full ids), `event_ids`, `filter`
+        (tags, entities, start, end, source_id) or `all_memories`, as `POST .../forget`
+        takes it (the server checks the rule, and names what is wrong)."""
+        body = {k: _jsonable(v) for k, v in selector.items()}
+        return Call(
+            "POST", f"/v1/banks/{self._bank(bank)}/forget", ForgetAccepted.model_validate, body
+        )
+
+    def stats(self, minutes: int, bank: str | None) -> Call[dict[str, Any]]:
+        params: dict[str, Any] = {"minutes": minutes, "slow": 0}
+        if bank is not None:
+            params["bank"] = self._bank(bank)
+        return Call("GET", "/v1/stats", _as_dict, params=params)
+
+    def audit(self, bank: str | None, limit: int) -> Call[list[AuditEntry]]:
+        def read(body: Any) -> list[AuditEntry]:
+            return [AuditEntry.model_validate(e) for e in body["entries"]]
+
+        path = f"/v1/banks/{self._bank(bank)}/audit"
+        return Call("GET", path, read, params={"limit": limit})
+
+    def export(self, bank: str | None) -> Call[str]:
+        return Call("GET", f"/v1/banks/{self._bank(bank)}/export", str, text=True)
+
+    def last_recall(self, bank: str | None, session_key: str) -> Call[LastRecall]:
+        path = f"/v1/banks/{self._bank(bank)}/last-recall"
+        return Call("GET", path, LastRecall.model_validate, params={"session_key": session_key})
+
     def health(self) -> Call[Health]:
         return Call("GET", "/healthz", Health.model_validate, answers=frozenset({503}))
 
 
 M = TypeVar("M", bound=pydantic.BaseModel)
+
+
+def _as_dict(body: Any) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise ValidationFailed(f"expected a JSON object, got {type(body).__name__}")
+    return body
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items() if v is not None}
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value
 
 
 def validated(model: type[M], what: str, data: Mapping[str, Any]) -> M:
@@ -183,3 +240,34 @@ def unreachable(url: str, attempts: int, exc: httpx.TransportError) -> Unavailab
     return Unavailable(
         f"no answer from {url} after {attempts} attempt(s): {type(exc).__name__}: {exc}"
     )
+
+
+def forget_selector(
+    memory_ids: Sequence[uuid.UUID],
+    event_ids: Sequence[uuid.UUID],
+    tags: Sequence[str],
+    entities: Sequence[str],
+    start: datetime | None,
+    end: datetime | None,
+    source_id: str | None,
+    all_memories: bool,
+) -> dict[str, Any]:
+    """The body of `POST .../forget` for what was given (the server checks that it is
+    exactly one selector)."""
+    condition = {
+        "tags": list(tags) or None,
+        "entities": list(entities) or None,
+        "start": start,
+        "end": end,
+        "source_id": source_id,
+    }
+    selector: dict[str, Any] = {}
+    if memory_ids:
+        selector["memory_ids"] = list(memory_ids)
+    if event_ids:
+        selector["event_ids"] = list(event_ids)
+    if any(v is not None for v in condition.values()):
+        selector["filter"] = {k: v for k, v in condition.items() if v is not None}
+    if all_memories:
+        selector["all_memories"] = True
+    return selector

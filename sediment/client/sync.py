@@ -9,15 +9,32 @@ from typing import Any, Literal, TypeVar, overload
 
 import httpx
 
+from contracts.audit import AuditEntry
 from contracts.events import RetainItem
 from contracts.feedback import Vote
 from contracts.memory import MemoryKind
 from contracts.recall import RecallRequest, RecallResponse
+from sediment.api.banks import BankList
 from sediment.api.compact import Recalled, compact
-from sediment.api.models import FeedbackAccepted, Health, MemoryView, RetainAccepted
-from sediment.client.calls import Call, Calls, item, recall_options, recall_request, unreachable
+from sediment.api.models import (
+    FeedbackAccepted,
+    ForgetAccepted,
+    Health,
+    MemoryView,
+    RetainAccepted,
+)
+from sediment.client.calls import (
+    Call,
+    Calls,
+    forget_selector,
+    item,
+    recall_options,
+    recall_request,
+    unreachable,
+)
 from sediment.client.retry import Retry
 from sediment.short_ids import parse_full
+from telemetry.recall_logs import LastRecall
 
 T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -63,7 +80,9 @@ class SedimentClient:
         attempt = 1
         while True:
             try:
-                response = self._http.request(call.method, call.path, json=call.body)
+                response = self._http.request(
+                    call.method, call.path, json=call.body, params=call.params
+                )
             except httpx.TransportError as exc:
                 wait = self._retry.after(attempt, None, None)
                 if wait is None:
@@ -189,6 +208,49 @@ class SedimentClient:
         if parse_full(str(memory_id)) is None:
             memory_id = self.memory(memory_id, bank=bank).memory.id
         return self._send(self._calls.feedback(memory_id, vote, bank, session_key, event_id))
+
+    def banks(self) -> BankList:
+        """The banks holding memories that this client's key may read, with counts."""
+        return self._send(self._calls.banks())
+
+    def forget(
+        self,
+        *,
+        bank: str | None = None,
+        memory_ids: Sequence[uuid.UUID | str] = (),
+        event_ids: Sequence[uuid.UUID] = (),
+        tags: Sequence[str] = (),
+        entities: Sequence[str] = (),
+        start: datetime | None = None,
+        end: datetime | None = None,
+        source_id: str | None = None,
+        all_memories: bool = False,
+    ) -> ForgetAccepted:
+        """Forget by ids (a short id is looked up first), by event ids, by a filter, or
+        the whole bank (`all_memories`): exactly one of them."""
+        full = [parse_full(str(m)) or (self.memory(m, bank=bank)).memory.id for m in memory_ids]
+        return self._send(
+            self._calls.forget(
+                bank,
+                forget_selector(
+                    full, event_ids, tags, entities, start, end, source_id, all_memories
+                ),
+            )
+        )
+
+    def stats(self, *, minutes: int = 15, bank: str | None = None) -> dict[str, Any]:
+        """The `/v1/stats` snapshot (what `sediment stats --json` prints)."""
+        return self._send(self._calls.stats(minutes, bank))
+
+    def audit(self, *, bank: str | None = None, limit: int = 100) -> list[AuditEntry]:
+        return self._send(self._calls.audit(bank, limit))
+
+    def export(self, *, bank: str | None = None) -> str:
+        """The bank's export: JSON lines ending with the trailer `sediment import` checks."""
+        return self._send(self._calls.export(bank))
+
+    def last_recall(self, session_key: str, *, bank: str | None = None) -> LastRecall:
+        return self._send(self._calls.last_recall(bank, session_key))
 
     def health(self) -> Health:
         return self._send(self._calls.health())

@@ -1,7 +1,15 @@
 """The CLI as a user runs it: embedded mode, one data directory, separate processes."""
 
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,7 +68,7 @@ def test_ingest_names_each_rejected_line_and_fails_unless_partial_is_allowed(
     path.write_text("\n".join(rows) + "\n")
     out = sediment(tmp_path, "ingest", str(path), check=False)
     assert out.returncode == 1
-    assert "consolidated 1 events, dead-lettered 2" in out.stdout
+    assert "consolidated 1 event, dead-lettered 2" in out.stdout
     assert "line 2 rejected (dead-lettered): occurred_at: timestamp has no timezone" in (
         " ".join(out.stderr.split())
     )
@@ -68,7 +76,7 @@ def test_ingest_names_each_rejected_line_and_fails_unless_partial_is_allowed(
     assert "no zone" not in out.stderr
     assert "--allow-partial" in out.stderr
     again = sediment(tmp_path, "ingest", "--allow-partial", str(path))
-    assert "skipped 1 duplicates" in again.stdout
+    assert "skipped 1 duplicate" in again.stdout
 
 
 def test_ingest_keeps_one_event_id_per_bank(tmp_path: Path) -> None:
@@ -293,3 +301,139 @@ def test_recall_of_an_invisible_query_is_refused_naming_it(tmp_path: Path) -> No
     assert run.returncode == 2
     assert "invalid recall: query: query is blank" in " ".join(run.stderr.split())
     assert "Traceback" not in run.stderr
+
+
+def test_recall_of_a_bank_that_holds_nothing_names_the_nearest_banks(ingested: Path) -> None:
+    """`--bank U1` for data in `u1`, or a bank no one wrote to, is not an empty answer
+    with exit 0: the nearest names are given on stderr and the command exits 1."""
+    cased = sediment(ingested, "recall", "--bank", "U1", "Where does Priya live?", check=False)
+    assert cased.returncode == 1
+    assert "bank 'U1' holds no memories; did you mean 'u1'" in cased.stderr
+    assert "recall:" not in cased.stdout
+    unknown = sediment(ingested, "recall", "--bank", "nope", "Priya", check=False)
+    assert unknown.returncode == 1
+    assert "bank 'nope' holds no memories; the banks are: u1, u2" in unknown.stderr
+    as_json = sediment(ingested, "recall", "--bank", "u-1", "Priya", "--json", check=False)
+    assert as_json.returncode == 1 and json.loads(as_json.stdout)["results"] == []
+    assert "did you mean 'u1'" in as_json.stderr
+    held = sediment(ingested, "recall", "--bank", "u1", "Priya", "--tag", "none-has-it")
+    assert held.returncode == 0, "a bank that holds memories answers empty, as before"
+
+
+def test_banks_lists_each_bank_with_its_counts(ingested: Path) -> None:
+    listed = json.loads(sediment(ingested, "banks", "--json").stdout)
+    counts = {b["bank_id"]: (b["memories"], b["observations"]) for b in listed["banks"]}
+    assert counts == {"u1": (4, 1), "u2": (1, 0)}
+    table = sediment(ingested, "banks").stdout
+    assert "2 banks" in table and "u1" in table and "u2" in table
+
+
+def test_stats_counts_what_an_earlier_process_ingested(ingested: Path) -> None:
+    """Embedded mode has no Redis server: the ingest's counts reach a later `stats`
+    through the data directory, and `stats` counts the store it can open."""
+    snap = json.loads(sediment(ingested, "stats", "--json").stdout)
+    stored = sum(
+        c["total"]
+        for c in snap["counters"]
+        if c["name"] == "events" and c["labels"].get("outcome") == "stored"
+    )
+    assert stored == 5
+    memories = sum(g["value"] for g in snap["gauges"] if g["name"] == "memories")
+    assert memories == 5
+    table = sediment(ingested, "stats").stdout
+    assert "never" not in table.split("memories")[1].splitlines()[0]
+
+
+def test_as_of_needs_an_offset_in_recall_as_in_retain(ingested: Path) -> None:
+    naive = "2024-03-01T00:00:00"
+    recalled = sediment(ingested, "recall", "--bank", "u1", "Priya", "--as-of", naive, check=False)
+    retained = sediment(
+        ingested, "retain", "--bank", "u1", "Priya sings.", "--occurred-at", naive, check=False
+    )
+    assert recalled.returncode == retained.returncode == 2
+    assert "as_of: timestamp has no timezone" in recalled.stderr
+    assert "occurred_at: timestamp has no timezone" in retained.stderr
+
+
+def test_ingesting_a_file_again_dead_letters_each_bad_line_once(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    rows = [
+        json.dumps(LINES[0]),
+        json.dumps({"bank_id": "u1", "text": "no zone", "occurred_at": "2024-01-01T10:00:00"}),
+        "not json",
+    ]
+    path.write_text("\n".join(rows) + "\n")
+    first = sediment(tmp_path, "ingest", str(path), check=False)
+    assert first.returncode == 1 and "2 lines rejected: fix them" in first.stderr
+    again = sediment(tmp_path, "ingest", str(path), check=False)
+    assert again.returncode == 1
+    assert "line 2 rejected (dead-lettered by an earlier run)" in again.stderr
+    assert "consolidated 0 events, dead-lettered 2, skipped 1 duplicate" in again.stdout
+    letters = json.loads(sediment(tmp_path, "dlq", "list", "--json").stdout)
+    assert len(letters) == 2
+    for le in letters:
+        assert "\n" not in le["message"] and "pydantic" not in le["message"], le["message"]
+    assert letters[0]["message"].startswith("line 2: occurred_at: timestamp has no timezone")
+
+
+def test_ctrl_c_during_ingest_says_how_far_it_got_and_a_rerun_resumes(tmp_path: Path) -> None:
+    path = tmp_path / "many.jsonl"
+    rows = [
+        {
+            "bank_id": "b",
+            "text": f"Fact number {i} about item {i}.",
+            "occurred_at": "2024-01-01T00:00:00Z",
+        }
+        for i in range(3000)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    env = {
+        **os.environ,
+        "SEDIMENT_DATA_DIR": str(tmp_path / "data"),
+        "SEDIMENT_MODE": "embedded",
+        "SEDIMENT_LOG_FORMAT": "json",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sediment.cli", "ingest", str(path), "--batch", "8"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    audit = tmp_path / "data" / "audit.jsonl"  # written with the first batch taken
+    deadline = time.monotonic() + 120
+    while not audit.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    out, errs = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, errs)
+    said = " ".join(errs.split())
+    match = re.search(r"interrupted: (\d+) events? of 3000 taken; run the same command again", said)
+    assert match, said
+    taken = int(match.group(1))
+    assert 0 < taken < 3000
+    rerun = sediment(tmp_path, "ingest", str(path))
+    done = re.search(r"consolidated (\d+) events?, dead-lettered 0, skipped (\d+)", rerun.stdout)
+    assert done, rerun.stdout
+    assert int(done.group(1)) + int(done.group(2)) == 3000 and int(done.group(2)) >= taken
+
+
+def test_help_names_no_source_file_and_every_option_says_what_it_does() -> None:
+    from typer.main import get_command
+
+    from sediment.cli import app
+
+    def commands(group: Any, prefix: str) -> Iterator[tuple[str, Any]]:
+        for name, cmd in group.commands.items():
+            if hasattr(cmd, "commands"):
+                yield from commands(cmd, f"{prefix}{name} ")
+            else:
+                yield f"{prefix}{name}", cmd
+
+    for name, cmd in commands(get_command(app), ""):
+        assert ".py" not in (cmd.help or ""), f"`sediment {name} --help` names a source file"
+        for param in cmd.params:
+            if param.param_type_name == "option" and param.name != "help":
+                assert param.help, f"`sediment {name}` option {param.opts[0]} has no help"

@@ -38,7 +38,7 @@ def test_forget_by_id_then_by_source_then_all(tmp_path: Path) -> None:
     out = sediment(
         tmp_path, "forget", "--bank", "cli", "--id", str(memory_id("cli", ids[0]))
     ).stdout
-    assert "forgot 1 memories" in out
+    assert "forgot 1 memory" in out
     assert "4417" not in sediment(tmp_path, "recall", "vault code", "--bank", "cli").stdout
     again = sediment(tmp_path, "ingest", str(events)).stdout
     assert "4417" not in sediment(tmp_path, "recall", "vault code", "--bank", "cli").stdout, again
@@ -65,7 +65,7 @@ def test_export_then_import_into_an_empty_deployment(tmp_path: Path) -> None:
     assert json.loads(dump.read_text().splitlines()[0])["format"] == "sediment-export"
     other = {"SEDIMENT_DATA_DIR": str(tmp_path / "other")}
     out = sediment(tmp_path, "import", str(dump), "--bank", "dst", env=other).stdout
-    assert "imported 1 events into bank dst (1 new)" in out
+    assert "imported 1 event into bank dst (1 new)" in out
     again = sediment(tmp_path, "import", str(dump), "--bank", "dst", env=other).stdout
     assert "(0 new)" in again
     assert "murals" in sediment(tmp_path, "recall", "murals", "--bank", "dst", env=other).stdout
@@ -91,11 +91,14 @@ def test_import_refuses_a_cut_export_unless_told_not_to_check(tmp_path: Path) ->
     refused = sediment(tmp_path, "import", str(cut), "--bank", "dst", env=other, check=False)
     assert refused.returncode == 1
     assert "has no trailer" in " ".join(refused.stderr.split())
-    found = sediment(tmp_path, "recall", "clocks", "--bank", "dst", "--json", env=other).stdout
-    assert json.loads(found)["results"] == []
+    found = sediment(
+        tmp_path, "recall", "clocks", "--bank", "dst", "--json", env=other, check=False
+    )
+    assert found.returncode == 1 and json.loads(found.stdout)["results"] == []
+    assert "bank 'dst' holds no memories" in found.stderr
     flag = ("--bank", "dst", "--no-trailer-check")
     out = sediment(tmp_path, "import", str(cut), *flag, env=other).stdout
-    assert "imported 1 events into bank dst (1 new)" in out
+    assert "imported 1 event into bank dst (1 new)" in out
 
 
 def test_expiry_then_expire_and_the_audit(tmp_path: Path) -> None:
@@ -122,7 +125,7 @@ def test_expiry_then_expire_and_the_audit(tmp_path: Path) -> None:
     time.sleep(2.5)
     assert marker not in sediment(tmp_path, "recall", "gate code", "--bank", "cli").stdout
     out = sediment(tmp_path, "expire", "--bank", "cli").stdout
-    assert "forgot 2 expired memories in 1 banks" in out
+    assert "forgot 2 expired memories in 1 bank" in out
     assert "0 expired" in sediment(tmp_path, "expire").stdout
     audit = json.loads(sediment(tmp_path, "audit", "--bank", "cli", "--json").stdout)
     assert [(e["actor"], e["action"]) for e in audit] == [("cli", "expire"), ("cli", "retain")]

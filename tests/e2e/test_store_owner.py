@@ -19,7 +19,7 @@ REDIS_URL = redis_url(13)
 def test_a_second_process_is_told_who_holds_the_store(tmp_path: Path) -> None:
     env = {**os.environ, "SEDIMENT_MODE": "embedded"}
     (tmp_path / "export.jsonl").write_text("")
-    with running(env, tmp_path):
+    with running(env, tmp_path) as srv:
         for args in (
             ("recall", "--bank", "u1", "where"),
             ("inspect", "--bank", "u1", "00000000-0000-0000-0000-000000000000"),
@@ -32,8 +32,9 @@ def test_a_second_process_is_told_who_holds_the_store(tmp_path: Path) -> None:
             assert "Traceback" not in out.stderr and "WouldBlock" not in out.stderr
             assert "in use by `sediment serve` (pid " in lines[0]
             assert "HTTP API or MCP endpoint" in lines[0]
+            assert f"add --url {srv.url} to this command (or set SEDIMENT_URL)" in lines[0]
             assert "stop it" in lines[0]
-    out = sediment(tmp_path, "recall", "--bank", "u1", "where", check=False)
+    out = sediment(tmp_path, "banks", check=False)
     assert out.returncode == 0, out.stderr
 
 
@@ -71,7 +72,7 @@ def test_a_stale_owner_file_does_not_block(tmp_path: Path) -> None:
     (tmp_path / "data" / "owner.json").write_text(
         '{"pid": 999999, "command": "sediment serve", "host": "h", "since": "x"}\n'
     )
-    out = sediment(tmp_path, "recall", "--bank", "u1", "where", check=False)
+    out = sediment(tmp_path, "banks", check=False)
     assert out.returncode == 0, out.stderr
 
 

@@ -1,0 +1,70 @@
+"""`sediment ingest --url`: a JSON-lines file through a running server's HTTP API.
+
+The lines are read and checked here as the embedded ingest checks them (the same
+reasons, by line number); the valid ones go in batches of one bank each to
+`POST /v1/banks/{bank}/memories` with their event ids, so a re-run is safe (the
+server stores an event once). A rejected line is named and not sent: the dead letters
+are the server's, and it never saw the line.
+"""
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import Progress
+
+from contracts.events import RetainEvent, RetainItem
+from sediment.client import SedimentClient
+from sediment.ingest import BadLine, GoodLine, IngestSummary, Interrupted, first_lines, read_events
+
+MAX_TEXT_BYTES = 1 << 30
+"""The server applies its own limit (SEDIMENT_MAX_TEXT_BYTES) and names a line over it."""
+
+
+def as_item(event: RetainEvent) -> RetainItem:
+    return RetainItem.model_validate(event.model_dump(exclude={"bank_id"}, exclude_none=True))
+
+
+def batches(events: Sequence[RetainEvent], size: int) -> list[tuple[str, list[RetainEvent]]]:
+    """Runs of at most `size` events of one bank, in file order."""
+    out: list[tuple[str, list[RetainEvent]]] = []
+    for event in events:
+        if out and out[-1][0] == event.bank_id and len(out[-1][1]) < size:
+            out[-1][1].append(event)
+        else:
+            out.append((event.bank_id, [event]))
+    return out
+
+
+def ingest_remote(
+    client: SedimentClient, path: Path, bank: str | None, batch: int, err: Console
+) -> IngestSummary:
+    items = list(read_events(path, bank, MAX_TEXT_BYTES))
+    good = [i for i in items if isinstance(i, GoodLine)]
+    unique, repeated, clashing = first_lines(good)
+    bad = sorted(
+        [*(i for i in items if isinstance(i, BadLine)), *clashing], key=lambda b: b.line_no
+    )
+    for b in bad:
+        err.print(
+            f"[yellow]line {b.line_no} rejected[/yellow] (not sent): {escape(b.said())}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    taken = 0
+    published = False
+    stopped = None
+    with Progress(console=err, transient=True) as progress:
+        task = progress.add_task("ingest", total=len(unique))
+        try:
+            for bank_id, chunk in batches(unique, batch):
+                accepted = client.retain_many([as_item(e) for e in chunk], bank=bank_id)
+                published = published or accepted.status == "queued"
+                taken += len(chunk)
+                progress.advance(task, len(chunk))
+        except KeyboardInterrupt:
+            stopped = Interrupted(taken, len(unique))
+    return IngestSummary(
+        taken, repeated, len(bad), published=published, interrupted=stopped, lettered=False
+    )
