@@ -1,0 +1,105 @@
+"""`sediment ingest` as a user runs it: a JSON-lines file of short generated events
+(bench/workload.py: facts about people, updates of them, episodes) into a fresh data
+directory, embedded mode, timed from the command's start to its exit.
+
+Run with `python -m bench.ingest_cli --events 20000 --runs 3 [--code DIR ...]`: each
+`--code` is a checkout whose code the command runs (put first on PYTHONPATH), so two
+versions are measured interleaved in one session, each run in a fresh process and a
+fresh data directory; the median events/s of each, and each run's ratio to the first
+checkout's run of the same round.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.workload import events as workload_events
+
+DEFAULT_EVENTS = 20_000
+
+
+def write_jsonl(path: Path, count: int, banks: int = 1, seed: int = 7) -> int:
+    """`count` events (in `banks` banks) as JSON lines; the same arguments write the
+    same bytes."""
+    per_bank = max(1, count // banks)
+    n = 0
+    with path.open("w", encoding="utf-8") as out:
+        for event in workload_events(banks, per_bank, seed=seed):
+            line = {
+                "event_id": str(event.event_id),
+                "bank_id": event.bank_id,
+                "text": event.text,
+                "occurred_at": event.occurred_at.isoformat(),
+                "entities": event.entities,
+            }
+            out.write(json.dumps(line) + "\n")
+            n += 1
+    return n
+
+
+def ingest_seconds(code: Path, jsonl: Path, data_dir: Path, embedder: str) -> float:
+    """Wall time of one `sediment ingest` process running `code`, fresh `data_dir`."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(code),
+        "SEDIMENT_MODE": "embedded",
+        "SEDIMENT_DATA_DIR": str(data_dir),
+        "SEDIMENT_EMBEDDER": embedder,
+        "SEDIMENT_LOG_LEVEL": "WARNING",
+    }
+    command = [sys.executable, "-c", "from sediment.cli import main; main()", "ingest"]
+    start = time.perf_counter()
+    done = subprocess.run(
+        [*command, str(jsonl)], env=env, cwd=code, capture_output=True, text=True, check=False
+    )
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"sediment ingest ({code}) exited {done.returncode}:\n{done.stderr}")
+    return elapsed
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=DEFAULT_EVENTS)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--embedder", default="static")
+    parser.add_argument("--code", type=Path, action="append", default=[])
+    parser.add_argument("--out", type=Path, default=None, help="JSON with every run's figures")
+    args = parser.parse_args(argv)
+    codes: list[Path] = [c.resolve() for c in args.code] or [Path.cwd()]
+    with tempfile.TemporaryDirectory(prefix="sediment-ingest-cli-") as tmp:
+        root = Path(tmp)
+        jsonl = root / "events.jsonl"
+        count = write_jsonl(jsonl, args.events)
+        runs: dict[str, list[float]] = {str(c): [] for c in codes}
+        load_start = os.getloadavg()
+        for r in range(args.runs):
+            for i, code in enumerate(codes):
+                seconds = ingest_seconds(code, jsonl, root / f"data-{r}-{i}", args.embedder)
+                runs[str(code)].append(count / seconds)
+                print(f"round {r + 1} {code}: {count / seconds:.1f} events/s ({seconds:.1f} s)")
+        first = runs[str(codes[0])]
+        report = {
+            "events": count,
+            "embedder": args.embedder,
+            "load_start": load_start,
+            "load_end": os.getloadavg(),
+            "eps": runs,
+            "median_eps": {c: statistics.median(v) for c, v in runs.items()},
+            "ratio_to_first": {
+                c: [round(x / f, 3) for x, f in zip(v, first, strict=True)] for c, v in runs.items()
+            },
+        }
+        print(json.dumps(report, indent=2))
+        if args.out is not None:
+            args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
