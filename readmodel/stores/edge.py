@@ -57,7 +57,7 @@ from readmodel.store import (
 )
 from readmodel.stores import ties
 from readmodel.stores.access import AccessTimes, Restampable, from_micros, restamped
-from readmodel.stores.decoded import DecodedRecords
+from readmodel.stores.decoded import DecodedRecords, ScrolledRecords
 from readmodel.stores.dialect import Dialect, scrolled
 from readmodel.stores.payload import (
     DONE_PAYLOAD,
@@ -114,6 +114,7 @@ class EdgeStore:
         self._finish_pending_purge()
         self._access = AccessTimes(self._root)
         self._decoded = DecodedRecords()
+        self._scrolled = ScrolledRecords()
         self._banks_found: frozenset[str] | None = None
         self._banks_written: set[str] = set()
         self._banks_lock = threading.Lock()
@@ -385,8 +386,11 @@ class EdgeStore:
             self._update(qe.UpdateOperation.delete_points_by_filter(scope))
             self._access.forget(bank_id, (i.int for i in ids))
 
-    def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]:
+    def scroll(
+        self, flt: Filter, with_vectors: bool = False, dense_only: bool = False
+    ) -> Iterator[StoredPoint]:
         shard, engine_filter = self._require(), _filter(flt)
+        wanted = vector_names(with_vectors, sparse=not dense_only, passages=self._passages)
 
         def page(offset: Any) -> tuple[list[Any], Any]:
             request = qe.ScrollRequest(
@@ -394,13 +398,13 @@ class EdgeStore:
                 limit=self._page_size,
                 filter=engine_filter,
                 with_payload=True,
-                with_vector=vector_names(with_vectors, sparse=True, passages=self._passages),
+                with_vector=wanted,
             )
             records, next_offset = shard.scroll(request)
             return list(records), next_offset
 
         times = self._access.of_bank(flt.bank_id)
-        points = scrolled(page)
+        points = scrolled(page, self._scrolled)
         return restamped(points, times) if times else points
 
     def count(self, flt: Filter) -> int:
@@ -476,6 +480,7 @@ class EdgeStore:
     def close(self) -> None:
         self._access.close()
         self._decoded.clear()
+        self._scrolled.clear()
         if self._shard is not None:
             shard, self._shard = self._shard, None
             shard.flush()

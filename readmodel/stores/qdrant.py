@@ -34,6 +34,7 @@ from readmodel.store import (
     Vector,
 )
 from readmodel.stores import ties
+from readmodel.stores.decoded import ScrolledRecords
 from readmodel.stores.dialect import Dialect, scrolled
 from readmodel.stores.payload import (
     DONE_PAYLOAD,
@@ -99,6 +100,7 @@ class QdrantStore:
         self._mode = "local" if path is not None or location == ":memory:" else "server"
         self._collection = collection
         self._page_size = page_size
+        self._scrolled = ScrolledRecords()
         self._passages = True
         """Whether the collection has the passage vector (one created before it has not:
         its points are written and read without passages; docs/upgrading.md)."""
@@ -328,13 +330,16 @@ class QdrantStore:
             selector = models.FilterSelector(filter=scope)
             self._client.delete(self._collection, points_selector=selector, wait=True)
 
-    def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]:
+    def scroll(
+        self, flt: Filter, with_vectors: bool = False, dense_only: bool = False
+    ) -> Iterator[StoredPoint]:
         engine_filter = _filter(flt)
-        return scrolled(lambda offset: self._page(engine_filter, offset, with_vectors))
+        wanted = vector_names(with_vectors, sparse=not dense_only, passages=self._passages)
+        return scrolled(lambda offset: self._page(engine_filter, offset, wanted), self._scrolled)
 
     @translated
     def _page(
-        self, engine_filter: models.Filter | None, offset: Any, with_vectors: bool
+        self, engine_filter: models.Filter | None, offset: Any, wanted: list[str] | bool
     ) -> tuple[list[models.Record], Any]:
         return self._client.scroll(
             self._collection,
@@ -342,7 +347,7 @@ class QdrantStore:
             limit=self._page_size,
             offset=offset,
             with_payload=True,
-            with_vectors=vector_names(with_vectors, sparse=True, passages=self._passages),
+            with_vectors=wanted,
         )
 
     @translated
@@ -374,6 +379,7 @@ class QdrantStore:
             self._purge_on_close = True
 
     def close(self) -> None:
+        self._scrolled.clear()
         self._client.close()
         if self._purge_on_close and self._sqlite is not None and self._pending_purge:
             _vacuum(self._sqlite)

@@ -85,7 +85,7 @@ class BatchView:
     def prefetch_scroll(self, flt: Filter) -> None:
         """Remember the store's answer to `flt`; later scrolls whose filter asks for a
         subset of its `declared_supersedes_any` or `slot_keys_any` are answered from it."""
-        self._scrolls[flt] = _held(self._store.scroll(flt, with_vectors=True))
+        self._scrolls[flt] = _held(self._store.scroll(flt, with_vectors=True, dense_only=True))
 
     def _hold(self, point: StoredPoint) -> None:
         """Remember a point read without its keyword vector, unless one is held already."""
@@ -191,8 +191,11 @@ class BatchView:
         ranked = sorted(hits.values(), key=lambda h: (-h.score, h.record.id.int))
         return ranked[:limit]
 
-    def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]:
-        """Every point matching `flt` as the batch has left them, in id order."""
+    def scroll(
+        self, flt: Filter, with_vectors: bool = False, dense_only: bool = False
+    ) -> Iterator[StoredPoint]:
+        """Every point matching `flt` as the batch has left them, in id order (the
+        stored ones without their keyword vectors, whatever is asked: `_held`)."""
         source = self._stored_for(flt)
         found: dict[uuid.UUID, StoredPoint] = {}
         for p in source:
@@ -225,7 +228,7 @@ class BatchView:
             if _narrows(flt, known):
                 return self._among(known, flt) if flt.slot_keys_any else points
         if flt not in self._scrolls:
-            self._scrolls[flt] = _held(self._store.scroll(flt, with_vectors=True))
+            self._scrolls[flt] = _held(self._store.scroll(flt, with_vectors=True, dense_only=True))
         return self._scrolls[flt]
 
     def upsert(self, points: Sequence[StoredPoint]) -> None:
@@ -277,10 +280,11 @@ class BatchView:
 
 
 def _held(points: Iterator[StoredPoint]) -> list[StoredPoint]:
-    """A scroll's points as a batch keeps them: without their keyword vectors, which
-    nothing reads from a scroll (`apply` fetches the point an observation takes its
-    vectors from). A slot-key scroll of a large bank is thousands of points, and their
-    sparse vectors about a tenth of what the batch holds."""
+    """A scroll's points as a batch keeps them: without their keyword (and passage)
+    vectors, which nothing reads from a scroll (`apply` fetches the point an observation
+    takes its vectors from), so they are not even read (`dense_only`). A slot-key scroll
+    of a large bank is thousands of points, and their sparse vectors about a tenth of
+    what the batch holds."""
     return [replace(p, sparse=EMPTY_SPARSE) if p.sparse.indices else p for p in points]
 
 
@@ -364,7 +368,9 @@ class ConsolidationStore(Protocol):
         with_vectors: bool = False,
     ) -> list[Hit]: ...
 
-    def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]: ...
+    def scroll(
+        self, flt: Filter, with_vectors: bool = False, dense_only: bool = False
+    ) -> Iterator[StoredPoint]: ...
 
     def upsert(self, points: Sequence[StoredPoint]) -> None: ...
 
