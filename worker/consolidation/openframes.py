@@ -16,6 +16,7 @@ stated fact).
 
 import re
 from dataclasses import dataclass
+from typing import Final
 
 from readmodel.text import STOPWORDS
 from worker.consolidation.openvalues import MONTHS, Ending, ThingSaid, endings, thing_said
@@ -59,6 +60,13 @@ REWRITES = (
 has changed to nights", "my rent went up to 950 dollars" (a noun's value said by what it
 changed, rose or fell to), "I changed my GP to Dr. Kim" and a note's "New email: V"
 (the speaker's)."""
+
+
+CLAUSE_CACHE_SIZE: Final = 1 << 15
+"""Entries of each per-clause cache (`openkinds.object_kind`, `openkeys.head`, ...) and
+of the frame alignment by pair of clauses' words (`openupdates`): a statement is compared
+with each statement of its subject it meets by key, and each comparison asks the same of
+both clauses again; a frame said of many people ("<s> lives in _") is one entry."""
 
 
 @dataclass(frozen=True)

@@ -28,10 +28,11 @@ whichever arrives first, so the candidates read by key are exact.
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from contracts.memory import Relation
 from readmodel.text import STOPWORDS
-from worker.consolidation.openframes import Clause, OpenReading
+from worker.consolidation.openframes import CLAUSE_CACHE_SIZE, Clause, OpenReading
 from worker.consolidation.openkeys import MAX_VALUE, head, one_span_apart, same_tail
 from worker.consolidation.openkinds import held, object_kind, switched_to
 from worker.consolidation.openroles import ended_stems, held_by_people, role_of
@@ -321,8 +322,29 @@ HAVE = frozenset({"have", "has", "'ve", "'s"})
 
 def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
     """One subject, the same words but one short span each side, neither a plan nor a past."""
-    if o.subject != n.subject or o.markers or n.markers or not one_span_apart(o.words, n.words):
+    if o.subject != n.subject or o.markers or n.markers:
         return None
+    found = _framed_change(o.words, o.named, n.words, n.named, n.cue)
+    if found is None:
+        return None
+    frame, old, new = found
+    return OpenUpdate(Relation.EVOLVED_INTO, explain(n.subject, frame, old, new, n.cue))
+
+
+@lru_cache(maxsize=CLAUSE_CACHE_SIZE)
+def _framed_change(
+    o_words: tuple[str, ...],
+    o_named: tuple[str, ...],
+    n_words: tuple[str, ...],
+    n_named: tuple[str, ...],
+    cue: str | None,
+) -> tuple[str, str, str] | None:
+    """`_frame` of two clauses of one subject with no markers, as (frame, old value, new
+    value): a function of their words, names and the newer one's cue alone, so a frame
+    said of many people ("<s> lives in _") is aligned once per pair of values."""
+    if not one_span_apart(o_words, n_words):
+        return None
+    o, n = Clause("", o_words, (), None, o_named), Clause("", n_words, (), cue, n_named)
     if head(o) is None or (head(o) != head(n) and not same_tail(o, n)):
         return None
     span = _changed_span(o, n)
@@ -334,8 +356,7 @@ def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
         frame = (*o.words[:i1], "_", *o.words[i2:])
         if not _past(frame) and not ACCUMULATING & set(frame):
             said = [" ".join(v) if not _alone(v) else "alone" for v in (old, new)]
-            why = explain(n.subject, " ".join(frame), said[0], said[1], n.cue)
-            return OpenUpdate(Relation.EVOLVED_INTO, why)
+            return " ".join(frame), said[0], said[1]
     if max(len(old), len(new)) > MAX_VALUE or SUBJECT in old + new:
         return None
     if not content(list(old)) or not content(list(new)):
@@ -362,8 +383,7 @@ def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
         and not _framed(frame, old)
     ):
         return None
-    why = explain(n.subject, " ".join(frame), " ".join(old), " ".join(new), n.cue)
-    return OpenUpdate(Relation.EVOLVED_INTO, why)
+    return " ".join(frame), " ".join(old), " ".join(new)
 
 
 ALONE = frozenset(
