@@ -38,18 +38,18 @@ class DecodedRecords(Stamped[uuid.UUID, int, Decoded]):
         super().__init__(size)
 
 
-SCROLLED_SIZE: Final = 16384
-"""Entries of `ScrolledRecords`. Consolidation scrolls each event's statements of the
-same subject by slot key, batch after batch: on the bench workload (20,000 events, 800
+PAYLOAD_RECORDS_SIZE: Final = 16384
+"""Entries of `PayloadRecords`. Consolidation reads each event's statements of the same
+subject by slot key, batch after batch: on the bench workload (20,000 events, 800
 subjects) a subject comes back every dozen batches, and its points with it, so the
-cache must hold a few thousand batches' worth of points to be read again. An entry holds
-its payload besides the decoded record: about 5 KB for a short statement."""
+entries must cover a dozen batches' reads (some 10,000 points) to be read again. An
+entry holds its payload besides the decoded record: a few KB for a short statement."""
 
 
-class ScrolledRecords(Stamped[str, Mapping[str, Any], Decoded]):
-    """Records by point id, each for the payload it was decoded from. A scroll reports
-    no versions, so the payload itself is the stamp: an equal payload decodes to an
-    equal record, and comparing two payloads costs a tenth of decoding one."""
+class PayloadRecords(Stamped[str, Mapping[str, Any], Decoded]):
+    """Records by point id, each for the payload it was decoded from. A scroll or a read
+    by id reports no version, so the payload itself is the stamp: an equal payload decodes
+    to an equal record, and comparing two payloads costs a tenth of decoding one."""
 
-    def __init__(self, size: int = SCROLLED_SIZE) -> None:
+    def __init__(self, size: int = PAYLOAD_RECORDS_SIZE) -> None:
         super().__init__(size)

@@ -16,7 +16,7 @@ from readmodel.store import (
     SparseVector,
     StoredPoint,
 )
-from readmodel.stores.decoded import ScrolledRecords
+from readmodel.stores.decoded import PayloadRecords
 from readmodel.stores.payload import (
     TENANT_FIELD,
     Condition,
@@ -95,7 +95,7 @@ class EngineRecord(Protocol):
 
 def scrolled(
     read_page: Callable[[Any], tuple[list[Any], Any]],
-    decoded: ScrolledRecords | None = None,
+    decoded: PayloadRecords | None = None,
 ) -> Iterator[StoredPoint]:
     """Every point of a scroll: `read_page(offset)` returns a page of engine records and
     the next offset (None after the last page); records decoded before from equal

@@ -57,7 +57,7 @@ from readmodel.store import (
 )
 from readmodel.stores import ties
 from readmodel.stores.access import AccessTimes, Restampable, from_micros, restamped
-from readmodel.stores.decoded import DecodedRecords, ScrolledRecords
+from readmodel.stores.decoded import DecodedRecords, PayloadRecords
 from readmodel.stores.dialect import Dialect, scrolled
 from readmodel.stores.payload import (
     DONE_PAYLOAD,
@@ -114,7 +114,7 @@ class EdgeStore:
         self._finish_pending_purge()
         self._access = AccessTimes(self._root)
         self._decoded = DecodedRecords()
-        self._scrolled = ScrolledRecords()
+        self._by_payload = PayloadRecords()
         self._banks_found: frozenset[str] | None = None
         self._banks_written: set[str] = set()
         self._banks_lock = threading.Lock()
@@ -206,7 +206,7 @@ class EdgeStore:
             with_vector=vector_names(with_vectors, sparse=True, passages=self._passages),
         )
         found = {
-            point_id(r.id): stored_point(r.payload or {}, r.vector)
+            point_id(r.id): stored_point(r.payload or {}, r.vector, self._by_payload)
             for r in records
             if (r.payload or {}).get(TENANT_FIELD) == bank_id
         }
@@ -404,7 +404,7 @@ class EdgeStore:
             return list(records), next_offset
 
         times = self._access.of_bank(flt.bank_id)
-        points = scrolled(page, self._scrolled)
+        points = scrolled(page, self._by_payload)
         return restamped(points, times) if times else points
 
     def count(self, flt: Filter) -> int:
@@ -480,7 +480,7 @@ class EdgeStore:
     def close(self) -> None:
         self._access.close()
         self._decoded.clear()
-        self._scrolled.clear()
+        self._by_payload.clear()
         if self._shard is not None:
             shard, self._shard = self._shard, None
             shard.flush()

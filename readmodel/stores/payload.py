@@ -31,7 +31,7 @@ from readmodel.store import (
     Vector,
     tagset_of,
 )
-from readmodel.stores.decoded import ScrolledRecords
+from readmodel.stores.decoded import PayloadRecords
 from readmodel.text import decode_stems, encode_stems, text_stats
 
 TAGSET_FIELD: Final = "tagset"
@@ -273,7 +273,7 @@ def vector_names(with_vectors: bool, sparse: bool, passages: bool = False) -> li
 
 
 def stored_point(
-    payload: Mapping[str, Any], vectors: Any, decoded: ScrolledRecords | None = None
+    payload: Mapping[str, Any], vectors: Any, decoded: PayloadRecords | None = None
 ) -> StoredPoint:
     """A point as read back; engine sparse vectors are duck-typed (`indices`, `values`).
     With `decoded`, a payload equal to one decoded before gives that one's record."""
@@ -290,7 +290,7 @@ def stored_point(
 
 
 def _decoded(
-    payload: Mapping[str, Any], decoded: ScrolledRecords | None
+    payload: Mapping[str, Any], decoded: PayloadRecords | None
 ) -> tuple[Record, TextStats | None]:
     key = payload.get("id")
     if decoded is None or not isinstance(key, str):

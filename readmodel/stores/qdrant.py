@@ -34,7 +34,7 @@ from readmodel.store import (
     Vector,
 )
 from readmodel.stores import ties
-from readmodel.stores.decoded import ScrolledRecords
+from readmodel.stores.decoded import PayloadRecords
 from readmodel.stores.dialect import Dialect, scrolled
 from readmodel.stores.payload import (
     DONE_PAYLOAD,
@@ -100,7 +100,7 @@ class QdrantStore:
         self._mode = "local" if path is not None or location == ":memory:" else "server"
         self._collection = collection
         self._page_size = page_size
-        self._scrolled = ScrolledRecords()
+        self._by_payload = PayloadRecords()
         self._passages = True
         """Whether the collection has the passage vector (one created before it has not:
         its points are written and read without passages; docs/upgrading.md)."""
@@ -159,7 +159,7 @@ class QdrantStore:
             with_vectors=vector_names(with_vectors, sparse=True, passages=self._passages),
         )
         found = {
-            point_id(r.id): stored_point(r.payload or {}, r.vector)
+            point_id(r.id): stored_point(r.payload or {}, r.vector, self._by_payload)
             for r in records
             if (r.payload or {}).get(TENANT_FIELD) == bank_id
         }
@@ -335,7 +335,7 @@ class QdrantStore:
     ) -> Iterator[StoredPoint]:
         engine_filter = _filter(flt)
         wanted = vector_names(with_vectors, sparse=not dense_only, passages=self._passages)
-        return scrolled(lambda offset: self._page(engine_filter, offset, wanted), self._scrolled)
+        return scrolled(lambda offset: self._page(engine_filter, offset, wanted), self._by_payload)
 
     @translated
     def _page(
@@ -379,7 +379,7 @@ class QdrantStore:
             self._purge_on_close = True
 
     def close(self) -> None:
-        self._scrolled.clear()
+        self._by_payload.clear()
         self._client.close()
         if self._purge_on_close and self._sqlite is not None and self._pending_purge:
             _vacuum(self._sqlite)

@@ -105,9 +105,12 @@ class BatchView:
         index by slot key built on first use (a batch asks once per fact)."""
         index = self._by_slot.get(known)
         if index is None:
+            # Only the keys `known` asked for: a later filter asks for some of them, and a
+            # point holds many others (a word of each clause it says).
+            asked = frozenset(known.slot_keys_any)
             index = {}
             for p in self._scrolls[known]:
-                for key in p.record.slot_keys:
+                for key in asked.intersection(p.record.slot_keys):
                     index.setdefault(key, []).append(p)
             self._by_slot[known] = index
         found: dict[uuid.UUID, StoredPoint] = {}

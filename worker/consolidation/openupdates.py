@@ -28,11 +28,10 @@ whichever arrives first, so the candidates read by key are exact.
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from functools import lru_cache
 
 from contracts.memory import Relation
 from readmodel.text import STOPWORDS
-from worker.consolidation.openframes import CLAUSE_CACHE_SIZE, Clause, OpenReading
+from worker.consolidation.openframes import Clause, OpenReading
 from worker.consolidation.openkeys import MAX_VALUE, head, one_span_apart, same_tail
 from worker.consolidation.openkinds import held, object_kind, switched_to
 from worker.consolidation.openroles import ended_stems, held_by_people, role_of
@@ -322,29 +321,8 @@ HAVE = frozenset({"have", "has", "'ve", "'s"})
 
 def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
     """One subject, the same words but one short span each side, neither a plan nor a past."""
-    if o.subject != n.subject or o.markers or n.markers:
+    if o.subject != n.subject or o.markers or n.markers or not one_span_apart(o.words, n.words):
         return None
-    found = _framed_change(o.words, o.named, n.words, n.named, n.cue)
-    if found is None:
-        return None
-    frame, old, new = found
-    return OpenUpdate(Relation.EVOLVED_INTO, explain(n.subject, frame, old, new, n.cue))
-
-
-@lru_cache(maxsize=CLAUSE_CACHE_SIZE)
-def _framed_change(
-    o_words: tuple[str, ...],
-    o_named: tuple[str, ...],
-    n_words: tuple[str, ...],
-    n_named: tuple[str, ...],
-    cue: str | None,
-) -> tuple[str, str, str] | None:
-    """`_frame` of two clauses of one subject with no markers, as (frame, old value, new
-    value): a function of their words, names and the newer one's cue alone, so a frame
-    said of many people ("<s> lives in _") is aligned once per pair of values."""
-    if not one_span_apart(o_words, n_words):
-        return None
-    o, n = Clause("", o_words, (), None, o_named), Clause("", n_words, (), cue, n_named)
     if head(o) is None or (head(o) != head(n) and not same_tail(o, n)):
         return None
     span = _changed_span(o, n)
@@ -356,7 +334,8 @@ def _framed_change(
         frame = (*o.words[:i1], "_", *o.words[i2:])
         if not _past(frame) and not ACCUMULATING & set(frame):
             said = [" ".join(v) if not _alone(v) else "alone" for v in (old, new)]
-            return " ".join(frame), said[0], said[1]
+            why = explain(n.subject, " ".join(frame), said[0], said[1], n.cue)
+            return OpenUpdate(Relation.EVOLVED_INTO, why)
     if max(len(old), len(new)) > MAX_VALUE or SUBJECT in old + new:
         return None
     if not content(list(old)) or not content(list(new)):
@@ -383,7 +362,8 @@ def _framed_change(
         and not _framed(frame, old)
     ):
         return None
-    return " ".join(frame), " ".join(old), " ".join(new)
+    why = explain(n.subject, " ".join(frame), " ".join(old), " ".join(new), n.cue)
+    return OpenUpdate(Relation.EVOLVED_INTO, why)
 
 
 ALONE = frozenset(
@@ -401,6 +381,9 @@ def _changed_span(o: Clause, n: Clause) -> tuple[int, int, int, int] | None:
     """Where the two clauses differ, when that is one span on each side: one replaced
     run of words, or two joined by one word inside a name on both sides ("Gold's on Main"
     / "Crunch on 5th")."""
+    simple = _one_replaced_run(o.words, n.words)
+    if simple is not None:
+        return simple
     ops = SequenceMatcher(None, o.words, n.words, False).get_opcodes()
     changed = [op for op in ops if op[0] != "equal"]
     if len(changed) == 1 and changed[0][0] == "replace":
@@ -413,6 +396,26 @@ def _changed_span(o: Clause, n: Clause) -> tuple[int, int, int, int] | None:
     inner_o, inner_n = o.words[changed[0][2]], n.words[changed[0][4]]
     named = _names(o.words[i1 : changed[0][2]], o) and _names(n.words[j1 : changed[0][4]], n)
     return (i1, i2, j1, j2) if inner_o == inner_n and inner_o in STOPWORDS and named else None
+
+
+def _one_replaced_run(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[int, int, int, int] | None:
+    """The span `SequenceMatcher(None, a, b, False)` replaces, found without aligning, when
+    the two differ in one run whose words are found nowhere on the other side ("<s> lives in
+    porto" / "<s> lives in lyon"): then the words they share at the start and at the end
+    are the only matching blocks (each is the longest block of what is left, and none can
+    reach into the run), so the alignment is those two blocks around one replacement.
+    None for any other pair, which the alignment itself reads."""
+    shorter = min(len(a), len(b))
+    start = 0
+    while start < shorter and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < shorter - start and a[-1 - end] == b[-1 - end]:
+        end += 1
+    run_a, run_b = a[start : len(a) - end], b[start : len(b) - end]
+    if not run_a or not run_b or set(run_a) & set(b) or set(run_b) & set(a):
+        return None
+    return start, len(a) - end, start, len(b) - end
 
 
 def _noun_changed(frame: tuple[str, ...]) -> bool:
