@@ -381,6 +381,8 @@ def _changed_span(o: Clause, n: Clause) -> tuple[int, int, int, int] | None:
     """Where the two clauses differ, when that is one span on each side: one replaced
     run of words, or two joined by one word inside a name on both sides ("Gold's on Main"
     / "Crunch on 5th")."""
+    if o.words == n.words:
+        return None
     simple = _one_replaced_run(o.words, n.words)
     if simple is not None:
         return simple
