@@ -304,18 +304,21 @@ def _narrows(flt: Filter, known: Filter) -> bool:
     equal but for an any-of condition whose values in `flt` are a subset of `known`'s,
     and a `current_at` or `occurred_from` no earlier than `known`'s (a record current at
     some instant after the later one is so after the earlier one). Compared field by
-    field: a batch asks this of every prefetched scroll for each of its scrolls."""
+    field, the any-of conditions first (most pairs differ there): a batch asks this of
+    every prefetched scroll for each of its scrolls."""
+    for name, other in _ANY_OF_FIELDS:
+        wanted, have = getattr(flt, name), getattr(known, name)
+        if wanted and set(wanted) <= set(have):
+            if getattr(flt, other) != getattr(known, other):
+                return False
+            break
+    else:
+        return False
     for name in ("current_at", "occurred_from"):
         have_at, want_at = getattr(known, name), getattr(flt, name)
         if have_at is not None and (want_at is None or want_at < have_at):
             return False
-    if any(getattr(flt, name) != getattr(known, name) for name in _PLAIN_FIELDS):
-        return False
-    for name, other in _ANY_OF_FIELDS:
-        wanted, have = getattr(flt, name), getattr(known, name)
-        if wanted and set(wanted) <= set(have):
-            return bool(getattr(flt, other) == getattr(known, other))
-    return False
+    return all(getattr(flt, name) == getattr(known, name) for name in _PLAIN_FIELDS)
 
 
 _ANY_OF_FIELDS = (
