@@ -12,6 +12,8 @@ checkout's run of the same round.
 import argparse
 import json
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -45,6 +47,13 @@ def write_jsonl(path: Path, count: int, banks: int = 1, seed: int = 7) -> int:
 
 def ingest_seconds(code: Path, jsonl: Path, data_dir: Path, embedder: str) -> float:
     """Wall time of one `sediment ingest` process running `code`, fresh `data_dir`."""
+    return ingest_times(code, jsonl, data_dir, embedder)[0]
+
+
+def ingest_times(code: Path, jsonl: Path, data_dir: Path, embedder: str) -> tuple[float, float]:
+    """Wall time and CPU time (user and system) of one `sediment ingest` process running
+    `code`, fresh `data_dir`. On a machine others share, the CPU time moves less with
+    their load than the wall time does."""
     env = {
         **os.environ,
         "PYTHONPATH": str(code),
@@ -54,14 +63,24 @@ def ingest_seconds(code: Path, jsonl: Path, data_dir: Path, embedder: str) -> fl
         "SEDIMENT_LOG_LEVEL": "WARNING",
     }
     command = [sys.executable, "-c", "from sediment.cli import main; main()", "ingest"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
         [*command, str(jsonl)], env=env, cwd=code, capture_output=True, text=True, check=False
     )
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise RuntimeError(f"sediment ingest ({code}) exited {done.returncode}:\n{done.stderr}")
-    return elapsed
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu
+
+
+def _ratios(runs: dict[str, list[float]], first: str) -> dict[str, list[float]]:
+    """Each run's figure over the first checkout's in the same round."""
+    return {
+        c: [round(x / f, 3) for x, f in zip(v, runs[first], strict=True)] for c, v in runs.items()
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -78,13 +97,20 @@ def main(argv: list[str] | None = None) -> None:
         jsonl = root / "events.jsonl"
         count = write_jsonl(jsonl, args.events)
         runs: dict[str, list[float]] = {str(c): [] for c in codes}
+        cpu_runs: dict[str, list[float]] = {str(c): [] for c in codes}
         load_start = os.getloadavg()
         for r in range(args.runs):
             for i, code in enumerate(codes):
-                seconds = ingest_seconds(code, jsonl, root / f"data-{r}-{i}", args.embedder)
-                runs[str(code)].append(count / seconds)
-                print(f"round {r + 1} {code}: {count / seconds:.1f} events/s ({seconds:.1f} s)")
-        first = runs[str(codes[0])]
+                data = root / f"data-{r}-{i}"
+                seconds, cpu = ingest_times(code, jsonl, data, args.embedder)
+                shutil.rmtree(data, ignore_errors=True)
+                runs[str(code)].append(round(count / seconds, 1))
+                cpu_runs[str(code)].append(round(count / cpu, 1))
+                print(
+                    f"round {r + 1} {code}: {count / seconds:.1f} events/s ({seconds:.1f} s wall, "
+                    f"{cpu:.1f} s CPU: {count / cpu:.1f} events per CPU second)",
+                    flush=True,
+                )
         report = {
             "events": count,
             "embedder": args.embedder,
@@ -92,9 +118,10 @@ def main(argv: list[str] | None = None) -> None:
             "load_end": os.getloadavg(),
             "eps": runs,
             "median_eps": {c: statistics.median(v) for c, v in runs.items()},
-            "ratio_to_first": {
-                c: [round(x / f, 3) for x, f in zip(v, first, strict=True)] for c, v in runs.items()
-            },
+            "ratio_to_first": _ratios(runs, str(codes[0])),
+            "eps_per_cpu_s": cpu_runs,
+            "median_eps_per_cpu_s": {c: statistics.median(v) for c, v in cpu_runs.items()},
+            "cpu_ratio_to_first": _ratios(cpu_runs, str(codes[0])),
         }
         print(json.dumps(report, indent=2))
         if args.out is not None:

@@ -16,9 +16,10 @@ stated fact).
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
-from readmodel.text import STOPWORDS
+from readmodel.text import STOPWORDS, TEXT_CACHE_SIZE
 from worker.consolidation.openvalues import MONTHS, Ending, ThingSaid, endings, thing_said
 from worker.consolidation.openwords import (
     MAX_TOKENS,
@@ -159,6 +160,7 @@ def _before(body: str, at: int) -> str:
     return said[: -len(" that ")] + "; " if said.endswith(" that ") else said
 
 
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _rewritten(sentence: str) -> str:
     body = sentence.rstrip(".!")
     first = HOLDER_FIRST.search(body)
