@@ -20,10 +20,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Final
 
+from bench.record import machine, now_iso
 from bench.workload import events as workload_events
 
 DEFAULT_EVENTS = 20_000
+BENCHMARK: Final = "ingest_cli"
 
 
 def write_jsonl(path: Path, count: int, banks: int = 1, seed: int = 7) -> int:
@@ -76,6 +79,52 @@ def ingest_times(code: Path, jsonl: Path, data_dir: Path, embedder: str) -> tupl
     return elapsed, cpu
 
 
+def _commit(code: Path) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(code), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout.strip() or "unknown"
+
+
+def section(report: dict[str, Any], source: str) -> list[str]:
+    """The page's section (`sediment-bench report`): each checkout's runs and medians,
+    and each run's ratio to the first checkout's run of the same round."""
+    codes = list(report["eps"])
+    m = report["machine"]
+    lines = [
+        "## Ingest through the CLI, checkouts compared (`ingest_cli`)",
+        "",
+        f"Source `{source}`, run {report['date']}, {m['cpu_count']} CPUs, {m['platform']}, "
+        f"Python {m['python']}. Load average (1, 5, 15 min) at start {report['load_start']}, "
+        f"at end {report['load_end']} (the machine is shared: read the same-round ratios).",
+        "",
+        f"`python -m bench.ingest_cli`: {report['events']:,} short events (bench/workload.py, "
+        f"one bank) in a JSON-lines file through `sediment ingest` (embedded, "
+        f"{report['embedder']} embedder, default batch), a fresh data directory and process "
+        f"per run; {report['runs']} rounds, the checkouts interleaved in each. events/s: "
+        "events over the command's wall time; per CPU second: over its user and system time.",
+        "",
+        "| checkout | commit | events/s, each round | median events/s | ratio to first, "
+        "each round | median events per CPU second | CPU ratio to first, each round |",
+        "| --- | --- | --- | ---: | --- | ---: | --- |",
+    ]
+    for i, code in enumerate(codes):
+        cells = [
+            "before" if i == 0 and len(codes) == 2 else ("after" if len(codes) == 2 else code),
+            report["commits"].get(code, ""),
+            ", ".join(f"{x:.1f}" for x in report["eps"][code]),
+            f"{report['median_eps'][code]:.1f}",
+            ", ".join(f"{x:.2f}" for x in report["ratio_to_first"][code]),
+            f"{report['median_eps_per_cpu_s'][code]:.1f}",
+            ", ".join(f"{x:.2f}" for x in report["cpu_ratio_to_first"][code]),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
 def _ratios(runs: dict[str, list[float]], first: str) -> dict[str, list[float]]:
     """Each run's figure over the first checkout's in the same round."""
     return {
@@ -112,6 +161,11 @@ def main(argv: list[str] | None = None) -> None:
                     flush=True,
                 )
         report = {
+            "benchmark": BENCHMARK,
+            "date": now_iso(),
+            "machine": machine(),
+            "commits": {str(c): _commit(c) for c in codes},
+            "runs": args.runs,
             "events": count,
             "embedder": args.embedder,
             "load_start": load_start,

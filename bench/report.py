@@ -38,6 +38,7 @@ PAGE_ORDER = (
     "updates_corpus",
     "updates",
     "ingest",
+    "ingest_cli",
     "scale",
     "lag",
     "memory",
@@ -345,6 +346,10 @@ def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
             lines += corpus_section(cast(SupersessionReport, data), source)
         elif kind in SCALE_KINDS:
             lines += scale_section(cast(ScaleReport, data), source, growth)
+        elif kind == "ingest_cli":
+            from bench.ingest_cli import section as ingest_cli_section
+
+            lines += ingest_cli_section(data, source)
         elif kind == "tracing_cost":
             from bench.tracing_cost import tracing_section
 
