@@ -98,8 +98,9 @@ def section(report: dict[str, Any], source: str) -> list[str]:
         "## Ingest through the CLI, checkouts compared (`ingest_cli`)",
         "",
         f"Source `{source}`, run {report['date']}, {m['cpu_count']} CPUs, {m['platform']}, "
-        f"Python {m['python']}. Load average (1, 5, 15 min) at start {report['load_start']}, "
-        f"at end {report['load_end']} (the machine is shared: read the same-round ratios).",
+        f"Python {m['python']}. Load average (1, 5, 15 min) at start "
+        f"{_load(report['load_start'])}, at end {_load(report['load_end'])} (the machine is shared: read the same-round "
+        "ratios, and the CPU time, which their load moves less than the wall time).",
         "",
         f"`python -m bench.ingest_cli`: {report['events']:,} short events (bench/workload.py, "
         f"one bank) in a JSON-lines file through `sediment ingest` (embedded, "
@@ -123,6 +124,10 @@ def section(report: dict[str, Any], source: str) -> list[str]:
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return [*lines, ""]
+
+
+def _load(figures: list[float]) -> str:
+    return "[" + ", ".join(f"{x:.2f}" for x in figures) + "]"
 
 
 def _ratios(runs: dict[str, list[float]], first: str) -> dict[str, list[float]]:
