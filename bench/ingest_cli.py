@@ -99,8 +99,9 @@ def section(report: dict[str, Any], source: str) -> list[str]:
         "",
         f"Source `{source}`, run {report['date']}, {m['cpu_count']} CPUs, {m['platform']}, "
         f"Python {m['python']}. Load average (1, 5, 15 min) at start "
-        f"{_load(report['load_start'])}, at end {_load(report['load_end'])} (the machine is shared: read the same-round "
-        "ratios, and the CPU time, which their load moves less than the wall time).",
+        f"{_load(report['load_start'])}, at end {_load(report['load_end'])} (the machine is "
+        "shared: read the same-round ratios, and the CPU time, which the load moves less than "
+        "the wall time).",
         "",
         f"`python -m bench.ingest_cli`: {report['events']:,} short events (bench/workload.py, "
         f"one bank) in a JSON-lines file through `sediment ingest` (embedded, "
