@@ -52,6 +52,7 @@ PAGE_ORDER = (
     "merges_before_test_minilm",
     "updates",
     "ingest",
+    "ingest_cli",
     "scale",
     "lag",
     "memory",
@@ -372,6 +373,10 @@ def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
             lines += merges_section(cast(MergesReport, data), source)
         elif kind in SCALE_KINDS:
             lines += scale_section(cast(ScaleReport, data), source, growth)
+        elif kind == "ingest_cli":
+            from bench.ingest_cli import section as ingest_cli_section
+
+            lines += ingest_cli_section(data, source)
         elif kind == "tracing_cost":
             from bench.tracing_cost import tracing_section
 

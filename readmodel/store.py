@@ -303,8 +303,11 @@ class MemoryStore(Protocol):
 
     def delete(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None: ...
 
-    def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]:
-        """Every record matching `flt`, in id order."""
+    def scroll(
+        self, flt: Filter, with_vectors: bool = False, dense_only: bool = False
+    ) -> Iterator[StoredPoint]:
+        """Every record matching `flt`, in id order; with `dense_only`, of the vectors
+        only the dense one (no keyword vector, no passage vectors)."""
 
     def count(self, flt: Filter) -> int: ...
 

@@ -141,6 +141,8 @@ def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> l
     if not newest:
         return list(ordered)
     best = {c.id: c.score for c in head}
+    for old_id, new in newest.items():
+        best[new.id] = max(best[new.id], best[old_id])
     outdaters = {new.id for new in newest.values()}
     answering = [
         c

@@ -16,6 +16,7 @@ from readmodel.store import (
     SparseVector,
     StoredPoint,
 )
+from readmodel.stores.decoded import PayloadRecords
 from readmodel.stores.payload import (
     TENANT_FIELD,
     Condition,
@@ -94,13 +95,15 @@ class EngineRecord(Protocol):
 
 def scrolled(
     read_page: Callable[[Any], tuple[list[Any], Any]],
+    decoded: PayloadRecords | None = None,
 ) -> Iterator[StoredPoint]:
     """Every point of a scroll: `read_page(offset)` returns a page of engine records and
-    the next offset (None after the last page)."""
+    the next offset (None after the last page); records decoded before from equal
+    payloads are taken from `decoded`."""
     offset: Any = None
     while True:
         records, offset = read_page(offset)
         for r in records:
-            yield stored_point(r.payload or {}, r.vector)
+            yield stored_point(r.payload or {}, r.vector, decoded)
         if offset is None:
             return

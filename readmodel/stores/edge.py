@@ -58,7 +58,7 @@ from readmodel.store import (
 )
 from readmodel.stores import ties
 from readmodel.stores.access import AccessTimes, Restampable, from_micros, restamped
-from readmodel.stores.decoded import DecodedRecords
+from readmodel.stores.decoded import DecodedRecords, PayloadRecords
 from readmodel.stores.dialect import Dialect, scrolled
 from readmodel.stores.gate import Gate
 from readmodel.stores.payload import (
@@ -155,6 +155,7 @@ class EdgeStore:
         self._finish_pending_purge()
         self._access = AccessTimes(self._root)
         self._decoded = DecodedRecords()
+        self._by_payload = PayloadRecords()
         self._banks_found: frozenset[str] | None = None
         self._banks_written: set[str] = set()
         self._banks_lock = threading.Lock()
@@ -249,7 +250,7 @@ class EdgeStore:
             with_vector=vector_names(with_vectors, sparse=True, passages=self._passages),
         )
         found = {
-            point_id(r.id): stored_point(r.payload or {}, r.vector)
+            point_id(r.id): stored_point(r.payload or {}, r.vector, self._by_payload)
             for r in records
             if (r.payload or {}).get(TENANT_FIELD) == bank_id
         }
@@ -441,11 +442,14 @@ class EdgeStore:
                 self._awaiting[bank_id] -= 1
                 self._owed = True
 
-    def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]:
+    def scroll(
+        self, flt: Filter, with_vectors: bool = False, dense_only: bool = False
+    ) -> Iterator[StoredPoint]:
         """Each page is read from the shard open at the time (a live purge's copy keeps
         every point's id, which the next page starts from)."""
         engine_filter = _filter(flt)
         self._require()
+        wanted = vector_names(with_vectors, sparse=not dense_only, passages=self._passages)
 
         def page(offset: Any) -> tuple[list[Any], Any]:
             with self._gate.shared():
@@ -454,13 +458,13 @@ class EdgeStore:
                     limit=self._page_size,
                     filter=engine_filter,
                     with_payload=True,
-                    with_vector=vector_names(with_vectors, sparse=True, passages=self._passages),
+                    with_vector=wanted,
                 )
                 records, next_offset = self._require().scroll(request)
             return list(records), next_offset
 
         times = self._access.of_bank(flt.bank_id)
-        points = scrolled(page)
+        points = scrolled(page, self._by_payload)
         return restamped(points, times) if times else points
 
     @_reading
@@ -561,6 +565,7 @@ class EdgeStore:
                 old.close()
                 self._swap_in()
                 self._decoded.clear()
+                self._by_payload.clear()
                 self._shard, self._passages = _load(self._shard_dir, self._dense_size)
             self._owed = False
             if not any(self._awaiting.values()):
@@ -572,6 +577,7 @@ class EdgeStore:
         with self._writes.exclusive(), self._gate.exclusive():
             self._access.close()
             self._decoded.clear()
+            self._by_payload.clear()
             if self._shard is not None:
                 shard, self._shard = self._shard, None
                 shard.flush()

@@ -220,11 +220,13 @@ class MeteredStore:
     def delete(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None:
         self._call("delete", lambda: self._inner.delete(bank_id, ids), bank_id, {"ids": len(ids)})
 
-    def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]:
+    def scroll(
+        self, flt: Filter, with_vectors: bool = False, dense_only: bool = False
+    ) -> Iterator[StoredPoint]:
         spent, items_seen = 0.0, 0
         start = time.perf_counter()
         try:
-            items = iter(self._inner.scroll(flt, with_vectors))
+            items = iter(self._inner.scroll(flt, with_vectors, dense_only))
             while True:
                 try:
                     item = next(items)

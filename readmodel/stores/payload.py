@@ -31,6 +31,7 @@ from readmodel.store import (
     Vector,
     tagset_of,
 )
+from readmodel.stores.decoded import PayloadRecords
 from readmodel.text import decode_stems, encode_stems, text_stats
 
 TAGSET_FIELD: Final = "tagset"
@@ -271,17 +272,34 @@ def vector_names(with_vectors: bool, sparse: bool, passages: bool = False) -> li
     )
 
 
-def stored_point(payload: Mapping[str, Any], vectors: Any) -> StoredPoint:
-    """A point as read back; engine sparse vectors are duck-typed (`indices`, `values`)."""
+def stored_point(
+    payload: Mapping[str, Any], vectors: Any, decoded: PayloadRecords | None = None
+) -> StoredPoint:
+    """A point as read back; engine sparse vectors are duck-typed (`indices`, `values`).
+    With `decoded`, a payload equal to one decoded before gives that one's record."""
     named: Mapping[str, Any] = vectors if isinstance(vectors, Mapping) else {}
     rows = named.get(PASSAGE_VECTOR)
+    record, stats = _decoded(payload, decoded)
     return StoredPoint(
-        record=from_payload(payload),
+        record=record,
         dense=_dense_or_empty(named),
         sparse=_sparse(named),
-        stats=stored_stats(payload),
+        stats=stats,
         passages=None if not rows else np.asarray(rows, dtype=np.float32),
     )
+
+
+def _decoded(
+    payload: Mapping[str, Any], decoded: PayloadRecords | None
+) -> tuple[Record, TextStats | None]:
+    key = payload.get("id")
+    if decoded is None or not isinstance(key, str):
+        return from_payload(payload), stored_stats(payload)
+    found = decoded.get(key, payload)
+    if found is None:
+        found = (from_payload(payload), stored_stats(payload))
+        decoded.put(key, payload, found)
+    return found
 
 
 def passages_by_id(

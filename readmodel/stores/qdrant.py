@@ -35,6 +35,7 @@ from readmodel.store import (
     Vector,
 )
 from readmodel.stores import ties
+from readmodel.stores.decoded import PayloadRecords
 from readmodel.stores.dialect import Dialect, scrolled
 from readmodel.stores.payload import (
     DONE_PAYLOAD,
@@ -102,6 +103,7 @@ class QdrantStore:
         self._mode = "local" if path is not None or location == ":memory:" else "server"
         self._collection = collection
         self._page_size = page_size
+        self._by_payload = PayloadRecords()
         self._passages = True
         """Whether the collection has the passage vector (one created before it has not:
         its points are written and read without passages; docs/upgrading.md)."""
@@ -170,7 +172,7 @@ class QdrantStore:
             with_vectors=vector_names(with_vectors, sparse=True, passages=self._passages),
         )
         found = {
-            point_id(r.id): stored_point(r.payload or {}, r.vector)
+            point_id(r.id): stored_point(r.payload or {}, r.vector, self._by_payload)
             for r in records
             if (r.payload or {}).get(TENANT_FIELD) == bank_id
         }
@@ -341,13 +343,16 @@ class QdrantStore:
             selector = models.FilterSelector(filter=scope)
             self._client.delete(self._collection, points_selector=selector, wait=True)
 
-    def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]:
+    def scroll(
+        self, flt: Filter, with_vectors: bool = False, dense_only: bool = False
+    ) -> Iterator[StoredPoint]:
         engine_filter = _filter(flt)
-        return scrolled(lambda offset: self._page(engine_filter, offset, with_vectors))
+        wanted = vector_names(with_vectors, sparse=not dense_only, passages=self._passages)
+        return scrolled(lambda offset: self._page(engine_filter, offset, wanted), self._by_payload)
 
     @translated
     def _page(
-        self, engine_filter: models.Filter | None, offset: Any, with_vectors: bool
+        self, engine_filter: models.Filter | None, offset: Any, wanted: list[str] | bool
     ) -> tuple[list[models.Record], Any]:
         return self._client.scroll(
             self._collection,
@@ -355,7 +360,7 @@ class QdrantStore:
             limit=self._page_size,
             offset=offset,
             with_payload=True,
-            with_vectors=vector_names(with_vectors, sparse=True, passages=self._passages),
+            with_vectors=wanted,
         )
 
     @translated
@@ -392,6 +397,7 @@ class QdrantStore:
         return False
 
     def close(self) -> None:
+        self._by_payload.clear()
         self._client.close()
         if self._purge_on_close and self._sqlite is not None and self._pending_purge:
             _vacuum(self._sqlite)

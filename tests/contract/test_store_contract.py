@@ -528,6 +528,38 @@ def test_scroll_pages_through_everything_in_id_order(store: MemoryStore) -> None
     assert first.dense == pytest.approx(unit(7), abs=1e-6)
 
 
+def test_scroll_dense_only_reads_the_dense_vector_alone(store: MemoryStore) -> None:
+    keywords = SparseVector((3, 7), (0.5, 1.5))
+    store.upsert([point(memory(BANK, i), i, keywords) for i in range(3)])
+    full = list(store.scroll(Filter(BANK), with_vectors=True))
+    dense = list(store.scroll(Filter(BANK), with_vectors=True, dense_only=True))
+    assert [p.record for p in dense] == [p.record for p in full]
+    assert all(p.sparse.indices == (3, 7) for p in full)
+    assert all(p.sparse == NO_KEYWORDS and p.passages is None for p in dense)
+    for p in dense:
+        i = [mid(BANK, j) for j in range(3)].index(p.record.id)
+        assert p.dense == pytest.approx(unit(i), abs=1e-6)
+
+
+def test_scroll_reads_each_point_as_it_is_now(store: MemoryStore) -> None:
+    """A scroll after a write gives the written record, never one decoded before it
+    (the adapters keep records decoded from equal payloads)."""
+    store.upsert([point(memory(BANK, i), i) for i in range(3)])
+    before = {p.record.id: p.record for p in store.scroll(Filter(BANK), True, True)}
+    newer = mid(BANK, 2)
+    patch = DerivedPatch(
+        mid(BANK, 0), State.SUPERSEDED, newer, Relation.EVOLVED_INTO, None, True, "moved", BASE
+    )
+    store.set_derived(BANK, [patch])
+    store.upsert([point(memory(BANK, 1, text="memory 1, said again"), 1)])
+    after = {p.record.id: p.record for p in store.scroll(Filter(BANK), True, True)}
+    assert after[mid(BANK, 0)].superseded_by == newer
+    assert after[mid(BANK, 0)].state is State.SUPERSEDED
+    assert after[mid(BANK, 1)].text == "memory 1, said again"
+    assert after[mid(BANK, 2)] == before[mid(BANK, 2)]
+    assert before[mid(BANK, 0)].superseded_by is None
+
+
 def test_info_reports_engine_and_points(store: MemoryStore, kind: str) -> None:
     store.upsert([point(memory(BANK, i), i) for i in range(3)] + [point(memory(OTHER, 0), 9)])
     info = store.info()

@@ -625,3 +625,22 @@ def test_a_thing_moved_somewhere_says_nothing_of_its_status() -> None:
     assert found is not None and "'track' -> 'cancelled'" in found.reason
     moved = related("User: The launch is on May 3.", [], "User: The launch moved to May 10.", [])
     assert moved is not None and "'may 3' -> 'may 10'" in moved.reason
+
+
+def test_every_ending_said_after_its_value_holds_one_of_the_words_searched_first() -> None:
+    """`ENDED_AFTER` is searched only in a sentence holding one of `ENDED_AFTER_WORDS`: each
+    of its endings must hold one, or an ending would go unread."""
+    from worker.consolidation.openvalues import ENDED_AFTER, ENDED_AFTER_WORDS, endings
+
+    said = [
+        "keith got married and moved away", "oskar moved out", "ravi moved away",
+        "dr. lee retired", "miso passed away", "miso died", "the old car is long gone",
+        "the band is gone", "the gym gone", "the diet is a thing of the past",
+        "the job is history", "the project is over", "keith left", "keith quit, so",
+        "keith left the company", "maria quit her job", "the coach resigned",
+        "the head stepped down", "my tutor emigrated", "my tutor moved abroad",
+    ]  # fmt: skip
+    for sentence in said:
+        assert ENDED_AFTER.search(sentence), sentence
+        assert any(w in sentence for w in ENDED_AFTER_WORDS), sentence
+    assert [e.how for e in endings("my tutor emigrated")] == ["emigrated"]

@@ -85,7 +85,7 @@ class BatchView:
     def prefetch_scroll(self, flt: Filter) -> None:
         """Remember the store's answer to `flt`; later scrolls whose filter asks for a
         subset of its `declared_supersedes_any` or `slot_keys_any` are answered from it."""
-        self._scrolls[flt] = _held(self._store.scroll(flt, with_vectors=True))
+        self._scrolls[flt] = _held(self._store.scroll(flt, with_vectors=True, dense_only=True))
 
     def _hold(self, point: StoredPoint) -> None:
         """Remember a point read without its keyword vector, unless one is held already."""
@@ -105,9 +105,12 @@ class BatchView:
         index by slot key built on first use (a batch asks once per fact)."""
         index = self._by_slot.get(known)
         if index is None:
+            # Only the keys `known` asked for: a later filter asks for some of them, and a
+            # point holds many others (a word of each clause it says).
+            asked = frozenset(known.slot_keys_any)
             index = {}
             for p in self._scrolls[known]:
-                for key in p.record.slot_keys:
+                for key in asked.intersection(p.record.slot_keys):
                     index.setdefault(key, []).append(p)
             self._by_slot[known] = index
         found: dict[uuid.UUID, StoredPoint] = {}
@@ -191,8 +194,11 @@ class BatchView:
         ranked = sorted(hits.values(), key=lambda h: (-h.score, h.record.id.int))
         return ranked[:limit]
 
-    def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]:
-        """Every point matching `flt` as the batch has left them, in id order."""
+    def scroll(
+        self, flt: Filter, with_vectors: bool = False, dense_only: bool = False
+    ) -> Iterator[StoredPoint]:
+        """Every point matching `flt` as the batch has left them, in id order (the
+        stored ones without their keyword vectors, whatever is asked: `_held`)."""
         source = self._stored_for(flt)
         found: dict[uuid.UUID, StoredPoint] = {}
         for p in source:
@@ -225,7 +231,7 @@ class BatchView:
             if _narrows(flt, known):
                 return self._among(known, flt) if flt.slot_keys_any else points
         if flt not in self._scrolls:
-            self._scrolls[flt] = _held(self._store.scroll(flt, with_vectors=True))
+            self._scrolls[flt] = _held(self._store.scroll(flt, with_vectors=True, dense_only=True))
         return self._scrolls[flt]
 
     def upsert(self, points: Sequence[StoredPoint]) -> None:
@@ -277,10 +283,11 @@ class BatchView:
 
 
 def _held(points: Iterator[StoredPoint]) -> list[StoredPoint]:
-    """A scroll's points as a batch keeps them: without their keyword vectors, which
-    nothing reads from a scroll (`apply` fetches the point an observation takes its
-    vectors from). A slot-key scroll of a large bank is thousands of points, and their
-    sparse vectors about a tenth of what the batch holds."""
+    """A scroll's points as a batch keeps them: without their keyword (and passage)
+    vectors, which nothing reads from a scroll (`apply` fetches the point an observation
+    takes its vectors from), so they are not even read (`dense_only`). A slot-key scroll
+    of a large bank is thousands of points, and their sparse vectors about a tenth of
+    what the batch holds."""
     return [replace(p, sparse=EMPTY_SPARSE) if p.sparse.indices else p for p in points]
 
 
@@ -297,18 +304,21 @@ def _narrows(flt: Filter, known: Filter) -> bool:
     equal but for an any-of condition whose values in `flt` are a subset of `known`'s,
     and a `current_at` or `occurred_from` no earlier than `known`'s (a record current at
     some instant after the later one is so after the earlier one). Compared field by
-    field: a batch asks this of every prefetched scroll for each of its scrolls."""
+    field, the any-of conditions first (most pairs differ there): a batch asks this of
+    every prefetched scroll for each of its scrolls."""
+    for name, other in _ANY_OF_FIELDS:
+        wanted, have = getattr(flt, name), getattr(known, name)
+        if wanted and set(wanted) <= set(have):
+            if getattr(flt, other) != getattr(known, other):
+                return False
+            break
+    else:
+        return False
     for name in ("current_at", "occurred_from"):
         have_at, want_at = getattr(known, name), getattr(flt, name)
         if have_at is not None and (want_at is None or want_at < have_at):
             return False
-    if any(getattr(flt, name) != getattr(known, name) for name in _PLAIN_FIELDS):
-        return False
-    for name, other in _ANY_OF_FIELDS:
-        wanted, have = getattr(flt, name), getattr(known, name)
-        if wanted and set(wanted) <= set(have):
-            return bool(getattr(flt, other) == getattr(known, other))
-    return False
+    return all(getattr(flt, name) == getattr(known, name) for name in _PLAIN_FIELDS)
 
 
 _ANY_OF_FIELDS = (
@@ -364,7 +374,9 @@ class ConsolidationStore(Protocol):
         with_vectors: bool = False,
     ) -> list[Hit]: ...
 
-    def scroll(self, flt: Filter, with_vectors: bool = False) -> Iterator[StoredPoint]: ...
+    def scroll(
+        self, flt: Filter, with_vectors: bool = False, dense_only: bool = False
+    ) -> Iterator[StoredPoint]: ...
 
     def upsert(self, points: Sequence[StoredPoint]) -> None: ...
 

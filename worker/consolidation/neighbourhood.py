@@ -4,12 +4,15 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
+from functools import lru_cache
 
 from contracts.memory import Memory, Observation
 from readmodel.embedders import Embedder
 from readmodel.store import EMPTY_VECTOR, Filter, StoredPoint, tagset_of
+from readmodel.text import TEXT_CACHE_SIZE
 from worker.consolidation.batch import ConsolidationStore
 from worker.consolidation.decide import Neighbourhood
+from worker.consolidation.features import computed, decode
 from worker.consolidation.features import of as text_features
 from worker.consolidation.openkeys import open_query_keys
 from worker.consolidation.policy import ConsolidationPolicy
@@ -71,8 +74,19 @@ def _candidates(
 
 def memory_open_keys(m: Memory) -> tuple[str, ...]:
     """The stored keys of the statements `m`'s reading by frame may relate to
-    (`openkeys.open_query_keys`), from its stored features."""
-    return tuple(open_query_keys(text_features(m).open))
+    (`openkeys.open_query_keys`), from its stored features: once per stored value (a
+    batch asks twice per event, to prefetch and to gather)."""
+    if m.features is None:
+        return tuple(open_query_keys(text_features(m).open))
+    return _stored_open_keys(m.features, m.text, tuple(m.entities))
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _stored_open_keys(stored: str, text: str, entities: tuple[str, ...]) -> tuple[str, ...]:
+    """`memory_open_keys` of a memory whose stored features are `stored` (its text and
+    entities read when they are of another format: `features.of`)."""
+    found = decode(stored) or computed(text, entities)
+    return tuple(open_query_keys(found.open))
 
 
 def slot_filters(

@@ -16,8 +16,10 @@ stated fact).
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Final
 
-from readmodel.text import STOPWORDS
+from readmodel.text import STOPWORDS, TEXT_CACHE_SIZE
 from worker.consolidation.openvalues import MONTHS, Ending, ThingSaid, endings, thing_said
 from worker.consolidation.openwords import (
     MAX_TOKENS,
@@ -59,6 +61,13 @@ REWRITES = (
 has changed to nights", "my rent went up to 950 dollars" (a noun's value said by what it
 changed, rose or fell to), "I changed my GP to Dr. Kim" and a note's "New email: V"
 (the speaker's)."""
+
+
+CLAUSE_CACHE_SIZE: Final = 1 << 15
+"""Entries of each per-clause cache (`openkinds.object_kind`, `openkeys.head`, ...) and
+of the frame alignment by pair of clauses' words (`openupdates`): a statement is compared
+with each statement of its subject it meets by key, and each comparison asks the same of
+both clauses again; a frame said of many people ("<s> lives in _") is one entry."""
 
 
 @dataclass(frozen=True)
@@ -151,6 +160,7 @@ def _before(body: str, at: int) -> str:
     return said[: -len(" that ")] + "; " if said.endswith(" that ") else said
 
 
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _rewritten(sentence: str) -> str:
     body = sentence.rstrip(".!")
     first = HOLDER_FIRST.search(body)

@@ -6,7 +6,9 @@ exact. Keys are by role and narrow: a key every statement of a subject shares wo
 each statement read all the others.
 """
 
-from worker.consolidation.openframes import Clause, OpenReading
+from functools import lru_cache
+
+from worker.consolidation.openframes import CLAUSE_CACHE_SIZE, Clause, OpenReading
 from worker.consolidation.openkinds import object_kind, switched_to
 from worker.consolidation.openroles import role_stems
 from worker.consolidation.openvalues import LEAVING, SHORT, dates_now
@@ -16,6 +18,7 @@ MAX_VALUE = 5
 """The longest value, in words, a frame change reads on either side."""
 
 
+@lru_cache(maxsize=CLAUSE_CACHE_SIZE)
 def head(c: Clause) -> str | None:
     """The clause's first content word that is not written as a name: what its frame says
     of the subject ("dentist", "drink", "works"), before any value. Two clauses compared

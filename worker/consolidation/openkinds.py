@@ -12,11 +12,12 @@ The members are single words or short phrases, matched whole on the token sequen
 """
 
 import re
+from functools import lru_cache
 from typing import Final
 
 from worker.consolidation import lexicon as lx
 from worker.consolidation.openframes import AUXILIARIES as AUX
-from worker.consolidation.openframes import Clause
+from worker.consolidation.openframes import CLAUSE_CACHE_SIZE, Clause
 from worker.consolidation.openwords import SUBJECT
 
 KINDS: Final[dict[str, frozenset[str]]] = {
@@ -114,6 +115,7 @@ MODIFIERS = frozenset("oat soy almond skim skimmed iced decaf hot cold double si
 """Words that qualify a member without making another ("oat lattes" is lattes)."""
 
 
+@lru_cache(maxsize=CLAUSE_CACHE_SIZE)
 def object_kind(c: Clause) -> tuple[str, tuple[str, ...]] | None:
     """The kind and span of the clause's object when it is a member: right after its
     verb ("<s> plays volleyball on weekends", "<s> is learning korean", "<s> takes an
@@ -133,6 +135,7 @@ def object_kind(c: Clause) -> tuple[str, tuple[str, ...]] | None:
     return _at(w, i + 1)
 
 
+@lru_cache(maxsize=CLAUSE_CACHE_SIZE)
 def held(c: Clause) -> tuple[str, tuple[str, ...]] | None:
     """ "<s> is into fencing", "<s> only drinks tea": the clause's object is a member and
     its verb one that says it is the subject's current value of that kind (`HOLDING`), or
@@ -151,6 +154,7 @@ FANS = frozenset("drinker drinkers person people fan fans lover lovers addict pl
 person"."""
 
 
+@lru_cache(maxsize=CLAUSE_CACHE_SIZE)
 def switched_to(c: Clause) -> tuple[str, tuple[str, ...]] | None:
     """ "<s> (has) switched to netball", "<s> 's taken up padel (instead)": a change named
     by its new value alone, a member, and nothing else said, with a change word; its kind

@@ -13,9 +13,10 @@ the subject, so only a verb and a preposition ("trains with", "reports to") coun
 """
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from readmodel.text import STOPWORDS
-from worker.consolidation.openframes import Clause, OpenReading
+from worker.consolidation.openframes import CLAUSE_CACHE_SIZE, Clause, OpenReading
 from worker.consolidation.openwords import CUES, NOISE, SUBJECT, content
 
 SUFFIXES = ("ers", "ors", "ists", "ing", "er", "or", "ist", "es", "s")
@@ -89,6 +90,7 @@ def noun_role(c: Clause) -> Role | None:
     return Role(stems, _masked(w, cut + 1), holder, noun=True) if stems else None
 
 
+@lru_cache(maxsize=CLAUSE_CACHE_SIZE)
 def role_of(c: Clause) -> Role | None:
     return noun_role(c) or verb_role(c)
 

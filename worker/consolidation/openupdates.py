@@ -381,6 +381,11 @@ def _changed_span(o: Clause, n: Clause) -> tuple[int, int, int, int] | None:
     """Where the two clauses differ, when that is one span on each side: one replaced
     run of words, or two joined by one word inside a name on both sides ("Gold's on Main"
     / "Crunch on 5th")."""
+    if o.words == n.words:
+        return None
+    simple = _one_replaced_run(o.words, n.words)
+    if simple is not None:
+        return simple
     ops = SequenceMatcher(None, o.words, n.words, False).get_opcodes()
     changed = [op for op in ops if op[0] != "equal"]
     if len(changed) == 1 and changed[0][0] == "replace":
@@ -393,6 +398,26 @@ def _changed_span(o: Clause, n: Clause) -> tuple[int, int, int, int] | None:
     inner_o, inner_n = o.words[changed[0][2]], n.words[changed[0][4]]
     named = _names(o.words[i1 : changed[0][2]], o) and _names(n.words[j1 : changed[0][4]], n)
     return (i1, i2, j1, j2) if inner_o == inner_n and inner_o in STOPWORDS and named else None
+
+
+def _one_replaced_run(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[int, int, int, int] | None:
+    """The span `SequenceMatcher(None, a, b, False)` replaces, found without aligning, when
+    the two differ in one run whose words are found nowhere on the other side ("<s> lives in
+    porto" / "<s> lives in lyon"): then the words they share at the start and at the end
+    are the only matching blocks (each is the longest block of what is left, and none can
+    reach into the run), so the alignment is those two blocks around one replacement.
+    None for any other pair, which the alignment itself reads."""
+    shorter = min(len(a), len(b))
+    start = 0
+    while start < shorter and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < shorter - start and a[-1 - end] == b[-1 - end]:
+        end += 1
+    run_a, run_b = a[start : len(a) - end], b[start : len(b) - end]
+    if not run_a or not run_b or set(run_a) & set(b) or set(run_b) & set(a):
+        return None
+    return start, len(a) - end, start, len(b) - end
 
 
 def _noun_changed(frame: tuple[str, ...]) -> bool:

@@ -56,6 +56,12 @@ ENDED_AFTER = re.compile(
     r"stepped down|"
     r"emigrated|moved abroad)"
 )
+ENDED_AFTER_WORDS = (
+    "moved", "retired", "passed away", "died", "gone", "is a thing of the past",
+    "is history", "is over", "left", "quit", "resigned", "stepped down", "emigrated",
+)  # fmt: skip
+"""A word each ending `ENDED_AFTER` reads holds: a sentence with none is not searched
+(its open start makes the search try every word of the sentence as the value's first)."""
 DECLARED = re.compile(
     r"\b(?P<how>(?:switched|changed|swapped) (?P<x>[a-z]{3,}s))\b(?! (?:with|for)\b)"
 )
@@ -218,10 +224,11 @@ def endings(sentence: str) -> list[Ending]:
     found = [
         (_span(tokens(m.group("x"))) or _verb_ended(m.group("how")), m.group("how")) for m in before
     ]
-    found += [
-        (_span(tokens(m.group("x")), from_end=True), _left_how(m, sentence))
-        for m in ENDED_AFTER.finditer(sentence)
-    ]
+    if any(word in sentence for word in ENDED_AFTER_WORDS):
+        found += [
+            (_span(tokens(m.group("x")), from_end=True), _left_how(m, sentence))
+            for m in ENDED_AFTER.finditer(sentence)
+        ]
     found += [((singular(m.group("x")),), m.group("how")) for m in DECLARED.finditer(sentence)]
     for m in PAIR_ENDED.finditer(sentence):
         found += [((m.group("a"),), "broke up"), ((m.group("b"),), "broke up")]

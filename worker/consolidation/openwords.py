@@ -6,8 +6,9 @@ count as evidence, and the qualifiers that say nothing about the value ("my new 
 """
 
 import re
+from functools import lru_cache
 
-from readmodel.text import STOPWORDS
+from readmodel.text import STOPWORDS, TEXT_CACHE_SIZE
 
 MAX_TOKENS = 40
 SUBJECT = "<s>"
@@ -56,7 +57,10 @@ def tokens(text: str) -> list[str]:
     return WORD.findall(text.lower().replace("’", "'").replace("'s ", " 's "))
 
 
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def markers(text: str) -> frozenset[str]:
+    """Which of `MARKERS` the text has: asked of each clause and again of its sentence by
+    several readings, so remembered per text."""
     low = text.lower().replace("’", "'")
     return frozenset(name for name, pattern in MARKERS.items() if pattern.search(low))
 

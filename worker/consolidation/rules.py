@@ -168,7 +168,8 @@ def _thing(words: str) -> str:
 
 
 def settings(sentence: str, ctx: Context, primary: str | None) -> Iterator[Found]:
-    temperature, device = TEMPERATURE.search(sentence), DEVICE.search(sentence)
+    temperature = TEMPERATURE.search(sentence)
+    device = DEVICE.search(sentence) if temperature else None
     if temperature and device:
         yield _thing(device.group("thing")), "setting:temperature", temperature.group(0), SLOT
     if "password" in sentence.lower():
