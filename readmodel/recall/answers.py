@@ -9,7 +9,6 @@ library"). A memory answers it in the sentence that shares most of those words a
 names a value of that type: long turns hold many facts, and only that sentence is read.
 """
 
-import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -55,10 +54,9 @@ class Question:
 
     @property
     def needed(self) -> int:
-        """Terms a sentence must share with the question to answer it: half of them, and
-        two when it names two or more (long turns name many numbers near a word or two
-        of any question)."""
-        return max(min(2, len(self.about)), math.ceil(len(self.about) / 2))
+        """Terms a sentence must share with the question to answer it: two when it names
+        two or more (a pronoun is no term: every turn of a user says "my")."""
+        return max(min(2, len(self.about)), -(-len(self.about) // 2))
 
 
 def _terms(sentence: str) -> frozenset[str]:
@@ -78,9 +76,7 @@ def question(query: str) -> Question | None:
     if types is None:
         return None
     words = [t.low for t in tokens(normalise(query)) if t.low not in _QUESTION_WORDS]
-    about = frozenset(
-        term for w in words for term in content_terms(w) if not term.startswith("~")
-    )
+    about = frozenset(term for w in words for term in content_terms(w) if not term.startswith("~"))
     return Question(types, about) if about else None
 
 
