@@ -13,7 +13,6 @@ from contracts.memory import State
 from readmodel.recall.candidate import Candidate, replace
 from readmodel.store import Record
 
-MAX_HOPS = 5
 Fetch = Callable[[Sequence[uuid.UUID]], list[Record]]
 Admit = Callable[[Record], bool]
 
@@ -29,51 +28,81 @@ def as_of_view(record: Record) -> Record:
     )
 
 
+@dataclass
+class _Walk:
+    """One chain walk: where it stands, the newest live state it met (its start counts),
+    and every state it stood on (a cycle ends it)."""
+
+    position: Record
+    shown: Record
+    visited: set[uuid.UUID]
+    done: bool = False
+
+    def advance(
+        self,
+        known: Mapping[uuid.UUID, Record],
+        absent: set[uuid.UUID],
+        as_of: datetime | None,
+        live: "Admit",
+    ) -> uuid.UUID | None:
+        """Step along states already read, as far as they go; the id of the next state
+        when it still has to be read, None once the walk has ended."""
+        while True:
+            target = _next(self.position)
+            if target is None or target in self.visited or target in absent:
+                self.done = True
+                return None
+            head = known.get(target)
+            if head is None:
+                return target
+            if as_of is not None and head.occurred_at > as_of:
+                cut = as_of_view(self.position)
+                self.shown = cut if self.shown is self.position else self.shown
+                self.position, self.done = cut, True
+                return None
+            self.position = head
+            if live(head):
+                self.shown = head
+            self.visited.add(target)
+
+
 def chain_heads(
     records: Sequence[Record],
     fetch: Fetch,
-    max_hops: int = MAX_HOPS,
     as_of: datetime | None = None,
     live: Admit = lambda r: True,
 ) -> dict[uuid.UUID, Record]:
-    """Map each superseded record's id to the newest state reachable in at most `max_hops`
+    """Map each superseded record's id to the newest state of its chain, however long
     (with `as_of`: the newest that had occurred by then, shown as it stood then).
 
-    Walks every chain at once, one batched fetch per hop, and only when some chain still
-    has a hop to take; a cycle stops at the last record not yet visited. A state that is
-    not `live` (expired, not yet swept) is walked through but never shown: when the walk
-    ends on one, the newest live state before it is shown as it stood before it was
-    superseded, current, as it will be once the expired state is forgotten.
+    Walks every chain at once, with no limit on its length. A walk steps over every
+    state already known (one of `records`, or read before; with `as_of`, read before),
+    and one batched fetch reads the next unknown state of every walk still going: walks
+    that meet (states of one chain found by one query) share their reads, and a chain
+    costs one round per state past the last of `records` it holds. A walk ends at a
+    state superseded by nothing, by a state the store no longer holds, or by one it has
+    already stood on (a cycle stops at the last state not yet visited). A state that is
+    not `live` (expired, not yet swept) is walked through but never shown: when the
+    walk ends on one, the newest live state before it is shown as it stood before it
+    was superseded, current, as it will be once the expired state is forgotten. With
+    `as_of` every state is read as stored (`records` may be observations as they stood
+    then).
     """
-    position = {r.id: r for r in records if _next(r) is not None}
-    shown = dict(position)  # the newest live state met; the same object as position's
-    # while the walk stands on a live state
-    visited = {rid: {rid} for rid in position}
-    done: set[uuid.UUID] = set()
-    for _ in range(max_hops):
-        wanted = {
-            rid: nxt
-            for rid, r in position.items()
-            if rid not in done and (nxt := _next(r)) is not None and nxt not in visited[rid]
-        }
+    known = {r.id: r for r in records} if as_of is None else {}
+    absent: set[uuid.UUID] = set()
+    walks = {r.id: _Walk(r, r, {r.id}) for r in records if _next(r) is not None}
+    going = list(walks.values())
+    while going:
+        wanted = {t for w in going if (t := w.advance(known, absent, as_of, live)) is not None}
+        going = [w for w in going if not w.done]
         if not wanted:
             break
-        found = {r.id: r for r in fetch(sorted(set(wanted.values()), key=str))}
-        for rid, target in wanted.items():
-            head = found.get(target)
-            if head is not None and as_of is not None and head.occurred_at > as_of:
-                cut = as_of_view(position[rid])
-                shown[rid] = cut if shown[rid] is position[rid] else shown[rid]
-                position[rid] = cut
-                head = None
-            if head is None:
-                done.add(rid)
-                continue
-            position[rid] = head
-            if live(head):
-                shown[rid] = head
-            visited[rid].add(target)
-    return {rid: s if s is position[rid] else as_of_view(s) for rid, s in shown.items()}
+        ids = sorted(wanted, key=str)
+        known.update((r.id, r) for r in fetch(ids))
+        absent.update(i for i in ids if i not in known)
+    return {
+        rid: w.shown if w.shown is w.position else as_of_view(w.shown) for rid, w in walks.items()
+    }
 
 
 @dataclass(frozen=True)

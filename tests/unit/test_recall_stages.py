@@ -55,7 +55,8 @@ def cycle() -> list[Record]:
     ("states", "start", "head_in", "fetches"),
     [
         pytest.param(chain(3), 0, {2}, 2, id="A->B->C gives C in two batched hops"),
-        pytest.param(chain(7), 0, {5}, 5, id="depth 6 stops after 5 hops"),
+        pytest.param(chain(7), 0, {6}, 6, id="depth 6: the head, one hop past the old horizon"),
+        pytest.param(chain(1000), 0, {999}, 999, id="1,000 states: the head, no hop horizon"),
         pytest.param(chain(2), 1, None, 0, id="a current record needs no store round"),
         pytest.param(cycle(), 0, {0, 1}, 1, id="cycle A->B->A terminates"),
     ],
@@ -70,6 +71,26 @@ def test_chain_heads(
     else:
         assert heads[states[start].id].id in {states[i].id for i in head_in}
     assert len(fetch.calls) == fetches
+
+
+def test_walks_step_over_the_states_they_already_hold() -> None:
+    """States of one chain found together are read once: a walk crosses the others'
+    states without a fetch, and walks that meet share their reads."""
+    states = chain(100)
+    fetch = CountingFetch(states)
+    found = [states[i] for i in (3, 10, 60, 97)]
+    heads = chain_heads(found, fetch)
+    assert {h.id for h in heads.values()} == {states[99].id}
+    read = [i for call in fetch.calls for i in call]
+    assert len(read) == len(set(read)) == 100 - 4 - 3  # every later state, once
+    assert len(fetch.calls) == 60 - 10 - 1  # the longest run of unknown states
+
+
+def test_a_cycle_far_down_a_long_chain_ends_the_walk() -> None:
+    states = chain(50)
+    states[-1] = superseded(states[-1], states[20])
+    heads = chain_heads([states[0]], CountingFetch(states))
+    assert heads[states[0].id].id in {s.id for s in states[20:]}
 
 
 @pytest.mark.parametrize(
