@@ -1,8 +1,12 @@
-"""Candidate fetch: dense top-N and keyword top-N, bank filter always."""
+"""Candidate fetch: dense top-N and keyword top-N, bank filter always. A question about
+the present searches the current states at that depth and the superseded ones only for
+the few that match best (`fetch_current`)."""
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace as replace_filter
 
+from contracts.memory import State
 from readmodel.recall.candidate import Candidate, replace
 from readmodel.store import Filter, Hit, MemoryStore, SparseVector, Vector
 
@@ -58,3 +62,31 @@ def fetch_candidates(
 ) -> list[Candidate]:
     dense_hits, keyword_hits = store.search_hybrid(dense, sparse, flt, depth)
     return merge_hits(dense_hits, keyword_hits)
+
+
+def _by_score(*lists: Sequence[Hit]) -> list[Hit]:
+    """Hits of several searches of one query as one search would rank them (scores of
+    one engine and one query compare; equal scores keep the order given)."""
+    return sorted((h for hits in lists for h in hits), key=lambda h: -h.score)
+
+
+def fetch_current(
+    store: MemoryStore,
+    dense: Vector,
+    sparse: SparseVector,
+    flt: Filter,
+    depth: int,
+    superseded_depth: int,
+) -> list[Candidate]:
+    """Candidates for the current state: the current states to `depth`, and the
+    `superseded_depth` superseded states that match best, ranked together as one search
+    would. However many states a value went through, its head is fetched on its own
+    merit (the old states cannot fill the pool), and an old state that matches the
+    question better than its head still brings it (`readmodel.recall.state`). A search
+    of the current states reads only them: its cost is that of a bank holding one state
+    per value, and the superseded search's is that of its few hits."""
+    heads = store.search_hybrid(dense, sparse, replace_filter(flt, state=State.CURRENT), depth)
+    older = store.search_hybrid(
+        dense, sparse, replace_filter(flt, state=State.SUPERSEDED), superseded_depth
+    )
+    return merge_hits(_by_score(heads[0], older[0]), _by_score(heads[1], older[1]))
