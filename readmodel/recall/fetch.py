@@ -86,7 +86,8 @@ def fetch_current(
     of the current states reads only them: its cost is that of a bank holding one state
     per value, and the superseded search's is that of its few hits."""
     heads = store.search_hybrid(dense, sparse, replace_filter(flt, state=State.CURRENT), depth)
-    older = store.search_hybrid(
-        dense, sparse, replace_filter(flt, state=State.SUPERSEDED), superseded_depth
-    )
+    older: tuple[list[Hit], list[Hit]] = ([], [])
+    if superseded_depth > 0:
+        superseded = replace_filter(flt, state=State.SUPERSEDED)
+        older = store.search_hybrid(dense, sparse, superseded, superseded_depth)
     return merge_hits(_by_score(heads[0], older[0]), _by_score(heads[1], older[1]))

@@ -179,7 +179,7 @@ class RecallPipeline:
         current state, the current states to the depth and the superseded ones that
         match best (`fetch.fetch_current`); for history and `as_of`, every state."""
         depth = max(self.config.depth, limit * 3)
-        older = max(self.config.superseded_depth, limit)
+        older = self.config.superseded_depth
 
         def search(dense: Vector, query: str, scope: Filter) -> list[Candidate]:
             sparse = query_vector(query)
