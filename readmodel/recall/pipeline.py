@@ -12,6 +12,7 @@ from readmodel.embedders import Embedder, Vectors
 from readmodel.recall import adjust
 from readmodel.recall.as_of import observations_as_of
 from readmodel.recall.candidate import Candidate
+from readmodel.recall.chains import later_states
 from readmodel.recall.config import RecallConfig
 from readmodel.recall.dates import DateWindow, date_match, date_note, query_window, within
 from readmodel.recall.evidence import with_evidence
@@ -143,7 +144,12 @@ class RecallPipeline:
         if not request.history:
             admit = partial(admits, flt)
             resolved = resolve_current(
-                cands, fetch, admit, request.as_of, live=lambda r: not expired(r, now)
+                cands,
+                fetch,
+                admit,
+                request.as_of,
+                live=lambda r: not expired(r, now),
+                prefetch=partial(later_states, self.store, bank_id),
             )
             cands = resolved.candidates
             trace.lap("current_state", cands, state_note(resolved, request))

@@ -15,6 +15,9 @@ from readmodel.store import Record
 
 Fetch = Callable[[Sequence[uuid.UUID]], list[Record]]
 Admit = Callable[[Record], bool]
+Prefetch = Callable[[Sequence[Record]], list[Record]]
+"""Given states walks stand on, later states that may follow them (any records: a walk
+still steps only along `superseded_by`, so what is read here only spares reads)."""
 
 
 def _next(record: Record) -> uuid.UUID | None:
@@ -37,6 +40,7 @@ class _Walk:
     shown: Record
     visited: set[uuid.UUID]
     done: bool = False
+    prefetched: bool = False
 
     def advance(
         self,
@@ -71,6 +75,7 @@ def chain_heads(
     fetch: Fetch,
     as_of: datetime | None = None,
     live: Admit = lambda r: True,
+    prefetch: Prefetch | None = None,
 ) -> dict[uuid.UUID, Record]:
     """Map each superseded record's id to the newest state of its chain, however long
     (with `as_of`: the newest that had occurred by then, shown as it stood then).
@@ -86,7 +91,9 @@ def chain_heads(
     walk ends on one, the newest live state before it is shown as it stood before it
     was superseded, current, as it will be once the expired state is forgotten. With
     `as_of` every state is read as stored (`records` may be observations as they stood
-    then).
+    then). With `prefetch`, a walk's first unknown state is read with the states that
+    may follow it (the rest of its chain, read in one call where the store can find it
+    by key or slot), so a long chain costs one read rather than one round per state.
     """
     known = {r.id: r for r in records} if as_of is None else {}
     absent: set[uuid.UUID] = set()
@@ -97,6 +104,13 @@ def chain_heads(
         going = [w for w in going if not w.done]
         if not wanted:
             break
+        fresh = [w for w in going if not w.prefetched]
+        if prefetch is not None and fresh:
+            for w in fresh:
+                w.prefetched = True
+            for r in prefetch([w.position for w in fresh]):
+                known.setdefault(r.id, r)
+            continue
         ids = sorted(wanted, key=str)
         known.update((r.id, r) for r in fetch(ids))
         absent.update(i for i in ids if i not in known)
@@ -125,6 +139,7 @@ def resolve_current(
     admit: Admit = lambda r: True,
     as_of: datetime | None = None,
     live: Admit = lambda r: True,
+    prefetch: Prefetch | None = None,
 ) -> Resolution:
     """Superseded candidates give their place to their chain head, once per head.
 
@@ -133,7 +148,8 @@ def resolve_current(
     says so. A head the request's filters do not admit (another tag scope, kind or time
     range) is not returned, and neither is the superseded candidate it replaced.
     """
-    heads = chain_heads([c.record for c in candidates], fetch, as_of=as_of, live=live)
+    records = [c.record for c in candidates]
+    heads = chain_heads(records, fetch, as_of=as_of, live=live, prefetch=prefetch)
     out: dict[uuid.UUID, Candidate] = {}
     source: dict[uuid.UUID, uuid.UUID] = {}
     for c in candidates:

@@ -86,6 +86,32 @@ def test_walks_step_over_the_states_they_already_hold() -> None:
     assert len(fetch.calls) == 60 - 10 - 1  # the longest run of unknown states
 
 
+@pytest.mark.parametrize(
+    ("ahead", "fetches"),
+    [
+        pytest.param(range(1000), 0, id="the whole chain read ahead: no fetch by id"),
+        pytest.param(range(0, 1000, 2), 500, id="every other state: the rest by id"),
+        pytest.param((), 999, id="nothing read ahead: one fetch per state"),
+    ],
+)
+def test_states_read_ahead_spare_reads_and_never_change_the_head(
+    ahead: range | tuple[int, ...], fetches: int
+) -> None:
+    states = chain(1000)
+    strangers = [memory(f"another fact {i}", i) for i in range(3)]
+    fetch = CountingFetch(states)
+    asked: list[list[uuid.UUID]] = []
+
+    def prefetch(positions: Sequence[Record]) -> list[Record]:
+        asked.append([r.id for r in positions])
+        return [states[i] for i in ahead] + strangers
+
+    heads = chain_heads([states[0]], fetch, prefetch=prefetch)
+    assert heads[states[0].id].id == states[999].id
+    assert asked == [[states[0].id]]  # once per walk, from where it stood
+    assert sum(len(c) for c in fetch.calls) == fetches
+
+
 def test_a_cycle_far_down_a_long_chain_ends_the_walk() -> None:
     states = chain(50)
     states[-1] = superseded(states[-1], states[20])
