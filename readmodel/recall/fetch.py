@@ -78,16 +78,21 @@ def fetch_current(
     depth: int,
     superseded_depth: int,
 ) -> list[Candidate]:
-    """Candidates for the current state: the current states to `depth`, and the
-    `superseded_depth` superseded states that match best, ranked together as one search
-    would. However many states a value went through, its head is fetched on its own
-    merit (the old states cannot fill the pool), and an old state that matches the
-    question better than its head still brings it (`readmodel.recall.state`). A search
-    of the current states reads only them: its cost is that of a bank holding one state
-    per value, and the superseded search's is that of its few hits."""
-    heads = store.search_hybrid(dense, sparse, replace_filter(flt, state=State.CURRENT), depth)
-    older: tuple[list[Hit], list[Hit]] = ([], [])
-    if superseded_depth > 0:
+    """Candidates for the current state: the current states to `depth`, dense and
+    keyword, and the `superseded_depth` superseded states whose words match best,
+    ranked with them as one keyword search would rank them. However many states a
+    value went through, its head is fetched on its own merit (the old states cannot
+    fill the pool), and a question naming an old value ("Alice Boston") still finds
+    the current one through it (`readmodel.recall.state`). Old states are searched by
+    their words alone: an old state reads like its head but for the value, so what
+    the dense half would find of it, it finds of the head. The current search reads
+    only current states, so it costs what it costs in a bank holding one state per
+    value, and the superseded search costs its few keyword hits."""
+    dense_hits, keyword_hits = store.search_hybrid(
+        dense, sparse, replace_filter(flt, state=State.CURRENT), depth
+    )
+    older: list[Hit] = []
+    if superseded_depth > 0 and sparse.indices:
         superseded = replace_filter(flt, state=State.SUPERSEDED)
-        older = store.search_hybrid(dense, sparse, superseded, superseded_depth)
-    return merge_hits(_by_score(heads[0], older[0]), _by_score(heads[1], older[1]))
+        older = store.search_keyword(sparse, superseded, superseded_depth)
+    return merge_hits(dense_hits, _by_score(keyword_hits, older))

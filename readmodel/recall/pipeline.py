@@ -201,7 +201,9 @@ class RecallPipeline:
             lists.append(search(vectors[0], queries[0], dated))
         cands = merge_candidates(lists)
         pool = f"; evidence over the first {self.config.depth}" if depth > self.config.depth else ""
-        states = f"; current states, and the best {older} superseded" if current else ""
+        states = ""
+        if current:
+            states = f"; current states, and the best {older} superseded by keyword"
         trace.lap(
             "fetch",
             cands,

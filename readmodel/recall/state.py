@@ -11,7 +11,7 @@ from datetime import datetime
 
 from contracts.memory import State
 from readmodel.recall.candidate import Candidate, replace
-from readmodel.store import Record
+from readmodel.store import Record, tagset_of
 
 Fetch = Callable[[Sequence[uuid.UUID]], list[Record]]
 Admit = Callable[[Record], bool]
@@ -70,6 +70,29 @@ class _Walk:
             self.visited.add(target)
 
 
+Slot = tuple[str, str, str]
+
+
+def _slot(record: Record) -> Slot | None:
+    """A keyed record's key, tag set and kind: consolidation relates every two memories
+    that share them, the newer replacing the older (worker/consolidation/relations.py)."""
+    return None if record.key is None else (record.key, tagset_of(record.tags), record.kind)
+
+
+def key_heads(records: Sequence[Record], live: Admit) -> dict[Slot, Record]:
+    """The current state of each key among `records` (live, the only one of its key)."""
+    found: dict[Slot, Record] = {}
+    shared: set[Slot] = set()
+    for r in records:
+        slot = _slot(r)
+        if slot is None or r.state is not State.CURRENT or not live(r):
+            continue
+        if slot in found:
+            shared.add(slot)
+        found[slot] = r
+    return {slot: r for slot, r in found.items() if slot not in shared}
+
+
 def chain_heads(
     records: Sequence[Record],
     fetch: Fetch,
@@ -84,21 +107,35 @@ def chain_heads(
     state already known (one of `records`, or read before; with `as_of`, read before),
     and one batched fetch reads the next unknown state of every walk still going: walks
     that meet (states of one chain found by one query) share their reads, and a chain
-    costs one round per state past the last of `records` it holds. A walk ends at a
-    state superseded by nothing, by a state the store no longer holds, or by one it has
+    costs one round per state past the last of `records` it holds. With `prefetch`, a
+    walk's first unknown state is read with the states that may follow it (the rest of
+    its chain, in one call where the store can find it by key or slot keys), so a long
+    chain costs one read rather than a round per state. A walk ends at a state
+    superseded by nothing, by a state the store no longer holds, or by one it has
     already stood on (a cycle stops at the last state not yet visited). A state that is
     not `live` (expired, not yet swept) is walked through but never shown: when the
     walk ends on one, the newest live state before it is shown as it stood before it
     was superseded, current, as it will be once the expired state is forgotten. With
     `as_of` every state is read as stored (`records` may be observations as they stood
-    then). With `prefetch`, a walk's first unknown state is read with the states that
-    may follow it (the rest of its chain, read in one call where the store can find it
-    by key or slot), so a long chain costs one read rather than one round per state.
+    then).
+
+    Without `as_of`, a keyed state whose key's current state is among `records` (the
+    same tag set and kind, live, no older, the only one) has that state for its head,
+    with no walk: consolidation relates every two memories of one key, the newer
+    replacing the older, so a key's current state ends every chain through its states.
     """
     known = {r.id: r for r in records} if as_of is None else {}
     absent: set[uuid.UUID] = set()
     walks = {r.id: _Walk(r, r, {r.id}) for r in records if _next(r) is not None}
-    going = list(walks.values())
+    if as_of is None:
+        keyed = key_heads(records, live)
+        for w in walks.values():
+            slot = _slot(w.position)
+            head = keyed.get(slot) if slot is not None else None
+            if head is not None and head.occurred_at >= w.position.occurred_at:
+                w.position = w.shown = head
+                w.done = True
+    going = [w for w in walks.values() if not w.done]
     while going:
         wanted = {t for w in going if (t := w.advance(known, absent, as_of, live)) is not None}
         going = [w for w in going if not w.done]

@@ -2,7 +2,7 @@
 observations at the window, deterministic order."""
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 
 import pytest
@@ -110,6 +110,56 @@ def test_states_read_ahead_spare_reads_and_never_change_the_head(
     assert heads[states[0].id].id == states[999].id
     assert asked == [[states[0].id]]  # once per walk, from where it stood
     assert sum(len(c) for c in fetch.calls) == fetches
+
+
+def keyed_chain(n: int, key: str = "build-server") -> list[Record]:
+    return [s.model_copy(update={"key": key}) for s in chain(n)]
+
+
+def test_a_keyed_state_takes_its_keys_current_state_found_with_it() -> None:
+    """No walk: a key holds one current state, the end of every chain through it."""
+    states = keyed_chain(1000)
+    fetch = CountingFetch(states)
+    heads = chain_heads([states[3], states[500], states[999]], fetch)
+    assert {h.id for h in heads.values()} == {states[999].id}
+    assert fetch.calls == []
+
+
+def _retagged(r: Record) -> Record:
+    return r.model_copy(update={"tags": ["elsewhere"]})
+
+
+@pytest.mark.parametrize(
+    "found",
+    [
+        pytest.param(lambda s: [s[0], _retagged(s[9])], id="the key's state in another tag set"),
+        pytest.param(
+            lambda s: [s[0], s[9], s[9].model_copy(update={"id": uuid.uuid4()})],
+            id="two current states of one key",
+        ),
+        pytest.param(
+            lambda s: [s[5], s[9].model_copy(update={"occurred_at": s[0].occurred_at})],
+            id="a current state older than the state",
+        ),
+        pytest.param(lambda s: [s[0], s[9].model_copy(update={"key": "other"})], id="another key"),
+    ],
+)
+def test_a_keyed_state_walks_when_its_keys_current_state_is_not_plain(
+    found: Callable[[list[Record]], list[Record]],
+) -> None:
+    states = keyed_chain(10)
+    fetch = CountingFetch(states)
+    [start, *_] = found(states)
+    heads = chain_heads(found(states), fetch)
+    assert heads[start.id].id == states[9].id
+    assert fetch.calls  # walked along `superseded_by`
+
+
+def test_as_of_never_takes_a_keys_current_state_unwalked() -> None:
+    states = keyed_chain(10)
+    as_of = states[4].occurred_at
+    heads = chain_heads([states[0], states[9]], CountingFetch(states), as_of=as_of)
+    assert heads[states[0].id].id == states[4].id
 
 
 def test_a_cycle_far_down_a_long_chain_ends_the_walk() -> None:
