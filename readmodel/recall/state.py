@@ -15,8 +15,10 @@ from readmodel.store import Record, tagset_of
 
 Fetch = Callable[[Sequence[uuid.UUID]], list[Record]]
 Admit = Callable[[Record], bool]
-Prefetch = Callable[[Sequence[Record]], list[Record]]
-"""Given states walks stand on, later states that may follow them (any records: a walk
+Step = tuple[Record, Record]
+"""A step a walk took: a state and the state that superseded it."""
+Prefetch = Callable[[Sequence[Step]], list[Record]]
+"""Given the last step of walks that go on, states that may follow (any records: a walk
 still steps only along `superseded_by`, so what is read here only spares reads)."""
 
 
@@ -41,6 +43,7 @@ class _Walk:
     visited: set[uuid.UUID]
     done: bool = False
     prefetched: bool = False
+    came_from: Record | None = None
 
     def advance(
         self,
@@ -64,7 +67,7 @@ class _Walk:
                 self.shown = cut if self.shown is self.position else self.shown
                 self.position, self.done = cut, True
                 return None
-            self.position = head
+            self.came_from, self.position = self.position, head
             if live(head):
                 self.shown = head
             self.visited.add(target)
@@ -108,9 +111,10 @@ def chain_heads(
     and one batched fetch reads the next unknown state of every walk still going: walks
     that meet (states of one chain found by one query) share their reads, and a chain
     costs one round per state past the last of `records` it holds. With `prefetch`, a
-    walk's first unknown state is read with the states that may follow it (the rest of
-    its chain, in one call where the store can find it by key or slot keys), so a long
-    chain costs one read rather than a round per state. A walk ends at a state
+    walk that has taken a step and meets an unknown state first reads the states that
+    may follow (the rest of its chain, in one call, found by what that step's two
+    states share), so a long chain costs a read or two rather than a round per state.
+    A walk ends at a state
     superseded by nothing, by a state the store no longer holds, or by one it has
     already stood on (a cycle stops at the last state not yet visited). A state that is
     not `live` (expired, not yet swept) is walked through but never shown: when the
@@ -141,11 +145,12 @@ def chain_heads(
         going = [w for w in going if not w.done]
         if not wanted:
             break
-        fresh = [w for w in going if not w.prefetched]
+        steps = [(w, w.came_from) for w in going if not w.prefetched]
+        fresh = [(w, before) for w, before in steps if before is not None]
         if prefetch is not None and fresh:
-            for w in fresh:
+            for w, _ in fresh:
                 w.prefetched = True
-            for r in prefetch([w.position for w in fresh]):
+            for r in prefetch([(before, w.position) for w, before in fresh]):
                 known.setdefault(r.id, r)
             continue
         ids = sorted(wanted, key=str)

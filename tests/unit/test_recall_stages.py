@@ -9,6 +9,7 @@ import pytest
 
 from contracts.memory import Observation, Relation, State
 from readmodel.recall.candidate import Candidate
+from readmodel.recall.chains import carrier
 from readmodel.recall.fetch import merge_hits
 from readmodel.recall.fusion import Weights, rrf, weighted
 from readmodel.recall.order import fill_window, rank
@@ -89,7 +90,7 @@ def test_walks_step_over_the_states_they_already_hold() -> None:
 @pytest.mark.parametrize(
     ("ahead", "fetches"),
     [
-        pytest.param(range(1000), 0, id="the whole chain read ahead: no fetch by id"),
+        pytest.param(range(1000), 1, id="the whole chain read ahead after one step"),
         pytest.param(range(0, 1000, 2), 500, id="every other state: the rest by id"),
         pytest.param((), 999, id="nothing read ahead: one fetch per state"),
     ],
@@ -100,15 +101,15 @@ def test_states_read_ahead_spare_reads_and_never_change_the_head(
     states = chain(1000)
     strangers = [memory(f"another fact {i}", i) for i in range(3)]
     fetch = CountingFetch(states)
-    asked: list[list[uuid.UUID]] = []
+    asked: list[list[tuple[uuid.UUID, uuid.UUID]]] = []
 
-    def prefetch(positions: Sequence[Record]) -> list[Record]:
-        asked.append([r.id for r in positions])
+    def prefetch(steps: Sequence[tuple[Record, Record]]) -> list[Record]:
+        asked.append([(a.id, b.id) for a, b in steps])
         return [states[i] for i in ahead] + strangers
 
     heads = chain_heads([states[0]], fetch, prefetch=prefetch)
     assert heads[states[0].id].id == states[999].id
-    assert asked == [[states[0].id]]  # once per walk, from where it stood
+    assert asked == [[(states[0].id, states[1].id)]]  # once per walk, from its first step
     assert sum(len(c) for c in fetch.calls) == fetches
 
 
@@ -384,3 +385,25 @@ def test_merge_hits_normalises_keyword_scores_to_at_most_one() -> None:
     assert out[a.id].keyword == 1.0 and out[b.id].keyword == pytest.approx(0.5)
     assert out[a.id].vector == pytest.approx(0.2)
     assert out[b.id].vector_rank is None and out[a.id].keyword_rank == 1
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "carried"),
+    [
+        pytest.param({"key": "k"}, {"key": "k"}, ("k", ()), id="one key"),
+        pytest.param(
+            {"slot_keys": ["dana|residence", "dana|=lisbon", "~named:lisbon"]},
+            {"slot_keys": ["dana|residence", "dana|=porto", "~named:porto"]},
+            (None, ("dana|residence",)),
+            id="the slot keys both hold, not either value's",
+        ),
+        pytest.param({"key": "a"}, {"key": "b"}, None, id="two keys, no slot key"),
+        pytest.param({"slot_keys": ["x|y"]}, {"slot_keys": ["z|w"]}, None, id="nothing shared"),
+    ],
+)
+def test_a_step_carries_its_chain_by_what_both_states_share(
+    older: dict[str, object], newer: dict[str, object], carried: object
+) -> None:
+    a = memory("a", 0).model_copy(update=older)
+    b = memory("b", 1).model_copy(update=newer)
+    assert carrier(a, b) == carried
