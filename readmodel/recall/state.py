@@ -73,27 +73,27 @@ class _Walk:
             self.visited.add(target)
 
 
-Slot = tuple[str, str, str]
+KeyScope = tuple[str, str, str]
 
 
-def _slot(record: Record) -> Slot | None:
+def _key_scope(record: Record) -> KeyScope | None:
     """A keyed record's key, tag set and kind: consolidation relates every two memories
     that share them, the newer replacing the older (worker/consolidation/relations.py)."""
     return None if record.key is None else (record.key, tagset_of(record.tags), record.kind)
 
 
-def key_heads(records: Sequence[Record], live: Admit) -> dict[Slot, Record]:
+def key_heads(records: Sequence[Record], live: Admit) -> dict[KeyScope, Record]:
     """The current state of each key among `records` (live, the only one of its key)."""
-    found: dict[Slot, Record] = {}
-    shared: set[Slot] = set()
+    found: dict[KeyScope, Record] = {}
+    shared: set[KeyScope] = set()
     for r in records:
-        slot = _slot(r)
-        if slot is None or r.state is not State.CURRENT or not live(r):
+        scope = _key_scope(r)
+        if scope is None or r.state is not State.CURRENT or not live(r):
             continue
-        if slot in found:
-            shared.add(slot)
-        found[slot] = r
-    return {slot: r for slot, r in found.items() if slot not in shared}
+        if scope in found:
+            shared.add(scope)
+        found[scope] = r
+    return {scope: r for scope, r in found.items() if scope not in shared}
 
 
 def chain_heads(
@@ -134,8 +134,8 @@ def chain_heads(
     if as_of is None:
         keyed = key_heads(records, live)
         for w in walks.values():
-            slot = _slot(w.position)
-            head = keyed.get(slot) if slot is not None else None
+            scope = _key_scope(w.position)
+            head = keyed.get(scope) if scope is not None else None
             if head is not None and head.occurred_at >= w.position.occurred_at:
                 w.position = w.shown = head
                 w.done = True
