@@ -496,3 +496,28 @@ def forget_rules(
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         console.print(f"wrote {json_out}")
+
+
+@app.command()
+def chains(
+    keys: Annotated[int, typer.Option(min=1, help="keys in each bank")] = 100,
+    changes: Annotated[
+        int, typer.Option(min=2, help="states of each key in the chained bank")
+    ] = 100,
+    runs: Annotated[int, typer.Option(min=1, max=20)] = 3,
+    json_out: Annotated[Path, typer.Option("--json", help="where to write the JSON")] = Path(
+        "bench/results/chains.json"
+    ),
+    no_json: NoJson = False,
+) -> None:
+    """Current-state recall p50 on a bank whose keys each changed many times against the
+    same bank with one state per key, the same run, medians of runs."""
+    from bench.chain_cost import chains_section, run_chain_cost
+
+    configure("console", "WARNING")
+    report = run_chain_cost(keys, changes, runs, err.print)
+    console.print("\n".join(chains_section(report, str(json_out))))
+    if not no_json:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        console.print(f"wrote {json_out}")

@@ -385,6 +385,10 @@ def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
             from bench.forget_rules_cost import forget_rules_section
 
             lines += forget_rules_section(data, source)
+        elif kind == "chains":
+            from bench.chain_cost import chains_section
+
+            lines += chains_section(data, source)
         elif kind is None and path.name == RELIABILITY:
             continue  # the fault suite writes its own page, docs/reliability.md
         else:

@@ -7,6 +7,7 @@ from typing import Literal
 @dataclass(frozen=True)
 class RecallConfig:
     depth: int = 60
+    superseded_depth: int = 10
     exact_bonus: float = 4.0
     date_weight: float = 0.25
     relevance_gate: float = 0.0

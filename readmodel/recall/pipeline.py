@@ -12,10 +12,11 @@ from readmodel.embedders import Embedder, Vectors
 from readmodel.recall import adjust
 from readmodel.recall.as_of import observations_as_of
 from readmodel.recall.candidate import Candidate
+from readmodel.recall.chains import later_states
 from readmodel.recall.config import RecallConfig
 from readmodel.recall.dates import DateWindow, date_match, date_note, query_window, within
 from readmodel.recall.evidence import with_evidence
-from readmodel.recall.fetch import fetch_candidates, merge_candidates
+from readmodel.recall.fetch import fetch_candidates, fetch_current, merge_candidates
 from readmodel.recall.fusion import Weights, weighted, weights_for
 from readmodel.recall.gate import relevance_gate
 from readmodel.recall.instructions import fetch_instructions, place_instruction
@@ -114,7 +115,8 @@ class RecallPipeline:
         now = self.clock()
         flt = store_filter(bank_id, request, now)
         when = query_window(request.query) if cfg.date_weight > 0 else None
-        cands = self._fetch_candidates(queries, vectors, flt, when, request.limit, trace)
+        current = not request.history and request.as_of is None
+        cands = self._fetch_candidates(queries, vectors, flt, when, request.limit, current, trace)
         weights = self.fusion_weights
         cands = weighted(with_evidence(cands, analysis, cfg.exact_bonus, cfg.depth), weights)
         trace.lap("fuse", cands, fusion_note(weights))
@@ -142,7 +144,12 @@ class RecallPipeline:
         if not request.history:
             admit = partial(admits, flt)
             resolved = resolve_current(
-                cands, fetch, admit, request.as_of, live=lambda r: not expired(r, now)
+                cands,
+                fetch,
+                admit,
+                request.as_of,
+                live=lambda r: not expired(r, now),
+                prefetch=partial(later_states, self.store, bank_id),
             )
             cands = resolved.candidates
             trace.lap("current_state", cands, state_note(resolved, request))
@@ -170,26 +177,37 @@ class RecallPipeline:
         flt: Filter,
         when: DateWindow | None,
         limit: int,
+        current: bool,
         trace: Trace,
     ) -> list[Candidate]:
         """Dense and keyword candidates of every query; with a named date, also those of
-        the query within that date, which a busy bank would otherwise push out."""
+        the query within that date, which a busy bank would otherwise push out. For the
+        current state, the current states to the depth and the superseded ones that
+        match best (`fetch.fetch_current`); for history and `as_of`, every state."""
         depth = max(self.config.depth, limit * 3)
-        lists = [
-            fetch_candidates(self.store, v, query_vector(q), flt, depth)
-            for q, v in zip(queries, vectors, strict=True)
-        ]
+        older = self.config.superseded_depth
+
+        def search(dense: Vector, query: str, scope: Filter) -> list[Candidate]:
+            sparse = query_vector(query)
+            if current:
+                return fetch_current(self.store, dense, sparse, scope, depth, older)
+            return fetch_candidates(self.store, dense, sparse, scope, depth)
+
+        lists = [search(v, q, flt) for q, v in zip(queries, vectors, strict=True)]
         if self.config.instruction_place > 0:
             lists.append(fetch_instructions(self.store, vectors[0], flt))
         dated = within(flt, when) if when is not None else None
         if dated is not None:
-            lists.append(
-                fetch_candidates(self.store, vectors[0], query_vector(queries[0]), dated, depth)
-            )
+            lists.append(search(vectors[0], queries[0], dated))
         cands = merge_candidates(lists)
         pool = f"; evidence over the first {self.config.depth}" if depth > self.config.depth else ""
+        states = ""
+        if current:
+            states = f"; current states, and the best {older} superseded by keyword"
         trace.lap(
-            "fetch", cands, f"depth {depth}{pool}" + (", and within the date" if dated else "")
+            "fetch",
+            cands,
+            f"depth {depth}{pool}{states}" + (", and within the date" if dated else ""),
         )
         return cands
 

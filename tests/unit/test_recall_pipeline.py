@@ -104,12 +104,9 @@ def explained(
     [
         (RecallConfig(), {}, "embed", "1 query"),
         (RecallConfig(), {}, "sort", "score, then newest first, then id"),
-        (
-            RecallConfig(),
-            {},
-            "current_state",
-            "heads in place of superseded states: 1; carrying a replaced state's score: 1",
-        ),
+        # the old states match the question no better than the head: none lends its score
+        (RecallConfig(), {}, "current_state", "heads in place of superseded states: 1"),
+        (RecallConfig(), {}, "fetch", "depth 60; current states, and the best 10 superseded"),
         (RecallConfig(), {}, "truncate", "limit 10; no min_score; no max_tokens"),
         (RecallConfig(), {"min_score": 0.3}, "truncate", "limit 10; min_score 0.3 cut 1;"),
         (RecallConfig(), {"max_tokens": 5}, "truncate", "max_tokens 5 cut the rest"),

@@ -2,13 +2,14 @@
 observations at the window, deterministic order."""
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 
 import pytest
 
 from contracts.memory import Observation, Relation, State
 from readmodel.recall.candidate import Candidate
+from readmodel.recall.chains import carrier
 from readmodel.recall.fetch import merge_hits
 from readmodel.recall.fusion import Weights, rrf, weighted
 from readmodel.recall.order import fill_window, rank
@@ -55,7 +56,8 @@ def cycle() -> list[Record]:
     ("states", "start", "head_in", "fetches"),
     [
         pytest.param(chain(3), 0, {2}, 2, id="A->B->C gives C in two batched hops"),
-        pytest.param(chain(7), 0, {5}, 5, id="depth 6 stops after 5 hops"),
+        pytest.param(chain(7), 0, {6}, 6, id="depth 6: the head, one hop past the old horizon"),
+        pytest.param(chain(1000), 0, {999}, 999, id="1,000 states: the head, no hop horizon"),
         pytest.param(chain(2), 1, None, 0, id="a current record needs no store round"),
         pytest.param(cycle(), 0, {0, 1}, 1, id="cycle A->B->A terminates"),
     ],
@@ -70,6 +72,102 @@ def test_chain_heads(
     else:
         assert heads[states[start].id].id in {states[i].id for i in head_in}
     assert len(fetch.calls) == fetches
+
+
+def test_walks_step_over_the_states_they_already_hold() -> None:
+    """States of one chain found together are read once: a walk crosses the others'
+    states without a fetch, and walks that meet share their reads."""
+    states = chain(100)
+    fetch = CountingFetch(states)
+    found = [states[i] for i in (3, 10, 60, 97)]
+    heads = chain_heads(found, fetch)
+    assert {h.id for h in heads.values()} == {states[99].id}
+    read = [i for call in fetch.calls for i in call]
+    assert len(read) == len(set(read)) == 100 - 4 - 3  # every later state, once
+    assert len(fetch.calls) == 60 - 10 - 1  # the longest run of unknown states
+
+
+@pytest.mark.parametrize(
+    ("ahead", "fetches"),
+    [
+        pytest.param(range(1000), 1, id="the whole chain read ahead after one step"),
+        pytest.param(range(0, 1000, 2), 500, id="every other state: the rest by id"),
+        pytest.param((), 999, id="nothing read ahead: one fetch per state"),
+    ],
+)
+def test_states_read_ahead_spare_reads_and_never_change_the_head(
+    ahead: range | tuple[int, ...], fetches: int
+) -> None:
+    states = chain(1000)
+    strangers = [memory(f"another fact {i}", i) for i in range(3)]
+    fetch = CountingFetch(states)
+    asked: list[list[tuple[uuid.UUID, uuid.UUID]]] = []
+
+    def prefetch(steps: Sequence[tuple[Record, Record]]) -> list[Record]:
+        asked.append([(a.id, b.id) for a, b in steps])
+        return [states[i] for i in ahead] + strangers
+
+    heads = chain_heads([states[0]], fetch, prefetch=prefetch)
+    assert heads[states[0].id].id == states[999].id
+    assert asked == [[(states[0].id, states[1].id)]]  # once per walk, from its first step
+    assert sum(len(c) for c in fetch.calls) == fetches
+
+
+def keyed_chain(n: int, key: str = "build-server") -> list[Record]:
+    return [s.model_copy(update={"key": key}) for s in chain(n)]
+
+
+def test_a_keyed_state_takes_its_keys_current_state_found_with_it() -> None:
+    """No walk: a key holds one current state, the end of every chain through it."""
+    states = keyed_chain(1000)
+    fetch = CountingFetch(states)
+    heads = chain_heads([states[3], states[500], states[999]], fetch)
+    assert {h.id for h in heads.values()} == {states[999].id}
+    assert fetch.calls == []
+
+
+def _retagged(r: Record) -> Record:
+    return r.model_copy(update={"tags": ["elsewhere"]})
+
+
+@pytest.mark.parametrize(
+    "found",
+    [
+        pytest.param(lambda s: [s[0], _retagged(s[9])], id="the key's state in another tag set"),
+        pytest.param(
+            lambda s: [s[0], s[9], s[9].model_copy(update={"id": uuid.uuid4()})],
+            id="two current states of one key",
+        ),
+        pytest.param(
+            lambda s: [s[5], s[9].model_copy(update={"occurred_at": s[0].occurred_at})],
+            id="a current state older than the state",
+        ),
+        pytest.param(lambda s: [s[0], s[9].model_copy(update={"key": "other"})], id="another key"),
+    ],
+)
+def test_a_keyed_state_walks_when_its_keys_current_state_is_not_plain(
+    found: Callable[[list[Record]], list[Record]],
+) -> None:
+    states = keyed_chain(10)
+    fetch = CountingFetch(states)
+    [start, *_] = found(states)
+    heads = chain_heads(found(states), fetch)
+    assert heads[start.id].id == states[9].id
+    assert fetch.calls  # walked along `superseded_by`
+
+
+def test_as_of_never_takes_a_keys_current_state_unwalked() -> None:
+    states = keyed_chain(10)
+    as_of = states[4].occurred_at
+    heads = chain_heads([states[0], states[9]], CountingFetch(states), as_of=as_of)
+    assert heads[states[0].id].id == states[4].id
+
+
+def test_a_cycle_far_down_a_long_chain_ends_the_walk() -> None:
+    states = chain(50)
+    states[-1] = superseded(states[-1], states[20])
+    heads = chain_heads([states[0]], CountingFetch(states))
+    assert heads[states[0].id].id in {s.id for s in states[20:]}
 
 
 @pytest.mark.parametrize(
@@ -287,3 +385,25 @@ def test_merge_hits_normalises_keyword_scores_to_at_most_one() -> None:
     assert out[a.id].keyword == 1.0 and out[b.id].keyword == pytest.approx(0.5)
     assert out[a.id].vector == pytest.approx(0.2)
     assert out[b.id].vector_rank is None and out[a.id].keyword_rank == 1
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "carried"),
+    [
+        pytest.param({"key": "k"}, {"key": "k"}, ("k", ()), id="one key"),
+        pytest.param(
+            {"slot_keys": ["dana|residence", "dana|=lisbon", "~named:lisbon"]},
+            {"slot_keys": ["dana|residence", "dana|=porto", "~named:porto"]},
+            (None, ("dana|residence",)),
+            id="the slot keys both hold, not either value's",
+        ),
+        pytest.param({"key": "a"}, {"key": "b"}, None, id="two keys, no slot key"),
+        pytest.param({"slot_keys": ["x|y"]}, {"slot_keys": ["z|w"]}, None, id="nothing shared"),
+    ],
+)
+def test_a_step_carries_its_chain_by_what_both_states_share(
+    older: dict[str, object], newer: dict[str, object], carried: object
+) -> None:
+    a = memory("a", 0).model_copy(update=older)
+    b = memory("b", 1).model_copy(update=newer)
+    assert carrier(a, b) == carried
