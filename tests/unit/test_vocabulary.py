@@ -13,9 +13,10 @@ from sediment.client.aio import AsyncSedimentClient
 from sediment.client.sync import SedimentClient
 from sediment.mcp_tools.tools import SedimentTools
 
-NOT_OPTIONS = {"self", "query", "bank", "options", "as_json", "full"}
+NOT_OPTIONS = {"self", "query", "bank", "options", "as_json", "full", "url", "token"}
 """The query, the bank (a URL segment, a tool argument, a flag), extra options passed
-through, and the answer's form (the CLI's JSON, the client's full response)."""
+through, the answer's form (the CLI's JSON, the client's full response), and where the
+CLI sends it (a running service's URL and token)."""
 
 
 def request_default(name: str) -> Any:
