@@ -18,7 +18,7 @@ from pydantic import Field
 
 from readmodel.store import expired
 from sediment.api.auth import CallerKey, Deps, require_token
-from sediment.api.models import Body
+from sediment.api.models import Body, ErrorBody
 from sediment.api.monitoring import DASHBOARD_HEADERS, STATIC
 from sediment.api.routes import Bank, MemoryRef, memory_of, not_found
 from sediment.render import reading_lines
@@ -60,7 +60,9 @@ def browsable_banks(deps: Deps, key: CallerKey) -> BrowsableBanks:
 
 
 @memory_router.get(
-    "/memories/{memory_id}/reading", summary="How a memory's text reads (as `sediment inspect`)"
+    "/memories/{memory_id}/reading",
+    summary="How a memory's text reads (as `sediment inspect`)",
+    responses={404: {"model": ErrorBody, "description": "no such memory in the bank"}},
 )
 def memory_reading(bank_id: Bank, memory_id: MemoryRef, deps: Deps) -> Reading:
     found_id = memory_of(deps, bank_id, memory_id)
