@@ -1,4 +1,4 @@
-"""Stage 5, frame: what is said of the subject, with subject and values masked, and the
+"""Stage 6, frame: what is said of the subject, with subject and values masked, and the
 content words that carry it; then the change cue and whether it is an episode or a state.
 
 A pronoun or possessive outside the subject is content ("Alice is *my* manager" is not
@@ -7,10 +7,9 @@ A pronoun or possessive outside the subject is content ("Alice is *my* manager" 
 employed by" frame one fact.
 """
 
-from dataclasses import replace
-
 from readmodel.reading import grammar as g
 from readmodel.reading.draft import Draft
+from readmodel.reading.statement import Kind
 from readmodel.text import stem
 
 CONTRASTIVE = g.CONTRASTIVE
@@ -73,8 +72,7 @@ def read_frame(draft: Draft) -> tuple[str, frozenset[str]]:
             continue
         else:
             masked.append(low)
-            if i not in draft.used and not (draft.passive and low == "by"):
-                # a passive's agent, when turned, is in `used`
+            if i not in draft.used:
                 before = draft.tokens[i - 1].low if i > 0 else ""
                 content.update(content_terms(low, before))
         i += 1
@@ -89,13 +87,9 @@ def change_cue(draft: Draft) -> str | None:
     return None
 
 
-def with_kind(draft: Draft) -> str:
+def kind_of(draft: Draft) -> Kind:
     """An episode is something that happened (a past, simple, non-copular clause); the
     rest are states."""
     if draft.tense == "past" and draft.aspect == "simple" and draft.predicate not in {"be", "have"}:
         return "episode"
     return "state"
-
-
-def unread(draft: Draft, why: str) -> Draft:
-    return replace(draft, unread=why)

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from readmodel.passages import SPLIT_ABOVE
 from readmodel.reading.draft import Draft
-from readmodel.reading.frames import change_cue, content_terms, read_frame, with_kind
+from readmodel.reading.frames import change_cue, content_terms, kind_of, read_frame
 from readmodel.reading.grammar import NEGATIONS
 from readmodel.reading.predicates import read_predicate
 from readmodel.reading.roles import read_roles
@@ -55,7 +55,7 @@ def clause_of(draft: Draft) -> Clause:
         tense=draft.tense,
         aspect=draft.aspect,
         change=change_cue(draft),
-        kind="episode" if with_kind(draft) == "episode" else "state",
+        kind=kind_of(draft),
         passive=draft.passive,
     )
 
