@@ -121,6 +121,23 @@ def ask(pipeline: RecallPipeline, bs: BenchSet, sq: StaleQuery, mode: str) -> Qu
     return score_query(sq.query.id, shown, sq.gold, sq.stale)
 
 
+def gold_marks(pipeline: RecallPipeline, bs: BenchSet, chosen: list[StaleQuery]) -> dict[str, int]:
+    """Precision of the marks: every query of the dataset (all abilities), asked for the
+    present, counting the results in the top 10 that hold one of its gold turns, and those
+    of them marked `outdated_by` (a knowledge update's stale turns are left out: they are
+    meant to be marked). A gold turn marked outdated is a current answer shown as replaced."""
+    stale = {s.query.id: s.stale for s in chosen}
+    shown = marked = 0
+    for q in bs.queries:
+        response = pipeline.recall(q.bank_id, request_for(q, "present"))
+        for r in response.results:
+            labels = set(result_labels(r, bs.labels))
+            if labels & q.gold and not labels & stale.get(q.id, frozenset()):
+                shown += 1
+                marked += r.outdated_by is not None
+    return {"gold_results_shown_present": shown, "gold_results_marked_outdated": marked}
+
+
 def stored_state(store: MemoryStore, bs: BenchSet, chosen: list[StaleQuery]) -> dict[str, int]:
     """How consolidation left the stale and gold turns: superseded, or in an observation."""
     banks = sorted({s.query.bank_id for s in chosen})
@@ -164,6 +181,7 @@ def run_stale(
                 for sq in chosen:
                     for mode in MODES:
                         outcomes[mode].append(ask(rt.recall_pipeline, bs, sq, mode))
+                counts = {**counts, **gold_marks(rt.recall_pipeline, bs, chosen)}
                 wall["queries"] = round(time.perf_counter() - start, 2)
         finally:
             rt.close()

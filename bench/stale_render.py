@@ -49,6 +49,15 @@ def summary_rows(report: StaleReport) -> list[list[str]]:
             ),
         ],
     ]
+    c = report["counts"]
+    if "gold_results_marked_outdated" in c:
+        rows.append(
+            [
+                "gold results of every query marked outdated / shown",
+                "-",
+                f"{c['gold_results_marked_outdated']} / {c['gold_results_shown_present']}",
+            ]
+        )
     return rows
 
 

@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
-from readmodel.recall.answers import Question, answer, question
+from readmodel.recall.answers import Question, answer, follow_up, question
 from readmodel.recall.candidate import Candidate, replace
 from readmodel.recall.order import sort_key
 from readmodel.text import STOPWORDS, stem
@@ -39,16 +39,23 @@ MAX_VALUE = 5
 WORD = re.compile(r"[a-z0-9]+(?:['.-][a-z0-9]+)*")
 SPEAKER = re.compile(r"^\s*([A-Z][\w.-]*)\s*:")
 PAST = re.compile(
-    r"\b(?:did|was|were|had|used to|before|originally|previously|at first|first|formerly|"
+    r"\b(?:did|was|were|had|used to|before|originally|previously|at first|formerly|"
     r"ago|back (?:in|then)|at the time|last (?:year|month|week|time)|in (?:19|20)\d\d|"
     r"history|changed|change|old|earlier|then)\b",
     re.I,
 )
 """Words of a question about the past (or about the change itself), which keeps its order."""
+AGGREGATE = re.compile(
+    r"\b(?:in total|combined|altogether|in all|sum|across|each of|both|all (?:the|my))\b",
+    re.I,
+)
+"""Words of a question that adds values up or lists them: every value is part of the answer."""
 
 
 def present_question(query: str) -> bool:
-    return PAST.search(query) is None
+    """A question about the current value: not about the past, and not one that adds up
+    or lists several values."""
+    return PAST.search(query) is None and AGGREGATE.search(query) is None
 
 
 def words_of(text: str) -> list[str]:
@@ -97,11 +104,16 @@ def _names(a: Candidate, b: Candidate) -> set[str]:
 
 
 def answers_differ(asked: Question | None, old: Candidate, new: Candidate) -> bool:
-    """Both answer the asked type of value, and the newer does not repeat the older's."""
+    """The older answers the asked type of value, the newer answers it too (in as many of
+    the question's words, or as a follow-up in the words the older answered with), and
+    does not repeat the older's values."""
     if asked is None:
         return False
-    said, now = answer(asked, old.record.text), answer(asked, new.record.text)
-    return said is not None and now is not None and not said <= now
+    said = answer(asked, old.record.text)
+    if said is None:
+        return False
+    now = answer(asked, new.record.text) or follow_up(asked, said, new.record.text)
+    return now is not None and not said.values <= now.values
 
 
 def _joined(a: Candidate, b: Candidate) -> bool:
@@ -110,20 +122,21 @@ def _joined(a: Candidate, b: Candidate) -> bool:
 
 def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> list[Candidate]:
     """`ordered`: candidates best first. Among the first `top`, each memory that a newer
-    one answers with another value takes `outdated_by` (the newest such), the newest
-    takes the best score of those it outdates, and the outdated ones score just under
-    the lowest current memory that answers the question, so every current value ranks
-    above every replaced one; the answer is in order again (only the first `top` move,
-    and only among themselves). Each of them is read into words once, and only these
-    few: the stage's cost does not grow with the bank or with the candidates below
-    `top`."""
+    one answers with another value takes `outdated_by` (the newest such), each newer one
+    takes the best score of those it outdates, and the outdated ones score just under the
+    lowest current memory that answers the question, so every current value ranks above
+    every replaced one; the answer is in order again (only the first `top` move, and only
+    among themselves). Each of them is read into words once, and only these few: the
+    stage's cost does not grow with the bank or with the candidates below `top`. (A
+    newer value from below the first `top` is not lifted: read deeper, turns that share
+    a few of the question's words with another number rise over the answer.)"""
     if not present_question(query):
         return list(ordered)
     asked = {stem(w.removesuffix("'s")) for w in words_of(query) if w not in STOPWORDS}
     typed = question(query)
     head = list(ordered[:top])
     words = {c.id: words_of(c.record.text) for c in head}
-    newest: dict[uuid.UUID, Candidate] = {}
+    later: dict[uuid.UUID, list[Candidate]] = {}
     for old in head:
         for new in head:
             if (
@@ -135,15 +148,18 @@ def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> l
                     or answers_differ(typed, old, new)
                 )
             ):
-                prior = newest.get(old.id)
-                if prior is None or new.record.occurred_at > prior.record.occurred_at:
-                    newest[old.id] = new
-    if not newest:
+                later.setdefault(old.id, []).append(new)
+    if not later:
         return list(ordered)
+    newest = {
+        old_id: max(news, key=lambda c: (c.record.occurred_at, c.id.int))
+        for old_id, news in later.items()
+    }
+    outdaters = {new.id for news in later.values() for new in news}
     best = {c.id: c.score for c in head}
-    for old_id, new in newest.items():
-        best[new.id] = max(best[new.id], best[old_id])
-    outdaters = {new.id for new in newest.values()}
+    for old_id, news in later.items():
+        for new in news:
+            best[new.id] = max(best[new.id], best[old_id])
     answering = [
         c
         for c in head

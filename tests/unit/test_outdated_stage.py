@@ -24,11 +24,11 @@ CASES: list[tuple[str, str, list[Row], list[int], dict[int, int]]] = [
       ("User: My doctor is Dr. Ortiz.", 9, [], 0.5),
       ("User: I walked to the park.", 5, [], 0.6)],
      [1, 0, 2], {0: 1}),
-    ("three states: both older ones point to the newest", "Where does Ben live?",
+    ("three states: both older ones point to the newest, newer first", "Where does Ben live?",
      [("Ben lives in Leeds.", 0, ["Ben"], 0.9),
       ("Ben lives in York.", 10, ["Ben"], 0.8),
       ("Ben lives in Bath.", 20, ["Ben"], 0.4)],
-     [2, 0, 1], {0: 2, 1: 2}),
+     [2, 1, 0], {0: 2, 1: 2}),
     ("another subject is left alone", "Where does Ben live?",
      [("Ben lives in Leeds.", 0, ["Ben"], 0.9),
       ("Ana lives in York.", 10, ["Ana"], 0.8)],
@@ -69,7 +69,7 @@ def test_only_the_head_is_compared() -> None:
              for i in range(12)]  # fmt: skip
     out = outdate_older(cands, "Where does Ben live?", top=3)
     newest = cands[2].id
-    assert [c.id for c in out] == [newest, cands[0].id, cands[1].id] + [c.id for c in cands[3:]]
+    assert [c.id for c in out] == [newest, cands[1].id, cands[0].id] + [c.id for c in cands[3:]]
     assert [c.outdated_by for c in out[:3]] == [None, newest, newest]
     assert all(c.outdated_by is None for c in out[3:])
 
