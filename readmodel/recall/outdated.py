@@ -52,10 +52,21 @@ AGGREGATE = re.compile(
 """Words of a question that adds values up or lists them: every value is part of the answer."""
 
 
+LATEST = re.compile(
+    r"\b(?:latest|most recent(?:ly)?|current(?:ly)?|now|these days|at the moment|so far|"
+    r"up to date|newest|last (?:one|update))\b",
+    re.I,
+)
+"""Words of a question asking for the latest value, whatever its tense ("what score did
+Scott get on his most recent test")."""
+
+
 def present_question(query: str) -> bool:
-    """A question about the current value: not about the past, and not one that adds up
-    or lists several values."""
-    return PAST.search(query) is None and AGGREGATE.search(query) is None
+    """A question about the current value: one that asks for the latest, or is not about
+    the past; and not one that adds up or lists several values."""
+    if AGGREGATE.search(query) is not None:
+        return False
+    return LATEST.search(query) is not None or PAST.search(query) is None
 
 
 def words_of(text: str) -> list[str]:

@@ -81,6 +81,16 @@ def test_a_newer_turn_answering_another_count_ranks_first_and_outdates_the_older
     assert out[1].outdated_by == out[0].id and out[0].outdated_by is None
 
 
+def test_a_question_in_the_past_tense_asking_for_the_latest_is_about_the_present() -> None:
+    old = "User: Scott's recent math test score was 68%, can I help him improve?"
+    new = "User: Scott got a 72% score on his recent math test, is that good enough?"
+    out = outdate_older(
+        _ranked((old, 1, 0.9), (new, 5, 0.6)),
+        "What score did Scott achieve on his most recent math test?",
+    )
+    assert [c.record.text for c in out] == [new, old] and out[1].outdated_by == out[0].id
+
+
 def test_every_newer_value_ranks_above_the_value_it_replaced() -> None:
     """Two later turns give new values of what the oldest answered: both rank above it,
     and it points to the newest."""
@@ -114,6 +124,12 @@ def test_every_newer_value_ranks_above_the_value_it_replaced() -> None:
             "User: My Zotero library had 52 sources before the cleanup.",
             "How many sources did my Zotero library have before?",
             id="a question about the past",
+        ),
+        pytest.param(
+            "User: My Zotero library has 45 sources.",
+            "User: My Zotero library had 52 sources before the cleanup.",
+            "How many sources did my Zotero library have at first?",
+            id="a question about the past in the past tense",
         ),
         pytest.param(
             "User: I met 7 new contacts at the leadership luncheon.",
