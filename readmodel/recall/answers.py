@@ -7,12 +7,6 @@ quantity; "when", "what date", "by when": a date or a time; "what time": a time;
 percentage": a quantity), about what its content words name ("test coverage", "Zotero
 library"). A memory answers it in the sentence that shares most of those words and
 names a value of that type: long turns hold many facts, and only that sentence is read.
-
-A later memory often says the new value in fewer of the question's words than the one it
-replaces ("the new deadline is April 5" after "my deadline for the first sprint, on the
-basic layout, is April 1"): it answers the same question when a sentence of it names a
-value of the asked type with at least two of the question's words that the older answer's
-sentence has too (`follow_up`). What the question asks about is then what both say it of.
 """
 
 import re
@@ -97,37 +91,13 @@ def _sentences(text: str) -> tuple[tuple[frozenset[str], tuple[tuple[str, str], 
     return tuple(out)
 
 
-@dataclass(frozen=True)
-class Answer:
-    """`values`: the values of the asked types a sentence names; `terms`: the question's
-    terms that sentence has."""
-
-    values: frozenset[str]
-    terms: frozenset[str]
-
-
-def _best(asked: Question, text: str, within: frozenset[str], needed: int) -> Answer | None:
-    best: Answer | None = None
+def answer(asked: Question, text: str) -> frozenset[str] | None:
+    """The values of the asked types that `text` gives in the sentence sharing the most
+    terms with the question (at least `asked.needed`), or None when none answers."""
+    best: tuple[int, frozenset[str]] | None = None
     for terms, values in _sentences(text):
-        shared = terms & within
+        shared = len(terms & asked.about)
         typed = frozenset(v for t, v in values if t in asked.types)
-        if len(shared) >= needed and typed and (best is None or len(shared) > len(best.terms)):
-            best = Answer(typed, shared)
-    return best
-
-
-def answer(asked: Question, text: str) -> Answer | None:
-    """What `text` answers in the sentence sharing the most terms with the question (at
-    least `asked.needed`) and naming a value of an asked type, or None when none does."""
-    return _best(asked, text, asked.about, asked.needed)
-
-
-FOLLOW_UP_TERMS = 2
-"""Question words a later answer must share with the older one's sentence."""
-
-
-def follow_up(asked: Question, said: Answer, text: str) -> Answer | None:
-    """What a later `text` answers of the question an older memory answered (`said`): its
-    sentence with a value of an asked type and at least `FOLLOW_UP_TERMS` of the terms of
-    the older answer (all of them when it had fewer)."""
-    return _best(asked, text, said.terms, min(FOLLOW_UP_TERMS, len(said.terms)))
+        if shared >= asked.needed and typed and (best is None or shared > best[0]):
+            best = (shared, typed)
+    return best[1] if best else None

@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
-from readmodel.recall.answers import Question, answer, follow_up, question
+from readmodel.recall.answers import Question, answer, question
 from readmodel.recall.candidate import Candidate, replace
 from readmodel.recall.order import sort_key
 from readmodel.text import STOPWORDS, stem
@@ -115,16 +115,11 @@ def _names(a: Candidate, b: Candidate) -> set[str]:
 
 
 def answers_differ(asked: Question | None, old: Candidate, new: Candidate) -> bool:
-    """The older answers the asked type of value, the newer answers it too (in as many of
-    the question's words, or as a follow-up in the words the older answered with), and
-    does not repeat the older's values."""
+    """Both answer the asked type of value, and the newer does not repeat the older's."""
     if asked is None:
         return False
-    said = answer(asked, old.record.text)
-    if said is None:
-        return False
-    now = answer(asked, new.record.text) or follow_up(asked, said, new.record.text)
-    return now is not None and not said.values <= now.values
+    said, now = answer(asked, old.record.text), answer(asked, new.record.text)
+    return said is not None and now is not None and not said <= now
 
 
 def _joined(a: Candidate, b: Candidate) -> bool:

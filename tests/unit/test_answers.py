@@ -3,7 +3,7 @@ reads both: a long turn that mentions the new count among other facts still answ
 
 import pytest
 
-from readmodel.recall.answers import answer, follow_up, question
+from readmodel.recall.answers import answer, question
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.order import sort_key
 from readmodel.recall.outdated import outdate_older
@@ -37,9 +37,7 @@ def test_the_sentence_sharing_the_question_words_answers() -> None:
         "User: I'm kinda struggling with my essay, which is due on May 15 and has 3 parts. "
         "I've added 52 sources to my Zotero library, how can I organize them? ->-> 2,22"
     )
-    found = answer(asked, long_turn)
-    assert found is not None and found.values == frozenset({"52"})
-    assert found.terms == frozenset({"sourc", "zotero", "librari"})
+    assert answer(asked, long_turn) == frozenset({"52"})
     assert answer(asked, "User: I bought 3 apples today.") is None
     assert answer(asked, "User: My Zotero library is a mess.") is None
 
@@ -47,23 +45,8 @@ def test_the_sentence_sharing_the_question_words_answers() -> None:
 def test_thousands_are_one_number_and_a_pair_of_small_numbers_is_two() -> None:
     asked = question("How many words does my final essay draft contain?")
     assert asked is not None
-    thousands = answer(asked, "User: My final essay draft has 4,700 words.")
-    pair = answer(asked, "User: My final essay draft has words ->-> 2,14")
-    assert thousands is not None and thousands.values == frozenset({"4700"})
-    assert pair is not None and pair.values == frozenset({"2", "14"})
-
-
-def test_a_later_turn_answers_in_fewer_of_the_question_words_as_a_follow_up() -> None:
-    asked = question("What is the deadline for the first sprint on the basic layout and menus?")
-    assert asked is not None
-    said = answer(asked, "User: My deadline for the first sprint, on the basic layout and "
-                  "menus, is April 1, 2024.")  # fmt: skip
-    later = "User: I moved the sprint deadline to April 5, 2024, for the extra accessibility work."
-    assert said is not None and said.values == frozenset({"2024-04-01"})
-    assert answer(asked, later) is None
-    again = follow_up(asked, said, later)
-    assert again is not None and again.values == frozenset({"2024-04-05"})
-    assert follow_up(asked, said, "User: The sprint review went well on April 5, 2024.") is None
+    assert answer(asked, "User: My final essay draft has 4,700 words.") == frozenset({"4700"})
+    assert answer(asked, "User: My final essay draft has words ->-> 2,14") == frozenset({"2", "14"})
 
 
 def _ranked(*rows: tuple[str, int, float]) -> list[Candidate]:
@@ -94,9 +77,9 @@ def test_a_question_in_the_past_tense_asking_for_the_latest_is_about_the_present
 def test_every_newer_value_ranks_above_the_value_it_replaced() -> None:
     """Two later turns give new values of what the oldest answered: both rank above it,
     and it points to the newest."""
-    old = "User: My deadline for the first sprint on the basic layout is April 1, 2024."
+    old = "User: I have a deadline of April 1, 2024, for the first sprint on the basic layout."
     middle = "User: The first sprint deadline on the basic layout is now April 3, 2024."
-    new = "User: I moved the sprint deadline to April 5, 2024, to fit accessibility work."
+    new = "User: The deadline for the first sprint on the layout is April 5, 2024, at last."
     ranked = _ranked((old, 1, 0.9), ("User: I like tea.", 2, 0.8), (middle, 3, 0.7), (new, 5, 0.6))
     out = outdate_older(ranked, "What is the deadline for the first sprint on the basic layout?")
     texts = [c.record.text for c in out]
