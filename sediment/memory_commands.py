@@ -25,6 +25,7 @@ from sediment.api.outcomes import outcomes
 from sediment.ingest import instant, reason_of
 from sediment.memory_ids import MemoryIdError, resolve
 from sediment.pending import recall_with_pending
+from sediment.recall_defaults import LOW_CONFIDENCE, left_out_note, surface_default
 from sediment.render import explain_table, print_record, recall_table
 from sediment.retain import PublishError
 from sediment.startup import runtime
@@ -160,6 +161,17 @@ def recall(
         typer.Option(help="an event id retain answered: recall once it is consolidated"),
     ] = None,
     wait_timeout_s: Annotated[float, typer.Option(help="longest wait for --wait-for")] = 5.0,
+    min_score: Annotated[
+        float,
+        typer.Option(help="leave out results scored below this (instead of the evidence rule)"),
+    ] = 0.0,
+    all_: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="results without topical evidence too (no word of the query, far in meaning)",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the response as JSON")] = False,
     url: remote.Url = None,
     token: remote.Token = None,
@@ -167,6 +179,7 @@ def recall(
     """Recall memories of a bank for a query (the options are the HTTP API's and MCP's:
     history, as_of, tags, kinds, explain, wait_for, ...).
 
+    Results without topical evidence are left out unless --all or --min-score is given.
     A bank that holds no memories (a typo, another case: `Eve` for `eve`) is not an
     empty answer: the command names the nearest banks on stderr and exits 1."""
     try:
@@ -186,10 +199,13 @@ def recall(
                 "full_text": full_text,
                 "wait_for": wait_for or [],
                 "wait_timeout_s": wait_timeout_s,
+                "min_score": min_score,
+                "all": True if all_ else None,
             }
         )
     except pydantic.ValidationError as exc:
         raise _refuse("recall", exc) from None
+    request = surface_default(request)
     if url:
         with remote.answered(remote.connect(url, token)) as client:
             response = client.recall(request, bank=bank, full=True)
@@ -220,6 +236,10 @@ def show_recall(
         sys.stdout.write(response.wire(indent=2) + "\n")
     elif not unknown:
         console.print(recall_table(response))
+        if response.low_confidence:
+            console.print(LOW_CONFIDENCE, highlight=False)
+        if response.without_evidence:
+            console.print(left_out_note(response.without_evidence, "--all"), highlight=False)
         if response.explain:
             console.print(explain_table(response))
     if unknown:

@@ -236,7 +236,8 @@ class RecallPipeline:
         """Rerank the head of the order, place the standing instruction that applies
         (`readmodel.recall.instructions`), then fill the shown window. Prefer-observations
         (DESIGN stage 8) runs here, in the final order and before truncation, because
-        only here is it known which observations are returned."""
+        only here is it known which observations are returned. With `all` false, what
+        has no topical evidence is left out of the window (`labels.topical`)."""
         if self.reranker is not None:
             head = self.reranker(request.query, ordered[: request.limit * 3])
             ordered = sorted(head.candidates, key=sort_key) + ordered[request.limit * 3 :]
@@ -255,6 +256,7 @@ class RecallPipeline:
             request.min_score,
             request.max_tokens,
             request.prefer_observations,
+            evidence_floor=self.config.semantic_floor if request.all is False else None,
         )
         if request.prefer_observations:
             trace.lap("prefer_observations", window.shown, prefer_note(window))
@@ -305,6 +307,7 @@ class RecallPipeline:
             dropped_by_prefer_observations=window.dropped,
             recency_bias="on" if bias_on else "off",
             low_confidence=low_confidence(shown, cfg.semantic_floor),
+            without_evidence=window.without_evidence,
             direct_answer=direct_answer(
                 shown, analysis, cfg.direct_answer_overlap, cfg.direct_answer_margin
             ),
