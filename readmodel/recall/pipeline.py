@@ -70,14 +70,19 @@ class Trace:
         self._clock = now
 
     def emit(self, tracer: Tracer) -> None:
-        """One span per stage, `recall.{stage}`, with the candidates it left (never its
-        note: notes quote the query's expansions and dates)."""
+        """Each stage twice over: a child span, `recall.{stage}`, with the candidates it
+        left (a trace viewer draws it, with the store calls in its time window), and an
+        event of that name on the recall's own span at the stage's start, with
+        `duration_ms` and `candidates` (the recall span alone says where its time
+        went). Never a stage's note: notes quote the query's expansions and dates."""
         for stage, (start, end) in zip(self.stages, self.bounds, strict=True):
             attributes: Attributes = {
                 "sediment.stage": stage.stage,
                 "sediment.candidates": stage.candidates,
             }
             tracer.finished(f"recall.{stage.stage}", start, end, attributes)
+            said: Attributes = {"duration_ms": stage.ms, "candidates": stage.candidates}
+            tracer.event(f"recall.{stage.stage}", start, said)
 
     def timings(self) -> dict[str, float]:
         return {s.stage: s.ms for s in self.stages}
