@@ -51,8 +51,10 @@ class StdioServer:
     """`sediment mcp --bank maya` from `checkout` (this one by default), one JSON-RPC
     line out, one line back."""
 
-    def __init__(self, data_dir: Path, checkout: Path | None) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SEDIMENT_")}
+    def __init__(
+        self, data_dir: Path, checkout: Path | None, env: dict[str, str] | None = None
+    ) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SEDIMENT_")} | (env or {})
         env |= {"SEDIMENT_DATA_DIR": str(data_dir), "SEDIMENT_LOG_LEVEL": "WARNING"}
         if checkout is not None:
             env["PYTHONPATH"] = str(checkout)

@@ -457,18 +457,11 @@ class Runtime:
             tracer=self.tracer,
         )
 
-    @property
-    def queues_retains(self) -> bool:
-        """Whether retains go to a queue (a shared broker, or this process's own
-        worker) rather than being consolidated right here: known from the settings,
-        before the publisher is built."""
-        return self.topology.shared_redis or self.hosts_worker
-
     @cached_property
     def unaudited_publisher(self) -> Publisher:
         """The one retain path's destination: the queue where one is consumed (a shared
         broker, or this process's own worker), else consolidation right here."""
-        if self.queues_retains:
+        if self.topology.shared_redis or self.hosts_worker:
             return self._traced(QueuePublisher(self.celery, self.settings.queue, self.ledger))
         self.check_layout()
         return self._traced(

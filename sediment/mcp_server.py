@@ -43,6 +43,7 @@ from sediment.mcp_tools.tools import SedimentTools, bad_fields, scope_refusal
 if TYPE_CHECKING:
     from sediment.api.deps import ApiDeps
     from sediment.bootstrap import Runtime
+    from sediment.settings import Settings
 
 log = structlog.get_logger("sediment.mcp")
 
@@ -100,23 +101,31 @@ class SedimentServer(MCPServer[Any]):
 
 
 class Warming:
-    """What the stdio server's tools need (the store, the embedder, the retain path),
-    built on a thread of its own from the start: the server answers `initialize` and
-    `tools/list` meanwhile, and the first call waits for it. A build that failed (the
-    store held by another process, Redis down) is tried again by the next call; until
-    one succeeds, each call is a tool error saying why (`NotReady`)."""
+    """The stdio server's runtime and what its tools need from it (the store, the
+    embedder, the retain path), opened on a thread of their own from the start: the
+    server answers `initialize` and `tools/list` meanwhile, without importing them, and
+    the first call waits. One that failed (the store held by another process, Redis
+    down) is tried again by the next call; until one succeeds, each call is a tool
+    error saying why (`NotReady`)."""
 
-    def __init__(self, build: "Callable[[], ApiDeps]") -> None:
-        self._build = build
+    def __init__(self, open_runtime: "Callable[[], Runtime]") -> None:
+        self._open = open_runtime
+        self._rt: Runtime | None = None
+        self._ready: ApiDeps | None = None
         self._lock = threading.Lock()
         self._first: Future[ApiDeps] = Future()
-        self._ready: ApiDeps | None = None
         self._thread = threading.Thread(target=self._warm, name="mcp-warm-up", daemon=True)
         self._thread.start()
 
+    def _build(self) -> "ApiDeps":
+        if self._rt is None:
+            self._rt = self._open()
+        return self._rt.api_deps
+
     def _warm(self) -> None:
         try:
-            self._first.set_result(self._build())
+            with self._lock:
+                self._first.set_result(self._build())
         except Exception as exc:
             log.warning("mcp_not_ready", error_class=type(exc).__name__, reason=str(exc))
             self._first.set_exception(exc)
@@ -135,9 +144,11 @@ class Warming:
         self._ready = deps
         return deps
 
-    def settle(self) -> None:
-        """Wait for the first build to end, so the runtime closes what it opened."""
+    def close(self) -> None:
+        """Wait for the first opening to end, then close what it opened."""
         self._thread.join()
+        if self._rt is not None:
+            self._rt.close()
 
 
 def note(tools: SedimentTools) -> str:
@@ -281,29 +292,36 @@ def http_endpoint(rt: "Runtime", host: str, deps: "ApiDeps | None" = None) -> Ht
 
 
 def stdio_tools(
-    rt: "Runtime",
+    settings: "Settings",
     deps: "ApiDeps | Callable[[], ApiDeps]",
     bank: str | None,
     all_banks: bool = False,
 ) -> SedimentTools:
     """Through the process's one retain path: in embedded mode the process owns the
     store and no worker runs, so the bootstrap's publisher consolidates before the call
-    returns; otherwise events are queued, as the HTTP API's are. A bank given (--bank,
-    else SEDIMENT_MCP_BANK) pins the server to it unless `all_banks`: an agent handed
-    one bank cannot name another."""
-    default = bank or rt.settings.mcp_bank
+    returns; where Redis is shared, events are queued, as the HTTP API's are (a stdio
+    server hosts no worker). A bank given (--bank, else SEDIMENT_MCP_BANK) pins the
+    server to it unless `all_banks`: an agent handed one bank cannot name another."""
+    from sediment.topology import Topology
+
+    default = bank or settings.mcp_bank
     pinned = default is not None and not all_banks
-    return SedimentTools(deps, default, immediate=not rt.queues_retains, pinned=pinned)
+    queued = Topology.of(settings).shared_redis
+    return SedimentTools(deps, default, immediate=not queued, pinned=pinned)
 
 
-def run_stdio(rt: "Runtime", bank: str | None, all_banks: bool = False) -> None:
+def run_stdio(
+    settings: "Settings",
+    open_runtime: "Callable[[], Runtime]",
+    bank: str | None,
+    all_banks: bool = False,
+) -> None:
     """Serve on stdin/stdout until the client closes them; stdout carries only
-    protocol messages (logs go to stderr). The tools' dependencies are built while the
-    server starts (`Warming`)."""
-    warming = Warming(lambda: rt.api_deps)
-    server = build_server(stdio_tools(rt, warming, bank, all_banks))
+    protocol messages (logs go to stderr). The runtime is opened while the server
+    starts (`Warming`) and closed when it stops."""
+    warming = Warming(open_runtime)
+    server = build_server(stdio_tools(settings, warming, bank, all_banks))
     try:
         server.run("stdio")
     finally:
-        warming.settle()
-        rt.close()
+        warming.close()

@@ -2,7 +2,8 @@
 
 The options are the HTTP API's and MCP's names (`history`, `as_of`, `explain`, `tags`,
 `limit`, ...), spelled as flags. Ids are printed short (six hex digits) and every
-command that takes a memory id takes that prefix back (sediment/memory_ids.py).
+command that takes a memory id takes that prefix back (sediment/memory_ids.py). What
+a command reads or writes with is imported when it runs (sediment/cli.py).
 """
 
 import sys
@@ -17,17 +18,9 @@ from rich.markup import escape
 
 from contracts.events import RetainEvent, RetainItem, derive_event_id, with_expiry
 from contracts.recall import RecallRequest, RecallResponse
-from readmodel.store import Filter, expired
 from sediment import remote
-from sediment.api.banks import empty_bank_note
 from sediment.api.models import Outcome
-from sediment.api.outcomes import outcomes
-from sediment.ingest import instant, reason_of
-from sediment.memory_ids import MemoryIdError, resolve
-from sediment.pending import recall_with_pending
 from sediment.recall_defaults import LOW_CONFIDENCE, left_out_note, surface_default
-from sediment.render import explain_table, print_record, recall_table
-from sediment.retain import PublishError
 from sediment.startup import runtime
 
 console = Console()
@@ -37,6 +30,8 @@ Bank = Annotated[str, typer.Option(help="the bank (one memory space)")]
 
 
 def _refuse(what: str, exc: pydantic.ValidationError) -> typer.Exit:
+    from sediment.ingest import reason_of
+
     err.print(f"invalid {what}: {escape(reason_of(exc))}", highlight=False, soft_wrap=True)
     return typer.Exit(2)
 
@@ -63,6 +58,10 @@ def retain(
     """Remember one fact. Embedded, it is consolidated here and the answer says what
     became of it (stored, merged into an observation, what it superseded); otherwise it
     is queued for a worker and the answer gives its event id."""
+    from sediment.api.outcomes import outcomes
+    from sediment.ingest import instant
+    from sediment.retain import PublishError
+
     now = datetime.now(UTC)
     item: dict[str, object] = {
         "bank_id": bank,
@@ -182,6 +181,8 @@ def recall(
     Results without topical evidence are left out unless --all or --min-score is given.
     A bank that holds no memories (a typo, another case: `Eve` for `eve`) is not an
     empty answer: the command names the nearest banks on stderr and exits 1."""
+    from sediment.pending import recall_with_pending
+
     try:
         request = RecallRequest.model_validate(
             {
@@ -230,6 +231,9 @@ def show_recall(
 ) -> None:
     """The answer as a table (or JSON); an answer from a bank that holds no memories
     (and has none pending) adds a note naming the nearest banks, and exits 1."""
+    from sediment.api.banks import empty_bank_note
+    from sediment.render import explain_table, recall_table
+
     known = known_banks() if _empty(response) else [response.bank_id]
     unknown = response.bank_id not in known
     if as_json:
@@ -256,6 +260,10 @@ def inspect(
 ) -> None:
     """Show a memory of a bank: its text, where it came from, what it replaced and what
     replaced it, and why, in words."""
+    from readmodel.store import Filter, expired
+    from sediment.memory_ids import MemoryIdError, resolve
+    from sediment.render import print_record
+
     if bank is None:
         err.print(
             "give the memory's bank: sediment inspect --bank B MEMORY_ID "

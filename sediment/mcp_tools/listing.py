@@ -36,7 +36,7 @@ DROPPED: Final = frozenset(
 """Keywords a model does not need to write a valid call: patterns and size caps the
 server enforces anyway, naming the field when one is broken. Numeric bounds and
 "not empty" (`minLength`, `minItems`) stay: they change what a model would send."""
-PLAIN_DEFAULTS: Final = (None, [], {})
+PLAIN_DEFAULTS: Final[tuple[object, ...]] = (None, [], {})
 """Defaults that say nothing an omitted field does not."""
 DEFS_PREFIX: Final = "#/$defs/"
 
