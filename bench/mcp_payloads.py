@@ -179,6 +179,19 @@ def one_run(checkout: Path | None) -> dict[str, Any]:
     }
 
 
+def code_of(checkout: Path | None) -> str:
+    """ "this code", or the other checkout's commit (its path says nothing to a reader)."""
+    if checkout is None:
+        return "this code"
+    done = subprocess.run(
+        ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return f"commit {done.stdout.strip()}" if done.returncode == 0 else "another checkout"
+
+
 def run_payloads(
     runs: int, baseline: Path | None, say: Callable[[str], None] = print
 ) -> dict[str, Any]:
@@ -186,6 +199,7 @@ def run_payloads(
     if baseline is not None:
         sides["baseline"] = baseline.resolve()
     results: dict[str, list[dict[str, Any]]] = {name: [] for name in sides}
+    load_start, started = list(os.getloadavg()), time.perf_counter()
     for r in range(runs):
         order = list(sides) if r % 2 == 0 else list(reversed(sides))
         for name in order:
@@ -200,12 +214,17 @@ def run_payloads(
             "python": platform.python_version(),
         },
         "settings": {"runs": runs, "questions": list(QUESTIONS), "limit": 8},
+        "load_average": {
+            "start": [round(x, 2) for x in load_start],
+            "end": [round(x, 2) for x in os.getloadavg()],
+        },
+        "wall_time_s": round(time.perf_counter() - started, 1),
         "sides": {},
     }
     for name, side_runs in results.items():
         last = side_runs[-1]
         report["sides"][name] = {
-            "checkout": str(sides[name]) if sides[name] else "this checkout",
+            "checkout": code_of(sides[name]),
             "initialize_ms_median": statistics.median(x["initialize_ms"] for x in side_runs),
             "initialize_ms": [x["initialize_ms"] for x in side_runs],
             **{k: v for k, v in last.items() if k != "initialize_ms"},
@@ -237,20 +256,40 @@ def summary(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def main(argv: list[str] | None = None) -> None:
-    import argparse
-
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--baseline", type=Path, default=None)
-    parser.add_argument("--json", type=Path, default=Path("bench/results/mcp.json"))
-    parser.add_argument("--no-json", action="store_true")
-    args = parser.parse_args(argv)
-    report = run_payloads(args.runs, args.baseline, lambda s: print(s, file=sys.stderr))
-    print("\n".join(summary(report)))
-    if not args.no_json:
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
-
-
-if __name__ == "__main__":
-    main()
+def mcp_section(report: dict[str, Any], source: str) -> list[str]:
+    """The `mcp` section of docs/benchmarks.md."""
+    m, la = report["machine"], report["load_average"]
+    lines = [
+        "## MCP payloads and start (`mcp`)",
+        "",
+        f"Source `{source}`, run {report['date']}, {m['cpu_count']} CPUs, {m['platform']}, "
+        f"Python {m['python']}. Load average at start {la['start']}, at end {la['end']}; "
+        f"wall time {report['wall_time_s']} s.",
+        "",
+        "`sediment mcp --bank maya` over stdio, spoken to in raw JSON-RPC lines: "
+        "`initialize` from the spawn to its answer (median of "
+        f"{report['settings']['runs']} runs, sides alternating), the `tools/list` answer, "
+        "and recalls of the demo conversation (limit 8): the text content's characters "
+        "and the whole answer's bytes against the characters of the memory texts shown.",
+        "",
+        "| side | initialize ms (runs) | tools/list bytes | largest tool | "
+        "recall text / memory text | whole answer / memory text |",
+        "| --- | ---: | ---: | --- | ---: | ---: |",
+    ]
+    for name, side in report["sides"].items():
+        biggest = max(side["tool_bytes"], key=side["tool_bytes"].get)
+        shown = [r for r in side["recalls"] if r["memory_chars"]]
+        text = max(r["text_ratio"] for r in shown) if shown else None
+        whole = max(r["answer_ratio"] for r in shown) if shown else None
+        runs = ", ".join(f"{x:.0f}" for x in side["initialize_ms"])
+        lines.append(
+            f"| {name} ({side['checkout']}) | {side['initialize_ms_median']:.0f} ({runs}) | "
+            f"{side['tools_list_bytes']} | {biggest} {side['tool_bytes'][biggest]} | "
+            f"{text} | {whole} |"
+        )
+    lines += ["", "Ratios are the largest over the questions. How each side refuses:", ""]
+    for name, side in report["sides"].items():
+        said = "; ".join(f"{tool}: `{msg}`" for tool, msg in side["errors"].items())
+        lines.append(f"- {name}: {said}")
+    lines.append("")
+    return lines
