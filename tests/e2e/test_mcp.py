@@ -15,6 +15,7 @@ import redis
 from mcp import MCPError
 
 from bench.mcp_payloads import demo_items
+from sediment import store_owner
 from sediment.api.keys import digest
 from tests.e2e.cli import sediment
 from tests.e2e.mcp_session import McpSession, Row, http, notes, rows, stdio
@@ -256,6 +257,25 @@ def test_stdio_bank_pins_the_server(tmp_path: Path) -> None:
             assert "bank 'other' is not served here" in message and "--all-banks" in message
         assert pinned.ok("banks") == {"banks": ["notes"], "default_bank": "notes"}
         assert [r.text for r in recalled(pinned, query="Gus diary")] == ["Gus keeps a diary."]
+
+
+def test_a_store_held_elsewhere_is_a_tool_error_until_it_is_free(tmp_path: Path) -> None:
+    """`sediment mcp` answers `initialize` before it opens the store: on a store another
+    process holds, each call says who holds it, and the first call after it is freed
+    is served."""
+    data = tmp_path / "data"
+    data.mkdir()
+    store_owner.acquire(data)
+    try:
+        with McpSession(lambda: stdio(tmp_path, "--bank", "notes")) as session:
+            assert {t.name for t in session.tools()} == TOOLS
+            message = session.error("recall", query="Alice")
+            assert message.startswith("error: cannot serve recall: "), message
+            assert "is in use by" in message and "--url" in message
+            store_owner.release(data)
+            assert session.ok("retain", items=[BOSTON])["status"] == "consolidated"
+    finally:
+        store_owner.release(data)
 
 
 def test_stdio_feedback_is_counted(local: McpSession) -> None:
