@@ -36,9 +36,9 @@ from mcp.types import (
 from starlette.responses import JSONResponse
 from starlette.types import Message, Receive, Scope, Send
 
-from sediment.mcp_tools.errors import NotReady, refused, reworded
+from sediment.mcp_tools.errors import NotReady, bad_fields, refused, reworded
 from sediment.mcp_tools.listing import listed
-from sediment.mcp_tools.tools import SedimentTools, bad_fields, scope_refusal
+from sediment.mcp_tools.tools import SedimentTools, scope_refusal
 
 if TYPE_CHECKING:
     from sediment.api.deps import ApiDeps

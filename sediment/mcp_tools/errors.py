@@ -8,15 +8,26 @@ at all. Here each becomes one line starting `error: `: an agent (or a person rea
 its transcript) tells a refusal from an answer by its first word, whatever the tool.
 """
 
+from collections.abc import Sequence
+
 import structlog
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from pydantic import ValidationError
 
-from sediment.mcp_tools.tools import bad_fields, invalid
-
 ERROR = "error: "
 
 log = structlog.get_logger("sediment.mcp")
+
+
+def bad_fields(exc: ValidationError, prefix: str = "") -> list[str]:
+    """One line per bad field, named as the caller wrote it, without the values."""
+    from sediment.api.problems import problems
+
+    return [f"{prefix}{d.field}: {d.problem}" for d in problems(exc.errors())]
+
+
+def invalid(what: str, lines: Sequence[str]) -> ToolError:
+    return ToolError(f"invalid {what}: " + "; ".join(lines))
 
 
 class NotReady(RuntimeError):

@@ -36,13 +36,14 @@ from contracts.base import (
     WholeNumber,
     require_bank_id_or_none,
 )
-from contracts.events import RetainEvent, derive_event_id, with_expiry
 from contracts.feedback import FeedbackEvent, Vote
 from contracts.memory import MemoryKind, State
 from contracts.recall import MAX_LIMIT, MAX_WAIT_FOR, MAX_WAIT_S, RecallRequest
 from sediment.api.compact import compact, structured, text_of
 from sediment.api.keys import current_key
 from sediment.api.models import MAX_ITEMS, MemoryView
+from sediment.mcp_tools.errors import bad_fields, invalid
+from sediment.mcp_tools.items import to_events
 from sediment.mcp_tools.models import Banks, BankStats, Forgot, MemoryItem, Retained, Voted
 from sediment.recall_defaults import surface_default
 from sediment.recall_waits import TooManyWaiters
@@ -74,17 +75,6 @@ NO_BANK = (
     "no bank given and this server has no default bank: pass `bank`, or start the "
     "server with --bank / SEDIMENT_MCP_BANK"
 )
-
-
-def bad_fields(exc: pydantic.ValidationError, prefix: str = "") -> list[str]:
-    """One line per bad field, named as the caller wrote it, without the values."""
-    from sediment.api.problems import problems
-
-    return [f"{prefix}{d.field}: {d.problem}" for d in problems(exc.errors())]
-
-
-def invalid(what: str, lines: Sequence[str]) -> ToolError:
-    return ToolError(f"invalid {what}: " + "; ".join(lines))
 
 
 def pinned_elsewhere(bank_id: str, pinned: str) -> str:
@@ -417,39 +407,3 @@ def not_found(bank_id: str, memory_id: uuid.UUID) -> str:
         f"no memory {memory_id} in bank {bank_id}: check the id, and that it belongs to "
         "this bank (a memory is only visible within its own bank)"
     )
-
-
-def to_events(
-    bank_id: str, items: Sequence[MemoryItem], max_text_bytes: int, now: datetime
-) -> list[RetainEvent]:
-    """Every item as a `RetainEvent` of the bank, or one error naming every bad field.
-    The event id is derived as the HTTP API derives it, so one item sent through
-    either is one event."""
-    from sediment.retain import repeat_problem, repeats
-
-    events: list[RetainEvent] = []
-    errors: list[str] = []
-    ids: list[uuid.UUID | None] = []
-    for i, item in enumerate(items):
-        when = item.occurred_at or now
-        fields = item.model_dump(exclude_unset=True)
-        data = {**with_expiry(fields, now), "bank_id": bank_id, "occurred_at": when}
-        if item.event_id is None:
-            iso = when.astimezone(UTC).isoformat()
-            data["event_id"] = derive_event_id(bank_id, item.text, iso)
-        try:
-            events.append(
-                RetainEvent.model_validate(data, context={"max_text_bytes": max_text_bytes})
-            )
-            ids.append(events[-1].event_id)
-        except pydantic.ValidationError as exc:
-            ids.append(None)
-            errors += bad_fields(exc, f"items.{i}.")
-    for later, first in repeats(ids).items():
-        event_id = ids[later]
-        assert event_id is not None
-        derived = items[later].event_id is None
-        errors.append(f"items.{later}.event_id: {repeat_problem(event_id, first, derived)}")
-    if errors:
-        raise invalid("retain", errors)
-    return events

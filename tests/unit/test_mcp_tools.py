@@ -21,8 +21,9 @@ from sediment.api.app import Endpoint, LazyEndpoint, create_app
 from sediment.api.deps import ApiDeps
 from sediment.api.routes import to_events as api_events
 from sediment.mcp_server import HttpEndpoint, build_server
+from sediment.mcp_tools.items import to_events
 from sediment.mcp_tools.models import MemoryItem
-from sediment.mcp_tools.tools import SedimentTools, to_events
+from sediment.mcp_tools.tools import SedimentTools
 from sediment.recall_gate import RecallGate
 from tests.e2e.mcp_session import notes, rows
 from tests.unit.api_support import Api, open_api
