@@ -24,7 +24,7 @@ from sediment.settings import Settings
 app = typer.Typer(
     no_args_is_help=True,
     help="Benchmarks: LoCoMo retrieval, generic retrieval, stale values, knowledge updates, "
-    "supersession precision, merges, report.",
+    "supersession precision, merges, MCP payloads, report.",
 )
 console = Console(width=None if sys.stdout.isatty() else 140)
 err = Console(stderr=True)
@@ -471,6 +471,30 @@ def tracing(
     configure("console", "WARNING")
     report = run_tracing_cost(["off", "on"], memories, recalls, runs, err.print, baseline)
     console.print("\n".join(tracing_section(report, str(json_out))))
+    if not no_json:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        console.print(f"wrote {json_out}")
+
+
+@app.command()
+def mcp(
+    runs: Annotated[int, typer.Option(min=1, max=20)] = 3,
+    json_out: Annotated[Path, typer.Option("--json", help="where to write the JSON")] = Path(
+        "bench/results/mcp.json"
+    ),
+    no_json: NoJson = False,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(help="another checkout: run its `sediment mcp` too, alternating"),
+    ] = None,
+) -> None:
+    """What an agent pays for the stdio MCP server: `initialize` time, the tool list's
+    bytes, recall's text and whole answer against the memory text shown, tool errors."""
+    from bench.mcp_payloads import run_payloads, summary
+
+    report = run_payloads(runs, baseline, err.print)
+    console.print("\n".join(summary(report)))
     if not no_json:
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

@@ -381,6 +381,10 @@ def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
             from bench.tracing_cost import tracing_section
 
             lines += tracing_section(data, source)
+        elif kind == "mcp_payloads":
+            from bench.mcp_payloads import mcp_section
+
+            lines += mcp_section(data, source)
         elif kind == "forget_rules":
             from bench.forget_rules_cost import forget_rules_section
 

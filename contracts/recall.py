@@ -33,7 +33,9 @@ MAX_WAIT_S = 60.0
 class RecallRequest(Frozen):
     """What to look for. `prefer_observations` defaults to true for users; internal
     callers (consolidation's neighbour search) pass false. `recency_bias` None means
-    the deployment's default (`SEDIMENT_RECALL_RECENCY_BIAS`)."""
+    the deployment's default (`SEDIMENT_RECALL_RECENCY_BIAS`). `all` None keeps every
+    result, as in-process callers (benchmarks) want; the user-facing surfaces set it
+    before recalling (`sediment.recall_defaults.surface_default`)."""
 
     schema_version: SchemaVersion = SCHEMA_VERSION
     query: str = Field(
@@ -67,7 +69,24 @@ class RecallRequest(Frozen):
     prefer_observations: StrictBool = True
     recency_bias: RecencyBias | None = None
     max_tokens: MaxTokens | None = None
-    min_score: Number = Field(default=0.0, ge=0.0, le=10.0)
+    min_score: Number = Field(
+        default=0.0,
+        ge=0.0,
+        le=10.0,
+        description=(
+            "Leave out results scored below this; above 0, it stands in for the evidence "
+            "rule (`all`) at the surfaces."
+        ),
+    )
+    all: StrictBool | None = Field(
+        default=None,
+        description=(
+            "Results without topical evidence too: those that share no word with the query, "
+            "match none of its dates and are below the semantic floor in meaning. The CLI, "
+            "HTTP and MCP leave them out unless `all` is true or `min_score` is above 0; "
+            "false leaves them out, unset (in process) keeps them."
+        ),
+    )
     session_key: str | None = Field(
         default=None,
         max_length=256,
@@ -203,6 +222,14 @@ class RecallResponse(Frozen):
     dropped_by_prefer_observations: int = 0
     recency_bias: Literal["on", "off"] = "off"
     low_confidence: bool = False
+    without_evidence: int = Field(
+        default=0,
+        ge=0,
+        description=(
+            "Of the results `all: true` would show, how many this answer left out for want "
+            "of topical evidence (`all` false)."
+        ),
+    )
     direct_answer: uuid.UUID | None = None
     timings: dict[str, float] = Field(default_factory=dict)
     timings_ms: dict[str, float] = Field(

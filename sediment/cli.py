@@ -1,28 +1,31 @@
-"""`sediment`: the command line."""
+"""`sediment`: the command line.
+
+A command imports what it uses when it runs: `sediment mcp` answers its client's
+`initialize` without loading the store, the embedder, Redis, Celery or the HTTP API,
+and `sediment --help` lists the commands without them either.
+"""
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import redis
 import typer
-from celery.signals import worker_process_shutdown, worker_shutdown
 from rich.console import Console
 from rich.table import Table
 
 from contracts.base import bank_id_problem
 from sediment import data_commands, maintenance, memory_commands, remote
-from sediment.bootstrap import NoDataDirError, Runtime
-from sediment.ingest import IngestDeps, run_ingest
-from sediment.ingest_remote import ingest_remote
-from sediment.render import last_recall_table
-from sediment.sampler import attach_to_worker
-from sediment.startup import require_durable_redis, runtime, settings_or_exit
-from sediment.store_owner import StoreOwnedError
+from sediment.startup import (
+    require_durable_redis,
+    runtime,
+    settings_or_exit,
+    tracing_or_exit,
+)
 from sediment.words import counted
-from telemetry.recall_logs import LastRecall
-from worker.consolidation.layout import LAYOUT, StaleLayoutError
-from worker.rebuild import InterruptedRebuildError
+
+if TYPE_CHECKING:
+    from sediment.bootstrap import Runtime
+    from telemetry.recall_logs import LastRecall
 
 app = typer.Typer(no_args_is_help=True, help="Sediment: agent memory as an event-driven system.")
 app.add_typer(maintenance.dlq_app, name="dlq")
@@ -64,6 +67,9 @@ def ingest(
     the command exits 1 (the other lines are retained) unless --allow-partial. Ctrl-C
     stops it, saying how many events were taken: the same command again resumes. With
     --url the events go to that server's HTTP API; a rejected line is named, not sent."""
+    from sediment.ingest import IngestDeps, run_ingest
+    from sediment.ingest_remote import ingest_remote
+
     if not path.is_file():
         err.print(f"no file at {path.absolute()}: give the path of a JSON-lines file")
         raise typer.Exit(2)
@@ -100,6 +106,10 @@ def worker(
     loglevel: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR")] = "INFO",
 ) -> None:
     """Run a Celery worker consuming retain events."""
+    from celery.signals import worker_process_shutdown, worker_shutdown
+
+    from sediment.sampler import attach_to_worker
+
     rt = runtime(actor="worker", creates_store=True)
     require_durable_redis(rt)
     rt.check_layout()
@@ -215,7 +225,19 @@ def mcp(
     if problem is not None:
         err.print(f"--bank {problem}")
         raise typer.Exit(2)
-    run_stdio(runtime(actor="mcp", creates_store=True), bank, all_banks)
+    settings = settings_or_exit()
+    tracing = tracing_or_exit(settings, "mcp")
+
+    def opened() -> "Runtime":
+        from sediment.bootstrap import bootstrap
+
+        return bootstrap(settings, actor="mcp", traced=tracing, creates_store=True)
+
+    try:
+        run_stdio(settings, opened, bank, all_banks)
+    finally:
+        if tracing is not None:
+            tracing.shutdown()
 
 
 @app.command("last-recall")
@@ -231,6 +253,8 @@ def last_recall(
     Reads Redis only, so it works next to a running `sediment serve` (which owns the
     store); in embedded mode snapshots live inside the serving process: ask it with --url.
     """
+    from sediment.render import last_recall_table
+
     snapshot: LastRecall | None
     if url:
         with remote.answered(remote.connect(url, token)) as client:
@@ -320,11 +344,14 @@ def stats(
         rt.close()
 
 
-def _can_count(rt: Runtime) -> bool:
+def _can_count(rt: "Runtime") -> bool:
     """A Qdrant server is counted; a local store only when no other process has it: on
     a shared Redis the serve that has it samples the counts into the metrics itself;
     embedded, its figures live in its own process, so this one is refused, naming
     `--url` (one that showed its own empty figures would mislead)."""
+    from sediment.bootstrap import NoDataDirError
+    from sediment.store_owner import StoreOwnedError
+
     if not rt.topology.local_store:
         return True
     try:
@@ -345,6 +372,8 @@ def rebuild(
     if (bank is None) == (not all_banks):
         err.print("give exactly one of --bank B or --all")
         raise typer.Exit(2)
+    from worker.consolidation.layout import LAYOUT
+
     rt = runtime(finishes_rebuild=True)
     try:
         total = maintenance.rebuild(rt.consolidator, [bank] if bank else None, err, LAYOUT)
@@ -402,18 +431,33 @@ def build_model(
 
 def main() -> None:
     """The `sediment` command: a store derived under another layout or left by a rebuild
-    cut short, a local store
-    another process has open, and a data directory that is not there are each a clear
-    refusal (what was found, what to do), not a traceback."""
+    cut short, a local store another process has open, a data directory that is not
+    there and Redis unreachable are each a clear refusal (what was found, what to do),
+    not a traceback."""
     try:
         app()
-    except (StaleLayoutError, InterruptedRebuildError) as exc:
+    except Exception as exc:
+        refuse(exc)
+        raise
+
+
+def refuse(exc: Exception) -> None:
+    """Exit with what `main` says of `exc`, when it is one of those refusals. The
+    modules that define them are loaded by then (only they raise them)."""
+    import redis
+
+    from sediment.bootstrap import NoDataDirError
+    from sediment.store_owner import StoreOwnedError
+    from worker.consolidation.layout import StaleLayoutError
+    from worker.rebuild import InterruptedRebuildError
+
+    if isinstance(exc, StaleLayoutError | InterruptedRebuildError):
         err.print(f"refusing to start: {exc}")
         raise SystemExit(2) from exc
-    except (StoreOwnedError, NoDataDirError) as exc:
+    if isinstance(exc, StoreOwnedError | NoDataDirError):
         err.print(str(exc), highlight=False, markup=False, soft_wrap=True)
         raise SystemExit(1) from None
-    except (redis.ConnectionError, redis.TimeoutError) as exc:
+    if isinstance(exc, redis.ConnectionError | redis.TimeoutError):
         err.print(
             f"Redis is unreachable ({type(exc).__name__}: {exc}); start it, or check "
             "SEDIMENT_REDIS_URL, and run the command again"

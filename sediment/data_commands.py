@@ -1,6 +1,7 @@
 """`sediment forget|export|import|audit|expire` and `sediment keys`: thin wrappers over
 the one retain path, so embedded commands act here and the other modes publish to
-workers; every change is recorded in the bank's audit stream as the `cli`'s."""
+workers; every change is recorded in the bank's audit stream as the `cli`'s. What a
+command writes with is imported when it runs (sediment/cli.py)."""
 
 import json
 import secrets
@@ -8,7 +9,7 @@ import sys
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -17,14 +18,12 @@ from rich.table import Table
 
 from sediment import remote
 from sediment.api.keys import ApiKey, digest
-from sediment.auditing import acting_as
-from sediment.bootstrap import Runtime
-from sediment.forgetting import forget_event
-from sediment.memory_ids import parse_full, resolve
-from sediment.retain import PublishError
+from sediment.short_ids import parse_full
 from sediment.startup import runtime
-from sediment.transfer import export_lines, import_lines
 from sediment.words import counted
+
+if TYPE_CHECKING:
+    from sediment.bootstrap import Runtime
 
 console = Console()
 err = Console(stderr=True)
@@ -47,6 +46,9 @@ def forget(
 ) -> None:
     """Forget memories for good: by id, by a filter, or the whole bank. Tombstones keep
     a replayed or redelivered retain of them from coming back."""
+    from sediment.forgetting import forget_event
+    from sediment.retain import PublishError
+
     if url:
         with remote.answered(remote.connect(url, token)) as client:
             done = client.forget(
@@ -98,9 +100,11 @@ def show_forget(bank: str, event_id: uuid.UUID, forgotten: int | None) -> None:
         )
 
 
-def _memory_ids(rt: Runtime, bank: str, given: list[str]) -> list[uuid.UUID]:
+def _memory_ids(rt: "Runtime", bank: str, given: list[str]) -> list[uuid.UUID]:
     """Full ids as given; a short id (a prefix) resolved in the bank's store, which a
     local store's owner must allow (sediment/store_owner.py)."""
+    from sediment.memory_ids import resolve
+
     return [parse_full(text) or resolve(rt.store, bank, text) for text in given]
 
 
@@ -141,6 +145,8 @@ def export(
 ) -> None:
     """Write the bank's raw events and tombstones as JSON lines, ending with a trailer
     that counts and checksums them (what `sediment import` reads and checks)."""
+    from sediment.transfer import export_lines
+
     if url:
         with remote.answered(remote.connect(url, token)) as client:
             text = client.export(bank=bank)
@@ -178,6 +184,9 @@ def import_(
     """Replay an export through the one retain path (tombstones as forgets, first). The
     file is checked whole first: one without its trailer (cut short), or whose records
     do not match the trailer's counts and checksum, is refused and nothing is written."""
+    from sediment.retain import PublishError
+    from sediment.transfer import import_lines
+
     if not path.is_file():
         err.print(f"no file at {path.absolute()}: give the path of a `sediment export` file")
         raise typer.Exit(2)
@@ -240,6 +249,9 @@ def expire(
 ) -> None:
     """Forget the memories that have expired, now (workers and `sediment serve` do it
     every SEDIMENT_EXPIRY_SWEEP_S; recall hides them from the moment they expire)."""
+    from sediment.auditing import acting_as
+    from sediment.retain import PublishError
+
     rt = runtime()
     try:
         with acting_as("cli"):

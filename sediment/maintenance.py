@@ -1,14 +1,18 @@
-"""Operator commands: the dead-letter stream, the redelivery ledger, rebuilds, optimize."""
+"""Operator commands: the dead-letter stream, the redelivery ledger, rebuilds, optimize.
+
+What a command works with (Celery, the store, the worker's modules) is imported when
+it runs (sediment/cli.py)."""
+
+from __future__ import annotations
 
 import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from celery.signals import worker_ready, worker_shutdown
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
@@ -16,19 +20,16 @@ from rich.table import Table
 from contracts.deadletter import DeadLetter
 from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
-from readmodel.store import MemoryStore
-from readmodel.stores.edge import EdgeStore
-from sediment.ingest import complete
-from sediment.retain import Publisher
 from sediment.startup import runtime
 from sediment.words import counted
-from worker.celery_app import FEEDBACK_TASK
-from worker.consolidation.consolidator import Consolidator
-from worker.deadletters import DeadLetters
-from worker.errors import PoisonEvent
-from worker.holders import Heartbeat
-from worker.rebuild import rebuild_banks
-from worker.sweeper import SweepLoop
+
+if TYPE_CHECKING:
+    from readmodel.store import MemoryStore
+    from sediment.retain import Publisher
+    from worker.consolidation.consolidator import Consolidator
+    from worker.deadletters import DeadLetters
+    from worker.holders import Heartbeat
+    from worker.sweeper import SweepLoop
 
 dlq_app = typer.Typer(no_args_is_help=True, help="The dead-letter stream sediment:dlq.")
 console = Console()
@@ -69,6 +70,10 @@ def _events_of(
     """The letter's payload as the events it was meant to be, completed the way ingest
     completes a line (bank from --bank, event_id derived), so a fixed line replays
     under the same id it would have had."""
+    from sediment.ingest import complete
+    from worker.celery_app import FEEDBACK_TASK
+    from worker.errors import PoisonEvent
+
     body = json.loads(letter.payload)
     if letter.task == FEEDBACK_TASK:
         return FeedbackEvent.model_validate(body)
@@ -147,6 +152,8 @@ def replay_letters(
     bank: str | None,
 ) -> ReplayReport:
     """Replay the chosen letters, except truncated ones, which stay untouched."""
+    from worker.errors import PoisonEvent
+
     chosen = [le for le in dead_letters.list(10**9) if not ids or le.id in ids]
     letters = [le for le in chosen if not le.truncated]
     replayed = 0
@@ -198,6 +205,8 @@ def reconcile() -> None:
 def sweep_in_worker(loops: Sequence[SweepLoop], heartbeat: Heartbeat | None = None) -> None:
     """`sediment worker`: beat and sweep from the moment the worker consumes until it
     stops."""
+    from celery.signals import worker_ready, worker_shutdown
+
     if heartbeat is not None:
         worker_ready.connect(lambda **_: heartbeat.start(), weak=False)
         worker_shutdown.connect(lambda **_: heartbeat.stop(), weak=False)
@@ -211,6 +220,8 @@ def rebuild(
 ) -> int:
     """`banks` (None: every bank, then `layout` recorded), recorded in the store as a
     rebuild under way until it has finished (worker/rebuild.py)."""
+    from worker.rebuild import rebuild_banks
+
     with Progress(console=err, transient=True) as progress:
 
         def on_bank(bank: str) -> Callable[[int, int], None]:
@@ -237,6 +248,8 @@ def optimize(store: MemoryStore) -> Optimized | None:
     None for a Qdrant server, which optimizes itself. The engine holds the interpreter
     lock until done, so this runs apart from serve's requests: on its own, or while
     serve is stopped."""
+    from readmodel.stores.edge import EdgeStore
+
     inner = getattr(store, "inner", store)
     if not isinstance(inner, EdgeStore):
         return None

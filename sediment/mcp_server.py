@@ -8,15 +8,18 @@ process owns the store, so retains are consolidated before the call returns; in 
 other modes they are published to the queue like the HTTP API's.
 """
 
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
 from contextlib import AbstractAsyncContextManager
 from importlib.metadata import version
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 import pydantic_core
 import structlog
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.types import (
     INVALID_PARAMS,
@@ -33,10 +36,14 @@ from mcp.types import (
 from starlette.responses import JSONResponse
 from starlette.types import Message, Receive, Scope, Send
 
-from sediment.api.deps import ApiDeps
-from sediment.api.problems import UNAVAILABLE, unavailable_message
-from sediment.bootstrap import Runtime
-from sediment.mcp_tools.tools import SedimentTools, bad_fields, invalid, scope_refusal
+from sediment.mcp_tools.errors import NotReady, bad_fields, refused, reworded
+from sediment.mcp_tools.listing import listed
+from sediment.mcp_tools.tools import SedimentTools, scope_refusal
+
+if TYPE_CHECKING:
+    from sediment.api.deps import ApiDeps
+    from sediment.bootstrap import Runtime
+    from sediment.settings import Settings
 
 log = structlog.get_logger("sediment.mcp")
 
@@ -60,48 +67,88 @@ VOTE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_
 
 
 class SedimentServer(MCPServer[Any]):
-    """The SDK's server, with its argument errors said as the tools say theirs: the SDK
-    returns pydantic's own text, which repeats each rejected value (`input_value=`,
-    memory text included) to the client; here each bad field is named with its
-    problem, never its value. Redis, the broker or the store unreachable is a tool
-    error saying so and that the call may be sent again (`unavailable: ...`, the HTTP
-    API's 503 message), where the SDK would say only "Error executing tool". A
-    caller's API key limits what is listed and called: a tool outside its scopes is
-    not listed, and a call to one is a tool error naming the missing scope."""
+    """The SDK's server, listing each tool as an agent needs it (compact input schemas,
+    no output schemas: sediment/mcp_tools/listing.py) and saying every tool error with
+    one prefix (`error: `, sediment/mcp_tools/errors.py). The SDK's argument errors are
+    pydantic's own text, which repeats each rejected value (`input_value=`, memory
+    text included); here each bad field is named with its problem, never its value.
+    Redis, the broker or the store unreachable is a tool error saying so and that the
+    call may be sent again (`error: unavailable: ...`, the HTTP API's 503 message),
+    where the SDK would say only "Error executing tool". A caller's API key limits what
+    is listed and called: a tool outside its scopes is not listed, and a call to one
+    is a tool error naming the missing scope. `hidden`: arguments not listed (`bank`,
+    on a server pinned to one)."""
+
+    def __init__(self, *args: Any, hidden: frozenset[str] = frozenset(), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._hidden = hidden
 
     async def list_tools(self) -> list[Tool]:
         """Only the tools the caller's API key may call."""
-        return [t for t in await super().list_tools() if scope_refusal(t.name) is None]
+        tools = await super().list_tools()
+        return [listed(t, self._hidden) for t in tools if scope_refusal(t.name) is None]
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         refusal = scope_refusal(name)
         if refusal is not None:
-            raise ToolError(refusal)
+            raise refused(refusal)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
-            cause = exc.__cause__
-            if isinstance(exc, UnexpectedToolError) and isinstance(cause, UNAVAILABLE):
-                raise unavailable(name, cause) from cause
-            if isinstance(exc, UnexpectedToolError) or not isinstance(
-                cause, pydantic.ValidationError
-            ):
-                raise
-            raise invalid(name, bad_fields(cause)) from cause
+            raise reworded(name, exc) from exc.__cause__
 
 
-def unavailable(tool: str, cause: BaseException) -> ToolError:
-    """A dependency's failure as the tool error an agent can act on: what did not
-    answer, and that the same call may be sent again (retains carry event ids)."""
-    log.warning(
-        "mcp_unavailable",
-        tool=tool,
-        error_class=type(cause).__name__,
-        cause_class=type(cause.__cause__).__name__ if cause.__cause__ else None,
-    )
-    return ToolError(f"unavailable: {unavailable_message(cause)}")
+class Warming:
+    """The stdio server's runtime and what its tools need from it (the store, the
+    embedder, the retain path), opened on a thread of their own from the start: the
+    server answers `initialize` and `tools/list` meanwhile, without importing them, and
+    the first call waits. One that failed (the store held by another process, Redis
+    down) is tried again by the next call; until one succeeds, each call is a tool
+    error saying why (`NotReady`)."""
+
+    def __init__(self, open_runtime: "Callable[[], Runtime]") -> None:
+        self._open = open_runtime
+        self._rt: Runtime | None = None
+        self._ready: ApiDeps | None = None
+        self._lock = threading.Lock()
+        self._first: Future[ApiDeps] = Future()
+        self._thread = threading.Thread(target=self._warm, name="mcp-warm-up", daemon=True)
+        self._thread.start()
+
+    def _build(self) -> "ApiDeps":
+        if self._rt is None:
+            self._rt = self._open()
+        return self._rt.api_deps
+
+    def _warm(self) -> None:
+        try:
+            with self._lock:
+                self._first.set_result(self._build())
+        except Exception as exc:
+            log.warning("mcp_not_ready", error_class=type(exc).__name__, reason=str(exc))
+            self._first.set_exception(exc)
+
+    def __call__(self) -> "ApiDeps":
+        if self._ready is not None:
+            return self._ready
+        try:
+            deps = self._first.result()
+        except Exception:
+            with self._lock:
+                try:
+                    deps = self._build()
+                except Exception as exc:
+                    raise NotReady(str(exc)) from exc
+        self._ready = deps
+        return deps
+
+    def close(self) -> None:
+        """Wait for the first opening to end, then close what it opened."""
+        self._thread.join()
+        if self._rt is not None:
+            self._rt.close()
 
 
 def note(tools: SedimentTools) -> str:
@@ -121,6 +168,7 @@ def build_server(tools: SedimentTools) -> MCPServer[Any]:
         title="Sediment",
         version=version("sediment-memory"),
         instructions=INSTRUCTIONS + note(tools),
+        hidden=frozenset({"bank"}) if tools.pinned else frozenset(),
     )
     server.add_tool(tools.retain, title="Retain memories", annotations=WRITE)
     server.add_tool(tools.recall, title="Recall memories", annotations=READ)
@@ -236,29 +284,44 @@ def json_type(value: object) -> str:
     return "null" if value is None else "an object"
 
 
-def http_endpoint(rt: Runtime, host: str, deps: ApiDeps | None = None) -> HttpEndpoint:
+def http_endpoint(rt: "Runtime", host: str, deps: "ApiDeps | None" = None) -> HttpEndpoint:
     """Retains go to the queue, as the HTTP API's do; `deps` are the API's (with its
     recall gate and waiters), the runtime's by default."""
     tools = SedimentTools(deps or rt.api_deps, rt.settings.mcp_bank, immediate=False)
     return HttpEndpoint(tools, host)
 
 
-def stdio_tools(rt: Runtime, bank: str | None, all_banks: bool = False) -> SedimentTools:
+def stdio_tools(
+    settings: "Settings",
+    deps: "ApiDeps | Callable[[], ApiDeps]",
+    bank: str | None,
+    all_banks: bool = False,
+) -> SedimentTools:
     """Through the process's one retain path: in embedded mode the process owns the
     store and no worker runs, so the bootstrap's publisher consolidates before the call
-    returns; otherwise events are queued, as the HTTP API's are. A bank given (--bank,
-    else SEDIMENT_MCP_BANK) pins the server to it unless `all_banks`: an agent handed
-    one bank cannot name another."""
-    default = bank or rt.settings.mcp_bank
+    returns; where Redis is shared, events are queued, as the HTTP API's are (a stdio
+    server hosts no worker). A bank given (--bank, else SEDIMENT_MCP_BANK) pins the
+    server to it unless `all_banks`: an agent handed one bank cannot name another."""
+    from sediment.topology import Topology
+
+    default = bank or settings.mcp_bank
     pinned = default is not None and not all_banks
-    return SedimentTools(rt.api_deps, default, immediate=not rt.publisher.queued, pinned=pinned)
+    queued = Topology.of(settings).shared_redis
+    return SedimentTools(deps, default, immediate=not queued, pinned=pinned)
 
 
-def run_stdio(rt: Runtime, bank: str | None, all_banks: bool = False) -> None:
+def run_stdio(
+    settings: "Settings",
+    open_runtime: "Callable[[], Runtime]",
+    bank: str | None,
+    all_banks: bool = False,
+) -> None:
     """Serve on stdin/stdout until the client closes them; stdout carries only
-    protocol messages (logs go to stderr)."""
-    server = build_server(stdio_tools(rt, bank, all_banks))
+    protocol messages (logs go to stderr). The runtime is opened while the server
+    starts (`Warming`) and closed when it stops."""
+    warming = Warming(open_runtime)
+    server = build_server(stdio_tools(settings, warming, bank, all_banks))
     try:
         server.run("stdio")
     finally:
-        rt.close()
+        warming.close()

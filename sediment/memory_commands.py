@@ -2,7 +2,8 @@
 
 The options are the HTTP API's and MCP's names (`history`, `as_of`, `explain`, `tags`,
 `limit`, ...), spelled as flags. Ids are printed short (six hex digits) and every
-command that takes a memory id takes that prefix back (sediment/memory_ids.py).
+command that takes a memory id takes that prefix back (sediment/memory_ids.py). What
+a command reads or writes with is imported when it runs (sediment/cli.py).
 """
 
 import sys
@@ -17,16 +18,9 @@ from rich.markup import escape
 
 from contracts.events import RetainEvent, RetainItem, derive_event_id, with_expiry
 from contracts.recall import RecallRequest, RecallResponse
-from readmodel.store import Filter, expired
 from sediment import remote
-from sediment.api.banks import empty_bank_note
 from sediment.api.models import Outcome
-from sediment.api.outcomes import outcomes
-from sediment.ingest import instant, reason_of
-from sediment.memory_ids import MemoryIdError, resolve
-from sediment.pending import recall_with_pending
-from sediment.render import explain_table, print_record, recall_table
-from sediment.retain import PublishError
+from sediment.recall_defaults import LOW_CONFIDENCE, left_out_note, surface_default
 from sediment.startup import runtime
 
 console = Console()
@@ -36,6 +30,8 @@ Bank = Annotated[str, typer.Option(help="the bank (one memory space)")]
 
 
 def _refuse(what: str, exc: pydantic.ValidationError) -> typer.Exit:
+    from sediment.ingest import reason_of
+
     err.print(f"invalid {what}: {escape(reason_of(exc))}", highlight=False, soft_wrap=True)
     return typer.Exit(2)
 
@@ -62,6 +58,10 @@ def retain(
     """Remember one fact. Embedded, it is consolidated here and the answer says what
     became of it (stored, merged into an observation, what it superseded); otherwise it
     is queued for a worker and the answer gives its event id."""
+    from sediment.api.outcomes import outcomes
+    from sediment.ingest import instant
+    from sediment.retain import PublishError
+
     now = datetime.now(UTC)
     item: dict[str, object] = {
         "bank_id": bank,
@@ -160,6 +160,17 @@ def recall(
         typer.Option(help="an event id retain answered: recall once it is consolidated"),
     ] = None,
     wait_timeout_s: Annotated[float, typer.Option(help="longest wait for --wait-for")] = 5.0,
+    min_score: Annotated[
+        float,
+        typer.Option(help="leave out results scored below this (instead of the evidence rule)"),
+    ] = 0.0,
+    all_: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="results without topical evidence too (no word of the query, far in meaning)",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the response as JSON")] = False,
     url: remote.Url = None,
     token: remote.Token = None,
@@ -167,8 +178,11 @@ def recall(
     """Recall memories of a bank for a query (the options are the HTTP API's and MCP's:
     history, as_of, tags, kinds, explain, wait_for, ...).
 
+    Results without topical evidence are left out unless --all or --min-score is given.
     A bank that holds no memories (a typo, another case: `Eve` for `eve`) is not an
     empty answer: the command names the nearest banks on stderr and exits 1."""
+    from sediment.pending import recall_with_pending
+
     try:
         request = RecallRequest.model_validate(
             {
@@ -186,10 +200,13 @@ def recall(
                 "full_text": full_text,
                 "wait_for": wait_for or [],
                 "wait_timeout_s": wait_timeout_s,
+                "min_score": min_score,
+                "all": True if all_ else None,
             }
         )
     except pydantic.ValidationError as exc:
         raise _refuse("recall", exc) from None
+    request = surface_default(request)
     if url:
         with remote.answered(remote.connect(url, token)) as client:
             response = client.recall(request, bank=bank, full=True)
@@ -214,12 +231,19 @@ def show_recall(
 ) -> None:
     """The answer as a table (or JSON); an answer from a bank that holds no memories
     (and has none pending) adds a note naming the nearest banks, and exits 1."""
+    from sediment.api.banks import empty_bank_note
+    from sediment.render import explain_table, recall_table
+
     known = known_banks() if _empty(response) else [response.bank_id]
     unknown = response.bank_id not in known
     if as_json:
         sys.stdout.write(response.wire(indent=2) + "\n")
     elif not unknown:
         console.print(recall_table(response))
+        if response.low_confidence:
+            console.print(LOW_CONFIDENCE, highlight=False)
+        if response.without_evidence:
+            console.print(left_out_note(response.without_evidence, "--all"), highlight=False)
         if response.explain:
             console.print(explain_table(response))
     if unknown:
@@ -236,6 +260,10 @@ def inspect(
 ) -> None:
     """Show a memory of a bank: its text, where it came from, what it replaced and what
     replaced it, and why, in words."""
+    from readmodel.store import Filter, expired
+    from sediment.memory_ids import MemoryIdError, resolve
+    from sediment.render import print_record
+
     if bank is None:
         err.print(
             "give the memory's bank: sediment inspect --bank B MEMORY_ID "

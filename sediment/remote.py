@@ -8,14 +8,17 @@ open it go through the server instead; they print what the embedded commands pri
 A retain the server queues is read back once its worker has consolidated it (at
 most WAIT_S), so it prints what became of it as embedded mode does; a forget the
 server queues says so. An error the server answers with is printed as the server said it (status and
-message), and the command exits 1; a request refused before it was sent exits 2.
+message), and the command exits 1; a request refused before it was sent exits 2. The
+client is imported when a command is given --url.
 """
+
+from __future__ import annotations
 
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Annotated, Final
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 from rich.console import Console
@@ -23,15 +26,9 @@ from rich.markup import escape
 
 from contracts.memory import derive_memory_id
 from sediment.api.models import MemoryView, Outcome
-from sediment.api.outcomes import words
-from sediment.client import (
-    NotFound,
-    SedimentClient,
-    SedimentError,
-    Unavailable,
-    ValidationFailed,
-)
-from sediment.client.retry import Retry
+
+if TYPE_CHECKING:
+    from sediment.client import SedimentClient
 
 URL_ENV: Final = "SEDIMENT_URL"
 TOKEN_ENV: Final = "SEDIMENT_API_TOKEN"
@@ -65,6 +62,9 @@ err = Console(stderr=True)
 
 def connect(url: str, token: str | None) -> SedimentClient:
     """A client of `url`; a retry or two, not a long wait, for a command line."""
+    from sediment.client import SedimentClient
+    from sediment.client.retry import Retry
+
     if not url.startswith(("http://", "https://")):
         err.print(
             f"--url {url!r} is not an HTTP URL: give the address `sediment serve` listens "
@@ -79,6 +79,8 @@ def connect(url: str, token: str | None) -> SedimentClient:
 def answered(client: SedimentClient) -> Iterator[SedimentClient]:
     """The client, closed after; a call that fails is one line on stderr and exit 1
     (2 for a request refused before it was sent)."""
+    from sediment.client import SedimentError, Unavailable, ValidationFailed
+
     try:
         with client:
             yield client
@@ -106,6 +108,8 @@ def consolidated(
 ) -> list[Outcome] | None:
     """What became of retained events the server queued, read back once its worker has
     consolidated them (as embedded mode says it); None when that took over `wait_s`."""
+    from sediment.client import NotFound
+
     deadline = time.monotonic() + wait_s
     views: list[MemoryView] = []
     for event_id in event_ids:
@@ -122,6 +126,8 @@ def consolidated(
 
 
 def _outcome(event_id: uuid.UUID, view: MemoryView) -> Outcome:
+    from sediment.api.outcomes import words
+
     record = view.memory
     outcome = Outcome(
         event_id=event_id,

@@ -1,17 +1,21 @@
 """How a command starts: settings read and checked once, logging configured, then
 the bootstrap. Invalid settings stop the process with the variable named."""
 
+import os
+from typing import TYPE_CHECKING
+
 import pydantic
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from sediment.bootstrap import Runtime, bootstrap
 from sediment.logs import configure
-from sediment.persistence import refusal
 from sediment.settings import Settings
 from sediment.settings_errors import problems
-from sediment.tracing import TracingUnavailable
+from sediment.tracing import Tracing, TracingUnavailable, start_tracing, wanted
+
+if TYPE_CHECKING:
+    from sediment.bootstrap import Runtime
 
 err = Console(stderr=True)
 
@@ -34,7 +38,7 @@ def runtime(
     actor: str = "cli",
     creates_store: bool = False,
     finishes_rebuild: bool = False,
-) -> Runtime:
+) -> "Runtime":
     """`actor`: who the audit names for the changes this process makes on its own.
     `creates_store`: the command stores (serve, worker, ingest, retain, import, mcp),
     so a local data directory that does not exist yet is created; a command that only
@@ -42,7 +46,10 @@ def runtime(
     store it made up. Tracing starts here when asked for (sediment/tracing.py), before
     the command publishes or consumes anything; asked for and impossible, the process
     stops. `finishes_rebuild`: `sediment rebuild`, the one command that opens a store a
-    rebuild cut short left behind (worker/rebuild.py)."""
+    rebuild cut short left behind (worker/rebuild.py). The bootstrap's modules are
+    imported here, not before: a command that never opens the runtime never loads them."""
+    from sediment.bootstrap import bootstrap
+
     rt = bootstrap(
         settings_or_exit(),
         hosts_worker=hosts_worker,
@@ -58,9 +65,24 @@ def runtime(
     return rt
 
 
-def require_durable_redis(rt: Runtime) -> None:
+def tracing_or_exit(settings: Settings, service: str) -> "Tracing | None":
+    """Tracing started as `runtime` starts it (when the settings ask for it), for a
+    process that opens its runtime later (`sediment mcp`); asked for and impossible,
+    the process stops here, at start."""
+    if not wanted(settings.otel, os.environ):
+        return None
+    try:
+        return start_tracing(service, os.environ, settings.otel_file)
+    except TracingUnavailable as exc:
+        err.print(f"[red]cannot trace[/red]: {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from None
+
+
+def require_durable_redis(rt: "Runtime") -> None:
     """`serve` and `worker` on a shared Redis: refuse one that loses data on restart
     (sediment/persistence.py)."""
+    from sediment.persistence import refusal
+
     if not rt.topology.shared_redis:
         return
     s = rt.settings

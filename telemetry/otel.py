@@ -110,6 +110,12 @@ class OtelTracer:
         span = self._tracer.start_span(name, attributes=attributes, start_time=start)
         span.end(end_time=self._epoch_offset_ns + int(end_s * 1e9))
 
+    def event(self, name: str, at_s: float, attributes: Attributes) -> None:
+        span = trace.get_current_span()
+        if not span.get_span_context().is_valid:
+            return
+        span.add_event(name, attributes, timestamp=self._epoch_offset_ns + int(at_s * 1e9))
+
 
 def current_ids() -> tuple[str, str] | None:
     """The current span's trace and span ids as hex, for log lines; None outside one."""

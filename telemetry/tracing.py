@@ -88,6 +88,10 @@ class Tracer(Protocol):
         `time.perf_counter()` readings (the recall stages, timed as they ran); nothing
         outside a span (a pipeline called directly would make a trace per stage)."""
 
+    def event(self, name: str, at_s: float, attributes: Attributes) -> None:
+        """An event on the current span at a `time.perf_counter()` reading (a recall
+        stage, with its duration and the candidates it left); nothing outside a span."""
+
 
 class _NoopSpan:
     def set_attributes(self, attributes: Attributes) -> None:
@@ -128,6 +132,9 @@ class NoopTracer:
         return None
 
     def finished(self, name: str, start_s: float, end_s: float, attributes: Attributes) -> None:
+        pass
+
+    def event(self, name: str, at_s: float, attributes: Attributes) -> None:
         pass
 
 

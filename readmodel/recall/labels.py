@@ -20,6 +20,14 @@ def semantic(c: Candidate, floor: float = SEMANTIC_FLOOR) -> bool:
     return c.vector >= floor
 
 
+def topical(c: Candidate, floor: float = SEMANTIC_FLOOR) -> bool:
+    """Some evidence that the candidate is about the query: a query word in it (keyword
+    or exact match), a date the query names, or meaning at the semantic floor. What
+    has none is what the query-independent parts alone (importance, recency) put in
+    the list: a memory `low_confidence` would call a weak dense match and no word."""
+    return semantic(c, floor) or c.keyword > 0 or c.exact > 0 or c.date > 0
+
+
 def labels_of(c: Candidate, semantic_floor: float = SEMANTIC_FLOOR) -> list[Label]:
     out: list[Label] = []
     if not semantic(c, semantic_floor) and (c.keyword > 0 or c.exact > 0):

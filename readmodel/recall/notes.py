@@ -35,12 +35,14 @@ def prefer_note(window: Window) -> str:
 
 
 def truncate_note(window: Window, request: RecallRequest) -> str:
-    """Which of limit, min_score and max_tokens cut anything."""
+    """Which of limit, min_score, the evidence rule and max_tokens cut anything."""
     floor = (
         f"min_score {request.min_score:g} cut {window.below_min_score}"
         if request.min_score > 0
         else "no min_score"
     )
+    if request.all is False:
+        floor += f"; left out without topical evidence: {window.without_evidence}"
     if request.max_tokens is None:
         budget = "no max_tokens"
     else:

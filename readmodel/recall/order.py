@@ -1,8 +1,10 @@
 """Deterministic order, then the shown window: floor, prefer observations, limit, budget."""
 
+import dataclasses
 from dataclasses import dataclass
 
 from readmodel.recall.candidate import Candidate
+from readmodel.recall.labels import topical
 from readmodel.recall.observations import holds, members, take
 from readmodel.recall.snippets import returned_tokens
 
@@ -30,13 +32,16 @@ class Window:
 
     `dropped` counts raw memories left out because an observation in the window
     stands in for them; `below_min_score` candidates scored under the floor;
-    `budget_cut` is true when the token budget, not the limit, closed the window.
+    `budget_cut` is true when the token budget, not the limit, closed the window;
+    `without_evidence`: of the window filled without the evidence rule, how many
+    results lack topical evidence (0 when the rule is off).
     """
 
     shown: list[Candidate]
     dropped: int = 0
     below_min_score: int = 0
     budget_cut: bool = False
+    without_evidence: int = 0
 
 
 def fill_window(
@@ -45,6 +50,29 @@ def fill_window(
     min_score: float = 0.0,
     max_tokens: int | None = None,
     prefer_observations: bool = False,
+    evidence_floor: float | None = None,
+) -> Window:
+    """The window, and with `evidence_floor` (the semantic floor) only candidates with
+    topical evidence (`labels.topical`) in it: the window filled without the rule says
+    how many it left out."""
+    if evidence_floor is None:
+        return _fill(ordered, limit, min_score, max_tokens, prefer_observations)
+    floor = evidence_floor
+    kept = [c for c in ordered if topical(c, floor)]
+    window = _fill(kept, limit, min_score, max_tokens, prefer_observations)
+    if len(kept) == len(ordered):
+        return window
+    every = _fill(ordered, limit, min_score, max_tokens, prefer_observations)
+    missing = sum(1 for c in every.shown if not topical(c, floor))
+    return dataclasses.replace(window, without_evidence=missing)
+
+
+def _fill(
+    ordered: list[Candidate],
+    limit: int,
+    min_score: float,
+    max_tokens: int | None,
+    prefer_observations: bool,
 ) -> Window:
     """Walk the final order and fill up to `limit` results.
 

@@ -70,14 +70,19 @@ class Trace:
         self._clock = now
 
     def emit(self, tracer: Tracer) -> None:
-        """One span per stage, `recall.{stage}`, with the candidates it left (never its
-        note: notes quote the query's expansions and dates)."""
+        """Each stage twice over: a child span, `recall.{stage}`, with the candidates it
+        left (a trace viewer draws it, with the store calls in its time window), and an
+        event of that name on the recall's own span at the stage's start, with
+        `duration_ms` and `candidates` (the recall span alone says where its time
+        went). Never a stage's note: notes quote the query's expansions and dates."""
         for stage, (start, end) in zip(self.stages, self.bounds, strict=True):
             attributes: Attributes = {
                 "sediment.stage": stage.stage,
                 "sediment.candidates": stage.candidates,
             }
             tracer.finished(f"recall.{stage.stage}", start, end, attributes)
+            said: Attributes = {"duration_ms": stage.ms, "candidates": stage.candidates}
+            tracer.event(f"recall.{stage.stage}", start, said)
 
     def timings(self) -> dict[str, float]:
         return {s.stage: s.ms for s in self.stages}
@@ -236,7 +241,8 @@ class RecallPipeline:
         """Rerank the head of the order, place the standing instruction that applies
         (`readmodel.recall.instructions`), then fill the shown window. Prefer-observations
         (DESIGN stage 8) runs here, in the final order and before truncation, because
-        only here is it known which observations are returned."""
+        only here is it known which observations are returned. With `all` false, what
+        has no topical evidence is left out of the window (`labels.topical`)."""
         if self.reranker is not None:
             head = self.reranker(request.query, ordered[: request.limit * 3])
             ordered = sorted(head.candidates, key=sort_key) + ordered[request.limit * 3 :]
@@ -255,6 +261,7 @@ class RecallPipeline:
             request.min_score,
             request.max_tokens,
             request.prefer_observations,
+            evidence_floor=self.config.semantic_floor if request.all is False else None,
         )
         if request.prefer_observations:
             trace.lap("prefer_observations", window.shown, prefer_note(window))
@@ -305,6 +312,7 @@ class RecallPipeline:
             dropped_by_prefer_observations=window.dropped,
             recency_bias="on" if bias_on else "off",
             low_confidence=low_confidence(shown, cfg.semantic_floor),
+            without_evidence=window.without_evidence,
             direct_answer=direct_answer(
                 shown, analysis, cfg.direct_answer_overlap, cfg.direct_answer_margin
             ),

@@ -4,12 +4,13 @@ An agent pays for every character a tool returns. The full `RecallResponse` (sco
 components, timings, nulls) and its pretty-printed JSON echo came to about fifteen
 times the characters of the memory texts it carried; the compact form keeps what an
 agent acts on: per result the short id (which `inspect`, `feedback` and `forget`
-take back), the date, the kind, the text and the state. Its text content is one line
-per result, `<id> <date> [obs: |exp: ]<text>[ [excerpt]][ [<state>]]`, the kind said only
-when it is not a plain fact (`world`), `[excerpt]` when the text is the passage of a longer
-memory that answered, and the state only when it is not current; the structured
-content carries the same fields by name, and with `explain` the scores, their
-components and the stage timings too.
+take back), the date, the kind, the text and the state (`Recalled`, what the Python
+client returns). As text (what the MCP tool answers) it is one line per result,
+`<id> <date> <score> [exp: ]<text>[ [excerpt]][ [instruction]][ [<state>]]`: the
+score with two decimals, `exp: ` for something the agent did, `[excerpt]` when the
+text is the passage of a longer memory that answered, and the state only when it is
+not current; then a line for what needs saying (nothing found, results left out,
+low confidence, writes pending).
 """
 
 from typing import Literal
@@ -19,9 +20,12 @@ from pydantic import Field
 from contracts.memory import MemoryKind, State
 from contracts.recall import Components, Label, RecallResponse, RecallResult, StageTrace
 from sediment.api.models import Body as Model
+from sediment.recall_defaults import LOW_CONFIDENCE, left_out_note
 from sediment.short_ids import short
 
-KIND_TAGS: dict[str, str] = {"observation": "obs: ", "experience": "exp: "}
+KIND_TAGS: dict[str, str] = {"experience": "exp: "}
+"""An experience is something the agent did; a fact and an observation (what several
+memories agree on) read alike."""
 
 
 class Found(Model):
@@ -99,7 +103,16 @@ def structured(answer: Recalled) -> dict[str, object]:
     return answer.model_dump(mode="json", exclude_none=True)
 
 
-def line(f: Found) -> str:
+def score_text(score: float) -> str:
+    """Two decimals without the leading zero: `.76`, `1.05`, `-.02`."""
+    text = f"{score:.2f}"
+    if text.startswith("0."):
+        return text[1:]
+    return "-" + text[2:] if text.startswith("-0.") else text
+
+
+def line(r: RecallResult) -> str:
+    f = found(r, explained=False)
     state = ""
     if f.superseded_by:
         state = f" [superseded by {f.superseded_by}]"
@@ -109,15 +122,21 @@ def line(f: Found) -> str:
         state = " [outdated]"
     excerpt = " [excerpt]" if f.excerpt else ""
     rule = " [instruction]" if f.instruction else ""
-    return f"{f.id} {f.date} {KIND_TAGS.get(f.kind, '')}{f.text}{excerpt}{rule}{state}"
+    head = f"{f.id} {f.date} {score_text(r.score)} {KIND_TAGS.get(f.kind, '')}"
+    return f"{head}{f.text}{excerpt}{rule}{state}"
 
 
-def text_of(answer: Recalled) -> str:
+def text_of(response: RecallResponse) -> str:
     """One line per result; a last line only for what needs saying (nothing found,
-    writes still pending)."""
-    lines = [line(f) for f in answer.results]
+    results left out for want of topical evidence, low confidence, writes still
+    pending)."""
+    lines = [line(r) for r in response.results]
     if not lines:
-        lines.append(f"nothing found in bank {answer.bank_id}")
-    if answer.pending:
-        lines.append(f"({answer.pending} events pending: not yet in these results)")
+        lines.append(f"nothing found in bank {response.bank_id}")
+    if response.without_evidence:
+        lines.append(left_out_note(response.without_evidence, "all: true"))
+    if response.low_confidence:
+        lines.append(LOW_CONFIDENCE)
+    if response.pending:
+        lines.append(f"({response.pending} events pending: not yet in these results)")
     return "\n".join(lines)

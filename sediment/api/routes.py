@@ -37,6 +37,7 @@ from sediment.api.models import (
 from sediment.api.outcomes import outcomes
 from sediment.api.views import memory_view
 from sediment.memory_ids import MemoryIdError, resolve
+from sediment.recall_defaults import surface_default
 from sediment.retain import repeat_problem, repeats
 from telemetry.recall_logs import LastRecall
 from worker.consolidation.neighbourhood import RAW_KINDS
@@ -138,18 +139,21 @@ async def recall(
     request: Annotated[RecallRequest, Payload(openapi_examples=examples.RECALL)],
     deps: Deps,
 ) -> Response:
-    """Hybrid ranking with current state and prefer-observations (on by default). The
-    `Server-Timing` header gives the recall's own time (`recall;dur=` in ms), so a
-    client can tell it from the time the request spent around it (waiting for
-    `wait_for` events, or for a recall slot). Too many recalls waiting for their
-    `wait_for` events, of the caller or on the bank, is 429."""
+    """Hybrid ranking with current state and prefer-observations (on by default).
+    Results without topical evidence (no word of the query, none of its dates, meaning
+    below the semantic floor) are left out unless `all` is true or `min_score` is set;
+    `without_evidence` says how many. The `Server-Timing` header gives the recall's own
+    time (`recall;dur=` in ms), so a client can tell it from the time the request spent
+    around it (waiting for `wait_for` events, or for a recall slot). Too many recalls
+    waiting for their `wait_for` events, of the caller or on the bank, is 429."""
     # The response is a RecallResponse already: written to JSON once, not validated
     # again on the way out (about a third of a millisecond per recall). No nulls and
     # no deprecated `timings_ms` (`RecallResponse.wire`): what `recall --json` prints.
-    await deps.await_events(bank_id, request)
+    asked = surface_default(request)
+    await deps.await_events(bank_id, asked)
     async with deps.recall_turn():
         start = time.perf_counter()
-        response = await anyio.to_thread.run_sync(deps.recall_now, bank_id, request)
+        response = await anyio.to_thread.run_sync(deps.recall_now, bank_id, asked)
         took_ms = (time.perf_counter() - start) * 1000
     headers = {"Server-Timing": f"recall;dur={took_ms:.3f}"}
     if "state_mode" in request.model_fields_set:

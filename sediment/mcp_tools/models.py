@@ -38,24 +38,20 @@ class MemoryItem(Model):
     occurred_at: AwareDatetime | None = Field(
         default=None,
         description=(
-            "when it happened or became true, ISO 8601 with an offset "
-            "(2024-05-01T09:00:00Z); default: now. Of two states of one thing, the later "
-            "occurred_at is the current one, whatever order they arrive in"
+            "when it happened or became true (default: now); of two states of one thing, "
+            "the later is the current one"
         ),
     )
     key: Label | None = Field(
         default=None,
-        description=(
-            "a slot such as 'alice.city': a later memory with the same key replaces this "
-            "one as the current state"
-        ),
+        description="a slot such as 'alice.city': a later memory of the same key replaces it",
     )
     kind: EventKind = Field(
         default="world", description="world: a fact; experience: something the agent did"
     )
     context: str | None = Field(
         default=None,
-        description="what situates the text (e.g. the question it answers); searched, not shown",
+        description="what situates the text (the question it answers): searched, not shown",
     )
     entities: list[Label] = Field(
         default_factory=list, max_length=MAX_ENTITIES, description="names the fact is about"
@@ -77,20 +73,17 @@ class MemoryItem(Model):
     )
     event_id: uuid.UUID | None = Field(
         default=None,
-        description=(
-            "idempotency key; default: derived from bank, text and occurred_at, so "
-            "the same item with the same occurred_at is retained once"
-        ),
+        description="idempotency key; default: derived from bank, text and occurred_at",
     )
     ttl_s: Number | None = Field(
         default=None,
         gt=0,
         le=MAX_TTL_S,
-        description="forget this after so many seconds (e.g. 86400 for a day); or expires_at",
+        description="forget it after so many seconds; or expires_at",
     )
     expires_at: AwareDatetime | None = Field(
         default=None,
-        description="when to forget this, ISO 8601 with an offset; recall stops showing it then",
+        description="when to forget it",
     )
 
     @model_validator(mode="after")

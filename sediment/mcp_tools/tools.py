@@ -9,15 +9,20 @@ or query text, because the SDK logs them (the SDK's own argument errors are rewr
 so, sediment/mcp_server.py). Redis, the broker or the store failing is not caught
 here: the server says it for every tool in one place (`unavailable: ...`).
 
+What the calls do is imported when a call needs it (the store port, the retain path,
+the views): listing the tools takes the signatures only, so `sediment mcp` answers
+`initialize` and `tools/list` before the store and the embedder are loaded.
+
 Which banks a call may name: the caller's API key's (`current_key`, set per request
 for /mcp), and for a server pinned to its default bank (`sediment mcp --bank B`
 without --all-banks) that bank only. `banks` lists no other.
 """
 
+import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import pydantic
 from mcp.server.mcpserver.exceptions import ToolError
@@ -31,35 +36,27 @@ from contracts.base import (
     WholeNumber,
     require_bank_id_or_none,
 )
-from contracts.events import RetainEvent, derive_event_id, with_expiry
 from contracts.feedback import FeedbackEvent, Vote
 from contracts.memory import MemoryKind, State
 from contracts.recall import MAX_LIMIT, MAX_WAIT_FOR, MAX_WAIT_S, RecallRequest
-from readmodel.store import Filter
-from sediment.api.compact import Recalled, compact, structured, text_of
-from sediment.api.deps import ApiDeps
+from sediment.api.compact import compact, structured, text_of
 from sediment.api.keys import current_key
 from sediment.api.models import MAX_ITEMS, MemoryView
-from sediment.api.outcomes import outcomes
-from sediment.api.problems import problems
-from sediment.api.views import memory_view
-from sediment.forgetting import forget_event
+from sediment.mcp_tools.errors import bad_fields, invalid
+from sediment.mcp_tools.items import to_events
 from sediment.mcp_tools.models import Banks, BankStats, Forgot, MemoryItem, Retained, Voted
-from sediment.mcp_tools.story import story
-from sediment.memory_ids import MemoryIdError, resolve
+from sediment.recall_defaults import surface_default
 from sediment.recall_waits import TooManyWaiters
-from sediment.retain import repeat_problem, repeats
 from telemetry.metrics import EVENTS, RECALLS
-from worker.consolidation.neighbourhood import RAW_KINDS
+
+if TYPE_CHECKING:
+    from sediment.api.deps import ApiDeps
 
 Bank = Annotated[
     str | None,
     Field(
         pattern=BANK_ID_PATTERN,
-        description=(
-            "the bank (one memory space: letters, digits, '_', '.', ':', '-'); may be "
-            "omitted when the server has a default bank"
-        ),
+        description="the bank (a memory space); default: the server's",
     ),
     AfterValidator(require_bank_id_or_none),
 ]
@@ -68,7 +65,7 @@ MemoryId = Annotated[
     Field(
         min_length=4,
         max_length=36,
-        description="a memory's id as recall returns it (the short id), or in full",
+        description="a memory id, short (as recall shows it) or full",
     ),
 ]
 INTERNALS = {"features", "slot_keys"}
@@ -80,15 +77,6 @@ NO_BANK = (
 )
 
 
-def bad_fields(exc: pydantic.ValidationError, prefix: str = "") -> list[str]:
-    """One line per bad field, named as the caller wrote it, without the values."""
-    return [f"{prefix}{d.field}: {d.problem}" for d in problems(exc.errors())]
-
-
-def invalid(what: str, lines: Sequence[str]) -> ToolError:
-    return ToolError(f"invalid {what}: " + "; ".join(lines))
-
-
 def pinned_elsewhere(bank_id: str, pinned: str) -> str:
     return (
         f"bank {bank_id!r} is not served here: this server is pinned to bank {pinned!r} "
@@ -97,19 +85,29 @@ def pinned_elsewhere(bank_id: str, pinned: str) -> str:
 
 
 class SedimentTools:
-    """`immediate`: retains and votes are applied before the call returns (in-process
-    consolidation), so the results say `consolidated`/`counted`, not `queued`.
-    `pinned`: every call is to `default_bank`; a call naming another is refused."""
+    """`deps`: the HTTP API's, or what gives them when a call first needs them (the
+    stdio server builds them while it answers `initialize`). `immediate`: retains and
+    votes are applied before the call returns (in-process consolidation), so the
+    results say `consolidated`/`counted`, not `queued`. `pinned`: every call is to
+    `default_bank`; a call naming another is refused."""
 
     def __init__(
-        self, deps: ApiDeps, default_bank: str | None, immediate: bool, pinned: bool = False
+        self,
+        deps: "ApiDeps | Callable[[], ApiDeps]",
+        default_bank: str | None,
+        immediate: bool,
+        pinned: bool = False,
     ) -> None:
         if pinned and default_bank is None:
             raise ValueError("a server pinned to a bank needs that bank as its default")
-        self._deps = deps
+        self._deps_of = deps if callable(deps) else lambda: deps
         self.default_bank = default_bank
         self._immediate = immediate
         self.pinned = pinned
+
+    @property
+    def _deps(self) -> "ApiDeps":
+        return self._deps_of()
 
     def bank_of(self, bank: str | None) -> str:
         """The call's bank, or a tool error when it names none and there is no default,
@@ -137,10 +135,10 @@ class SedimentTools:
             Field(min_length=1, max_length=MAX_ITEMS, description="one or more facts"),
         ],
         bank: Bank = None,
-    ) -> Retained:
-        """Remember facts. Give each a `key` (e.g. 'alice.city') when it is a value that
-        can change, and `occurred_at` when it did not happen just now: the later state
-        of a key replaces the earlier one in recall."""
+    ) -> Annotated[CallToolResult, Retained]:
+        """Remember facts. Give a `key` (e.g. 'alice.city') to a value that can change,
+        and `occurred_at` to what did not happen just now: the later state replaces the
+        earlier in recall."""
         bank_id = self.bank_of(bank)
         deps = self._deps
         with deps.service.slow_calls.timed("mcp.retain", bank_id, {"items": len(items)}):
@@ -148,9 +146,11 @@ class SedimentTools:
             deps.publisher.publish_retain(events)
         ids = [e.event_id for e in events]
         if not self._immediate:
-            return Retained(bank=bank_id, event_ids=ids, status="queued")
+            return answered(Retained(bank=bank_id, event_ids=ids, status="queued"))
+        from sediment.api.outcomes import outcomes
+
         said = [o.said for o in outcomes(deps.store, bank_id, ids)]
-        return Retained(bank=bank_id, event_ids=ids, status="consolidated", outcomes=said)
+        return answered(Retained(bank=bank_id, event_ids=ids, status="consolidated", outcomes=said))
 
     async def recall(
         self,
@@ -175,9 +175,7 @@ class SedimentTools:
         as_of: Annotated[
             AwareDatetime | None, Field(description="the state as it was at this time")
         ] = None,
-        history: Annotated[
-            StrictBool, Field(description="every state, superseded ones too, not only the current")
-        ] = False,
+        history: Annotated[StrictBool, Field(description="superseded states too")] = False,
         explain: Annotated[
             StrictBool, Field(description="score components and stage timings")
         ] = False,
@@ -190,26 +188,33 @@ class SedimentTools:
             WholeNumber,
         ] = None,
         prefer_observations: Annotated[
-            StrictBool, Field(description="show a consolidated observation instead of its sources")
+            StrictBool, Field(description="an observation in place of its sources")
         ] = True,
         full_text: Annotated[
             StrictBool,
-            Field(description="whole texts; by default a long memory shows the part that matched"),
+            Field(description="whole texts, not the passage that matched"),
         ] = False,
         wait_for: Annotated[
             Sequence[uuid.UUID],
             Field(
                 max_length=MAX_WAIT_FOR,
-                description="event ids retain answered: recall once they are consolidated",
+                description="retain's event ids: recall once they are in",
             ),
         ] = (),
         wait_timeout_s: Annotated[
             Number, Field(ge=0, le=MAX_WAIT_S, description="longest wait for `wait_for`")
         ] = 5.0,
-    ) -> Annotated[CallToolResult, Recalled]:
-        """Find what the bank knows about a query: current states first (a superseded
-        memory is shown as its newest state), consolidated observations preferred. One
-        line per result: short id, date, text, and the state when it is not current."""
+        min_score: Annotated[
+            Number, Field(ge=0, le=10, description="leave out scores below this instead")
+        ] = 0.0,
+        all: Annotated[
+            StrictBool, Field(description="also results without topical evidence")
+        ] = False,
+    ) -> CallToolResult:
+        """Find what the bank knows: current states, results without topical evidence left
+        out. One line per result: id, date, score, text, the state when not current; a
+        last line for low confidence. `explain` adds scores and timings as structured
+        content."""
         if not query.strip():
             raise ToolError("invalid recall: query: is blank; say what to look for")
         try:
@@ -230,18 +235,19 @@ class SedimentTools:
                 full_text=full_text,
                 wait_for=list(wait_for),
                 wait_timeout_s=wait_timeout_s,
+                min_score=min_score,
+                all=True if all else None,
             )
         except pydantic.ValidationError as exc:
             raise invalid("recall", bad_fields(exc)) from None
         try:
-            found = await self._deps.recall_served(self.bank_of(bank), request)
+            found = await self._deps.recall_served(self.bank_of(bank), surface_default(request))
         except TooManyWaiters as exc:
             raise ToolError(f"refused recall: {exc}") from None
-        answer = compact(found)
-        return CallToolResult(
-            content=[TextContent(type="text", text=text_of(answer))],
-            structured_content=structured(answer),
-        )
+        text = [TextContent(type="text", text=text_of(found))]
+        if not explain:
+            return CallToolResult(content=text)
+        return CallToolResult(content=text, structured_content=structured(compact(found)))
 
     def inspect(
         self,
@@ -251,6 +257,9 @@ class SedimentTools:
     ) -> Annotated[CallToolResult, MemoryView]:
         """One memory with its provenance (an observation's sources), what it replaced,
         what replaced it and why, and its newer states."""
+        from sediment.api.views import memory_view
+        from sediment.mcp_tools.story import story
+
         bank_id = self.bank_of(bank)
         found_id = self.memory_of("inspect", bank_id, memory_id)
         with self._deps.service.slow_calls.timed("mcp.inspect", bank_id):
@@ -265,6 +274,8 @@ class SedimentTools:
 
     def memory_of(self, tool: str, bank_id: str, memory_id: str) -> uuid.UUID:
         """The memory a short or full id names in the bank, or a tool error saying why."""
+        from sediment.memory_ids import MemoryIdError, resolve
+
         try:
             return resolve(self._deps.store, bank_id, memory_id)
         except MemoryIdError as exc:
@@ -281,7 +292,7 @@ class SedimentTools:
         event_id: Annotated[
             uuid.UUID | None, Field(description="idempotency key: a vote counts once per id")
         ] = None,
-    ) -> Voted:
+    ) -> Annotated[CallToolResult, Voted]:
         """Vote on a recalled memory; votes nudge its later ranking, within bounds."""
         bank_id = self.bank_of(bank)
         deps = self._deps
@@ -298,7 +309,7 @@ class SedimentTools:
         )
         deps.publisher.publish_feedback([event])
         status = "counted" if self._immediate else "queued"
-        return Voted(bank=bank_id, event_id=event.event_id, status=status)
+        return answered(Voted(bank=bank_id, event_id=event.event_id, status=status))
 
     def forget(
         self,
@@ -309,9 +320,11 @@ class SedimentTools:
         tags: Annotated[list[str], Field(description="or: memories with any of these tags")] = [],  # noqa: B006
         source_id: Annotated[str | None, Field(description="or: metadata.source_id")] = None,
         bank: Bank = None,
-    ) -> Forgot:
+    ) -> Annotated[CallToolResult, Forgot]:
         """Forget memories for good (by ids, or by tags and/or source id): they leave
         recall, observations and histories, and a replayed retain never brings them back."""
+        from sediment.forgetting import forget_event
+
         bank_id = self.bank_of(bank)
         ids = [self.memory_of("forget", bank_id, m) for m in memory_ids]
         try:
@@ -320,10 +333,10 @@ class SedimentTools:
             raise invalid("forget", bad_fields(exc)) from None
         counted = self._deps.publisher.publish_forget([event])
         if self._immediate:
-            return Forgot(
-                bank=bank_id, event_id=event.event_id, status="forgotten", forgotten=counted
+            return answered(
+                Forgot(bank=bank_id, event_id=event.event_id, status="forgotten", forgotten=counted)
             )
-        return Forgot(bank=bank_id, event_id=event.event_id, status="queued")
+        return answered(Forgot(bank=bank_id, event_id=event.event_id, status="queued"))
 
     def stats(
         self,
@@ -331,11 +344,14 @@ class SedimentTools:
         minutes: Annotated[
             int, Field(ge=1, le=1440, description="activity window"), WholeNumber
         ] = 60,
-    ) -> BankStats:
+    ) -> Annotated[CallToolResult, BankStats]:
         """How much the bank holds, and how much it was written and read lately."""
+        from readmodel.store import Filter
+        from worker.consolidation.neighbourhood import RAW_KINDS
+
         bank_id = self.bank_of(bank)
         store, snapshot = self._deps.store, self._deps.metrics.snapshot(minutes, bank_id)
-        return BankStats(
+        counts = BankStats(
             bank=bank_id,
             memories=store.count(Filter(bank_id, kinds=RAW_KINDS)),
             observations=store.count(Filter(bank_id, kinds=("observation",))),
@@ -344,13 +360,21 @@ class SedimentTools:
             retained=snapshot.total(EVENTS, outcome="stored"),
             recalls=snapshot.total(RECALLS),
         )
+        return answered(counts)
 
-    def banks(self) -> Banks:
-        """The banks that hold memories and that this call may name, and this server's
-        default bank (when the call may name it)."""
+    def banks(self) -> Annotated[CallToolResult, Banks]:
+        """The banks that hold memories that this call may name, and the default bank."""
         listed = sorted(b for b in self._deps.store.banks() if self.opens(b))
         default = self.default_bank if self.default_bank and self.opens(self.default_bank) else None
-        return Banks(banks=listed, default_bank=default)
+        return answered(Banks(banks=listed, default_bank=default))
+
+
+def answered(result: pydantic.BaseModel) -> CallToolResult:
+    """The result as structured content, and as one line of JSON for the model to read
+    (the SDK would write it indented, a third longer)."""
+    data = result.model_dump(mode="json")
+    text = json.dumps(data, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
 TOOL_SCOPES: dict[str, str] = {
@@ -383,37 +407,3 @@ def not_found(bank_id: str, memory_id: uuid.UUID) -> str:
         f"no memory {memory_id} in bank {bank_id}: check the id, and that it belongs to "
         "this bank (a memory is only visible within its own bank)"
     )
-
-
-def to_events(
-    bank_id: str, items: Sequence[MemoryItem], max_text_bytes: int, now: datetime
-) -> list[RetainEvent]:
-    """Every item as a `RetainEvent` of the bank, or one error naming every bad field.
-    The event id is derived as the HTTP API derives it, so one item sent through
-    either is one event."""
-    events: list[RetainEvent] = []
-    errors: list[str] = []
-    ids: list[uuid.UUID | None] = []
-    for i, item in enumerate(items):
-        when = item.occurred_at or now
-        fields = item.model_dump(exclude_unset=True)
-        data = {**with_expiry(fields, now), "bank_id": bank_id, "occurred_at": when}
-        if item.event_id is None:
-            iso = when.astimezone(UTC).isoformat()
-            data["event_id"] = derive_event_id(bank_id, item.text, iso)
-        try:
-            events.append(
-                RetainEvent.model_validate(data, context={"max_text_bytes": max_text_bytes})
-            )
-            ids.append(events[-1].event_id)
-        except pydantic.ValidationError as exc:
-            ids.append(None)
-            errors += bad_fields(exc, f"items.{i}.")
-    for later, first in repeats(ids).items():
-        event_id = ids[later]
-        assert event_id is not None
-        derived = items[later].event_id is None
-        errors.append(f"items.{later}.event_id: {repeat_problem(event_id, first, derived)}")
-    if errors:
-        raise invalid("retain", errors)
-    return events

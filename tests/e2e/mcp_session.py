@@ -3,13 +3,14 @@ of an event loop on a background thread, and tests call tools synchronously."""
 
 import asyncio
 import os
+import re
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import httpx2
 from mcp import Client, StdioServerParameters
@@ -123,3 +124,36 @@ class McpSession:
 
 def error_text(result: CallToolResult) -> str:
     return " ".join(getattr(block, "text", "") for block in result.content)
+
+
+ROW = re.compile(r"^([0-9a-f]{6}) (\d{4}-\d{2}-\d{2}) (-?\d*\.\d{2}) (exp: )?(.*)$")
+
+
+class Row(NamedTuple):
+    """One result of recall's text answer (sediment/api/compact.py, `line`)."""
+
+    id: str
+    date: str
+    score: float
+    kind: str
+    text: str
+
+
+def rows(result: CallToolResult) -> list[Row]:
+    """The results a recall's text answer lists, in order; its notes are not rows."""
+    found = []
+    for line in answer_text(result).splitlines():
+        m = ROW.match(line)
+        if m:
+            kind = "experience" if m[4] else "world"
+            found.append(Row(m[1], m[2], float(m[3]), kind, m[5]))
+    return found
+
+
+def notes(result: CallToolResult) -> list[str]:
+    """The lines of a recall's text answer that are not results."""
+    return [line for line in answer_text(result).splitlines() if not ROW.match(line)]
+
+
+def answer_text(result: CallToolResult) -> str:
+    return "\n".join(getattr(block, "text", "") for block in result.content)

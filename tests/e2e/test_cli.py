@@ -138,6 +138,22 @@ def test_recall_json_shows_current_state_with_provenance(ingested: Path) -> None
     assert any("Lisbon" in r["text"] and r["state"] == "superseded" for r in history["results"])
 
 
+def test_recall_leaves_out_unrelated_results_unless_asked_for(ingested: Path) -> None:
+    """Nothing in u1 is about Paris: the table is empty and a line says how many were
+    left out; --all or --min-score shows them."""
+    ruled = recall_json(ingested, "Paris")
+    assert ruled["results"] == [] and ruled["without_evidence"] > 0
+    every = recall_json(ingested, "Paris", "--all")["results"]
+    assert len(every) == ruled["without_evidence"]
+    assert all("Priya" in r["text"] for r in every)
+    assert recall_json(ingested, "Paris", "--min-score", "0.000001")["results"] == every
+    table = sediment(ingested, "recall", "--bank", "u1", "Paris").stdout
+    said = " ".join(table.split())
+    assert f"{len(every)} results without topical evidence left out (--all shows them)" in said
+    shown = " ".join(sediment(ingested, "recall", "--bank", "u1", "Paris", "--all").stdout.split())
+    assert "low confidence: no result is close to the query in meaning" in shown
+
+
 def test_restatements_become_one_observation(ingested: Path) -> None:
     response = recall_json(ingested, "cello orchestra")
     top = response["results"][0]

@@ -34,8 +34,9 @@ from rich.console import Console
 from contracts.recall import RecallRequest
 from sediment.bootstrap import bootstrap
 from sediment.demo import run_demo
+from sediment.recall_defaults import surface_default
 from sediment.settings import Settings
-from tests.e2e.mcp_session import McpSession, http
+from tests.e2e.mcp_session import McpSession, http, rows
 from tests.e2e.test_http import free_port
 from tests.unit.test_deploy import check_command
 
@@ -187,8 +188,9 @@ def stdio_recall(tmp: Path, config: dict[str, Any]) -> list[str]:
         command=sys.executable, args=["-m", "sediment.cli", *entry["args"]], env=env, cwd=tmp
     )
     with McpSession(lambda: Client(params)) as local:
-        answer = local.ok("recall", query="Where does Bob work?", limit=1)
-    return [r["text"] for r in answer["results"]]
+        answer = local.call("recall", query="Where does Bob work?", limit=1)
+    assert not answer.is_error, answer.content
+    return [r.text for r in rows(answer)]
 
 
 @pytest.fixture(scope="module")
@@ -227,8 +229,9 @@ def test_the_mcp_client_entry_starts_a_server_that_recalls(quickstart: tuple[Run
 
 
 def explain_example(tmp: Path, page: str) -> str:
-    """The page's curl request, recalled in-process over the demo data: the response as
-    the page shows it (one result of two)."""
+    """The page's curl request, recalled in-process over the demo data with the HTTP
+    route's defaults (`surface_default`): the response as the page shows it (one result
+    of two)."""
     [argv] = [a for a in commands(blocks_any(page, "explain-request")) if a[0] == "curl"]
     request = RecallRequest.model_validate_json(argv[argv.index("-d") + 1])
     settings = Settings(mode="embedded", data_dir=tmp / "demo", embedder="static")
@@ -236,7 +239,7 @@ def explain_example(tmp: Path, page: str) -> str:
     rt = bootstrap(settings)
     try:
         pipeline = dataclasses.replace(rt.recall_pipeline, clock=lambda: EXPLAIN_CLOCK)
-        response = pipeline.recall("demo", request)
+        response = pipeline.recall("demo", surface_default(request))
     finally:
         rt.close()
     body = json.loads(response.wire())

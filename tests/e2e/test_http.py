@@ -204,6 +204,18 @@ def test_bank_isolation(server: Server, alice: dict[str, Any]) -> None:
     assert server.post("/v1/banks/bank-b/feedback", vote, headers=AUTH).status_code == 404
 
 
+def test_unrelated_results_are_left_out_unless_asked_for(
+    server: Server, alice: dict[str, Any]
+) -> None:
+    """Nothing in bank-a is about Paris: the served recall leaves Alice's memories out
+    and says how many; `all` or a `min_score` of the caller's own shows them."""
+    ruled = server.recall("bank-a", "Paris")
+    assert ruled["results"] == [] and ruled["without_evidence"] > 0
+    every = server.recall("bank-a", "Paris", all=True)["results"]
+    assert len(every) == ruled["without_evidence"] and all("Alice" in r["text"] for r in every)
+    assert server.recall("bank-a", "Paris", min_score=1e-6)["results"] == every
+
+
 def test_vote_is_applied_by_the_worker(server: Server, alice: dict[str, Any]) -> None:
     vote = {"memory_id": alice["id"], "vote": "up", "event_id": str(uuid.uuid4())}
     for _ in range(2):

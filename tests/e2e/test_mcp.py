@@ -8,16 +8,17 @@ import uuid
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 import redis
 from mcp import MCPError
 
+from bench.mcp_payloads import demo_items
+from sediment import store_owner
 from sediment.api.keys import digest
 from tests.e2e.cli import sediment
-from tests.e2e.mcp_session import McpSession, http, stdio
+from tests.e2e.mcp_session import McpSession, Row, http, notes, rows, stdio
 from tests.e2e.test_http import Server, eventually, running
 from tests.helpers import redis_url
 
@@ -38,8 +39,11 @@ SEATTLE = {
 WHERE = "Where does Alice live?"
 
 
-def texts(response: dict[str, Any]) -> list[str]:
-    return [r["text"] for r in response["results"]]
+def recalled(session: McpSession, **arguments: object) -> list[Row]:
+    """A recall that must succeed: the results its text lists."""
+    result = session.call("recall", **arguments)
+    assert not result.is_error, result.content
+    return rows(result)
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +96,7 @@ def test_stdio_lists_typed_documented_tools(local: McpSession) -> None:
     assert recall["query"]["minLength"] == 1 and "bank" not in tools["recall"].input_schema.get(
         "required", []
     )
-    assert "results" in (tools["recall"].output_schema or {})["properties"]
+    assert all(t.output_schema is None for t in tools.values())
     assert tools["retain"].input_schema["properties"]["items"]["minItems"] == 1
     assert tools["recall"].annotations and tools["recall"].annotations.read_only_hint
 
@@ -102,45 +106,89 @@ def test_stdio_update_then_recall_returns_the_new_state(local: McpSession) -> No
     first = local.ok("retain", items=[BOSTON])
     assert first["status"] == "consolidated" and first["bank"] == "notes"
     local.ok("retain", items=[SEATTLE])
-    now = local.ok("recall", query=WHERE)
-    assert "Seattle" in texts(now)[0] and not any("Boston" in t for t in texts(now))
+    now = recalled(local, query=WHERE)
+    assert "Seattle" in now[0].text and not any("Boston" in r.text for r in now)
     history = local.ok("recall", query=WHERE, history=True, explain=True)
     states = {r["text"]: r["state"] for r in history["results"]}
     assert states[BOSTON["text"]] == "superseded" and history["explain"]
-    view = local.ok("inspect", memory_id=now["results"][0]["id"])
+    view = local.ok("inspect", memory_id=now[0].id)
     assert [s["text"] for s in view["edges"]["supersedes"]] == [BOSTON["text"]]
 
 
-DEMO = Path(__file__).parents[2] / "sediment" / "data" / "demo.jsonl"
 DEMO_QUESTIONS = ("Where does Maya live?", "What does Maya drink?", "What does Maya do?")
 
 
 def test_stdio_recall_is_compact_one_line_per_result(local: McpSession) -> None:
-    """The text content an agent reads is one line per result and at most 1.5 times
-    the characters of the memory texts it carries; no nulls, no timings unless
-    `explain`."""
-    lines_of_file = [json.loads(x) for x in DEMO.read_text().splitlines() if x.strip()]
-    unique = {(x["text"], x["occurred_at"]): x for x in lines_of_file}.values()
-    items = [{k: v for k, v in x.items() if k != "bank_id"} for x in unique]
-    local.ok("retain", items=items, bank="maya")
+    """The text content an agent reads is one line per result (id, date, score, text)
+    and at most 1.5 times the characters of the memory texts it shows; there is no
+    structured content unless `explain` asks for the detail (scores, components,
+    timings). Sizes, not times: they are the same on any machine."""
+    local.ok("retain", items=demo_items(), bank="maya")
     for question in DEMO_QUESTIONS:
         result = local.call("recall", query=question, bank="maya", limit=8)
-        assert not result.is_error
+        assert not result.is_error and result.structured_content is None
         [block] = result.content
-        answer = result.structured_content
-        assert answer is not None and answer["results"]
         text = block.text  # type: ignore[union-attr]
-        lines = text.splitlines()
-        assert len(lines) == len(answer["results"])
-        memory_chars = sum(len(r["text"]) for r in answer["results"])
+        found = rows(result)
+        assert found and len(text.splitlines()) == len(found), text
+        memory_chars = sum(len(r.text) for r in found)
         assert len(text) <= 1.5 * memory_chars, (text, memory_chars)
-    first = answer["results"][0]
-    assert lines[0].startswith(f"{first['id']} {first['date']} ") and first["text"] in lines[0]
-    assert set(first) == {"id", "date", "kind", "text", "state"}
-    assert "null" not in json.dumps(answer) and "timings" not in answer
+    first = found[0]
+    assert text.startswith(f"{first.id} {first.date} ") and first.score > 0
     explained = local.ok("recall", query="Maya", bank="maya", limit=2, explain=True)
     assert explained["timings"] and explained["explain"]
     assert "score" in explained["results"][0] and "components" in explained["results"][0]
+    assert "null" not in json.dumps(explained)
+
+
+def test_stdio_tool_list_is_sized_for_an_agent(local: McpSession) -> None:
+    """`tools/list` goes to the model with every conversation: at most 8 KB, as the
+    server writes it (JSON without spaces), with no output schemas and no `$defs`."""
+    tools = local.tools()
+    listed = json.dumps(
+        {"tools": [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]},
+        separators=(",", ":"),
+    )
+    assert len(listed.encode()) <= 8 * 1024, len(listed)
+    assert (
+        "$defs" not in listed
+        and "outputSchema" not in listed
+        and '"title":"' not in (json.dumps([t.input_schema for t in tools], separators=(",", ":")))
+    )
+
+
+def test_every_tool_error_says_error_first(local: McpSession) -> None:
+    for tool, arguments in (
+        ("recall", {"query": "   "}),
+        ("recall", {"query": "Alice", "limit": 0}),
+        ("inspect", {"memory_id": "zzzz"}),
+        ("inspect", {"memory_id": str(uuid.UUID(int=7))}),
+        ("retain", {"items": []}),
+        ("feedback", {"memory_id": "zzzz", "vote": "meh"}),
+        ("no-such-tool", {}),
+    ):
+        message = local.error(tool, **arguments)
+        assert message.startswith("error: ") and "Error executing" not in message, message
+
+
+def test_stdio_recall_leaves_out_unrelated_results_unless_asked_for(local: McpSession) -> None:
+    """Nothing in bank `paris-free` is about Paris: the answer says nothing was found
+    and how many results it left out; `all` or a `min_score` shows them, scored."""
+    items = [{"text": "Nadia grows tomatoes."}, {"text": "Nadia repairs old radios."}]
+    local.ok("retain", items=items, bank="paris-free")
+    ruled = local.call("recall", query="Paris", bank="paris-free")
+    assert not ruled.is_error and rows(ruled) == []
+    assert notes(ruled) == [
+        "nothing found in bank paris-free",
+        "2 results without topical evidence left out (all: true shows them)",
+    ]
+    every = local.call("recall", query="Paris", bank="paris-free", all=True)
+    assert {r.text for r in rows(every)} == {i["text"] for i in items}
+    assert notes(every) == ["low confidence: no result is close to the query in meaning"]
+    floor = local.call("recall", query="Paris", bank="paris-free", min_score=1e-6)
+    assert rows(floor) == rows(every)
+    found = rows(local.call("recall", query="What does Nadia grow?", bank="paris-free"))
+    assert found[0].text == "Nadia grows tomatoes."
 
 
 def test_stdio_retain_says_what_happened_and_inspect_takes_the_short_id(
@@ -186,10 +234,11 @@ def test_stdio_retains_many_items_once_each(local: McpSession) -> None:
 
 def test_stdio_bank_isolation(local: McpSession) -> None:
     local.ok("retain", items=[{"text": "Bob likes green tea."}], bank="bank-a")
-    found = local.ok("recall", query="Bob tea", bank="bank-a")
-    assert texts(found) == ["Bob likes green tea."]
-    assert not any("Bob" in t for t in texts(local.ok("recall", query="Bob tea", bank="bank-b")))
-    hidden = local.error("inspect", memory_id=found["results"][0]["id"], bank="bank-b")
+    found = recalled(local, query="Bob tea", bank="bank-a")
+    assert [r.text for r in found] == ["Bob likes green tea."]
+    other = recalled(local, query="Bob tea", bank="bank-b", all=True)
+    assert not any("Bob" in r.text for r in other)
+    hidden = local.error("inspect", memory_id=found[0].id, bank="bank-b")
     assert "no memory" in hidden and "bank-b" in hidden
 
 
@@ -207,15 +256,34 @@ def test_stdio_bank_pins_the_server(tmp_path: Path) -> None:
             message = pinned.error(tool, bank="other", **arguments)
             assert "bank 'other' is not served here" in message and "--all-banks" in message
         assert pinned.ok("banks") == {"banks": ["notes"], "default_bank": "notes"}
-        assert pinned.ok("recall", query="Gus diary")["bank_id"] == "notes"
+        assert [r.text for r in recalled(pinned, query="Gus diary")] == ["Gus keeps a diary."]
+
+
+def test_a_store_held_elsewhere_is_a_tool_error_until_it_is_free(tmp_path: Path) -> None:
+    """`sediment mcp` answers `initialize` before it opens the store: on a store another
+    process holds, each call says who holds it, and the first call after it is freed
+    is served."""
+    data = tmp_path / "data"
+    data.mkdir()
+    store_owner.acquire(data)
+    try:
+        with McpSession(lambda: stdio(tmp_path, "--bank", "notes")) as session:
+            assert {t.name for t in session.tools()} == TOOLS
+            message = session.error("recall", query="Alice")
+            assert message.startswith("error: cannot serve recall: "), message
+            assert "is in use by" in message and "--url" in message
+            store_owner.release(data)
+            assert session.ok("retain", items=[BOSTON])["status"] == "consolidated"
+    finally:
+        store_owner.release(data)
 
 
 def test_stdio_feedback_is_counted(local: McpSession) -> None:
     local.ok("retain", items=[{"text": "Dan's locker code is 4411."}], bank="votes")
-    shown = local.ok("recall", query="Dan locker code", bank="votes")["results"][0]
-    vote = local.ok("feedback", memory_id=shown["id"], vote="up", bank="votes")
+    shown = recalled(local, query="Dan locker code", bank="votes")[0]
+    vote = local.ok("feedback", memory_id=shown.id, vote="up", bank="votes")
     assert vote["status"] == "counted"
-    view = local.ok("inspect", memory_id=shown["id"], bank="votes")
+    view = local.ok("inspect", memory_id=shown.id, bank="votes")
     assert view["memory"]["votes_up"] == 1
 
 
@@ -266,21 +334,21 @@ def test_http_update_then_recall_returns_the_new_state(remote: McpSession) -> No
     assert remote.ok("retain", items=[BOSTON], bank="people")["status"] == "queued"
     remote.ok("retain", items=[SEATTLE], bank="people")
 
-    def settled() -> dict[str, Any] | None:
-        now = remote.ok("recall", query=WHERE, bank="people")
-        shown = texts(now)
-        return now if shown and "Seattle" in shown[0] and len(shown) == 1 else None
+    def settled() -> list[Row] | None:
+        now = recalled(remote, query=WHERE, bank="people")
+        return now if len(now) == 1 and "Seattle" in now[0].text else None
 
     now = eventually(settled, "the update to be consolidated")
-    view = remote.ok("inspect", memory_id=now["results"][0]["id"], bank="people")
+    view = remote.ok("inspect", memory_id=now[0].id, bank="people")
     assert [s["text"] for s in view["edges"]["supersedes"]] == [BOSTON["text"]]
     assert remote.ok("stats", bank="people")["superseded"] == 1
 
 
 def test_http_bank_isolation(remote: McpSession) -> None:
     remote.ok("retain", items=[{"text": "Erin keeps bees."}], bank="bees")
-    eventually(lambda: texts(remote.ok("recall", query="Erin bees", bank="bees")), "Erin's bees")
-    assert not any("Erin" in t for t in texts(remote.ok("recall", query="Erin bees", bank="wasps")))
+    eventually(lambda: recalled(remote, query="Erin bees", bank="bees"), "Erin's bees")
+    other = recalled(remote, query="Erin bees", bank="wasps", all=True)
+    assert not any("Erin" in r.text for r in other)
 
 
 @pytest.mark.parametrize(
@@ -331,7 +399,7 @@ def test_http_a_read_key_for_one_bank_works_on_mcp(server: Server) -> None:
     tools only, recalls its bank, and a retain is a tool error naming the scope."""
     with McpSession(partial(http, server.url + "/mcp", READER_SECRET)) as reader:
         assert {t.name for t in reader.tools()} == {"recall", "inspect", "stats", "banks"}
-        assert reader.ok("recall", query=WHERE, bank="people")["bank_id"] == "people"
+        assert not reader.call("recall", query=WHERE, bank="people").is_error
         refused = reader.error("retain", items=[BOSTON], bank="people")
         assert "lacks the 'write' scope that retain needs" in refused
         assert "does not open bank 'other'" in reader.error("recall", query="x", bank="other")
@@ -341,11 +409,11 @@ def test_http_recall_waits_for_its_own_writes(remote: McpSession) -> None:
     """Retains over /mcp are queued; recall's `wait_for` reads them once consolidated."""
     queued = remote.ok("retain", items=[{"text": "Ines paints murals."}], bank="ryw-mcp")
     assert queued["status"] == "queued"
-    found = remote.ok(
+    found = remote.call(
         "recall",
         query="Ines murals",
         bank="ryw-mcp",
         wait_for=queued["event_ids"],
         wait_timeout_s=30,
     )
-    assert texts(found) == ["Ines paints murals."] and found["pending"] == 0
+    assert [r.text for r in rows(found)] == ["Ines paints murals."] and notes(found) == []

@@ -1,6 +1,7 @@
 """Tracing as a user turns it on, in the processes they run: `sediment serve` (a retain
 through its own worker, one trace), `sediment mcp` over stdio (the MCP SDK's
-`tools/call` span, Sediment's memory operation and store calls under it), the CLI with
+`tools/call` span, Sediment's memory operation with its stage events and the store
+calls under it), the CLI with
 the console exporter (spans on stderr, stdout left to the answer),
 and the same commands with tracing off: no span file, no exporter, no SDK imported."""
 
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.cli import sediment
-from tests.e2e.mcp_session import McpSession, stdio
+from tests.e2e.mcp_session import McpSession, rows, stdio
 from tests.e2e.test_http import eventually, running
 from tests.trace_render import chain, from_file
 
@@ -26,7 +27,7 @@ def test_an_mcp_tool_call_is_traced_down_to_the_store(tmp_path: Path) -> None:
     env = {**TRACED, "SEDIMENT_OTEL_FILE": str(spans_file)}
     with McpSession(lambda: stdio(tmp_path, "--bank", "notes", env=env)) as session:
         session.ok("retain", items=[ITEM])
-        session.ok("recall", query=f"where is the {MARKER} key?")
+        assert rows(session.call("recall", query=f"where is the {MARKER} key?"))
     spans = from_file(spans_file)
     [write] = [s for s in spans if s.name == "upsert edge"]
     assert [s.name for s in chain(write, spans)] == [
@@ -36,6 +37,9 @@ def test_an_mcp_tool_call_is_traced_down_to_the_store(tmp_path: Path) -> None:
     ]
     [recall] = [s for s in spans if s.name == "search_memory notes"]
     assert [s.name for s in chain(recall, spans)] == ["search_memory notes", "tools/call recall"]
+    events = json.loads(recall.raw)["events"]
+    assert {"recall.fetch", "recall.truncate"} <= {e["name"] for e in events}
+    assert all(set(e["attributes"]) == {"duration_ms", "candidates"} for e in events)
     assert {s.service for s in spans} == {"sediment-mcp"}
     assert all(MARKER not in s.raw for s in spans)
 

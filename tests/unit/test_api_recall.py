@@ -53,8 +53,11 @@ def test_recall_prefers_observations_by_default(api: Api) -> None:
 
 
 def test_recall_never_crosses_banks(api: Api) -> None:
+    """With `all`, results without topical evidence too: b2's one memory shares nothing
+    with the query, and still no memory of b1 comes in."""
     assert all("Carol" not in r["text"] for r in recall(api, "b1", "Carol Lisbon")["results"])
-    assert [r["text"] for r in recall(api, "b2", "Alice Seattle")["results"]] == [LISBON.text]
+    every = recall(api, "b2", "Alice Seattle", all=True)["results"]
+    assert [r["text"] for r in every] == [LISBON.text]
 
 
 def test_recall_request_is_validated(api: Api) -> None:
@@ -177,3 +180,15 @@ def test_history_is_spelled_as_everywhere_and_state_mode_is_deprecated(api: Api)
     both = {"query": query, "state_mode": "history", "history": False}
     clash = api.client.post("/v1/banks/b1/recall", json=both)
     assert clash.status_code == 422 and "disagree" in clash.text
+
+
+def test_unrelated_results_are_left_out_unless_asked_for(api: Api) -> None:
+    """No memory of b1 has a word of "Paris" or is near it: the route leaves them out
+    and says how many; `all` or a `min_score` of the caller's own brings them back."""
+    ruled = recall(api, "b1", "Paris")
+    assert ruled["results"] == [] and ruled["without_evidence"] > 0
+    every = recall(api, "b1", "Paris", all=True)["results"]
+    assert len(every) == ruled["without_evidence"]
+    assert all(r["score"] > 0 for r in every)
+    assert recall(api, "b1", "Paris", min_score=1e-6)["results"] == every
+    assert recall(api, "b1", "Alice")["results"][0]["text"] == SEATTLE.text

@@ -170,7 +170,7 @@ def test_an_agent_sees_which_result_is_a_rule(tmp_path: Path) -> None:
     rule = next(f for f in answer.results if f.text == RULE)
     assert rule.instruction is True
     assert all(f.instruction is None for f in answer.results if f.text != RULE)
-    assert any(ln.endswith(f"{RULE} [instruction]") for ln in text_of(answer).splitlines())
+    assert any(ln.endswith(f"{RULE} [instruction]") for ln in text_of(response).splitlines())
     assert "instruction" not in structured(compact(response)).get("results", [{}])[0]
     console = Console(width=400, record=True)
     console.print(recall_table(response))

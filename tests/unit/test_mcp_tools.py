@@ -21,9 +21,11 @@ from sediment.api.app import Endpoint, LazyEndpoint, create_app
 from sediment.api.deps import ApiDeps
 from sediment.api.routes import to_events as api_events
 from sediment.mcp_server import HttpEndpoint, build_server
+from sediment.mcp_tools.items import to_events
 from sediment.mcp_tools.models import MemoryItem
-from sediment.mcp_tools.tools import SedimentTools, to_events
+from sediment.mcp_tools.tools import SedimentTools
 from sediment.recall_gate import RecallGate
+from tests.e2e.mcp_session import notes, rows
 from tests.unit.api_support import Api, open_api
 
 WHEN = datetime(2024, 3, 1, 9, tzinfo=UTC)
@@ -113,9 +115,28 @@ def test_retain_publishes_through_the_api_publisher(api: Api) -> None:
 
 def test_recall_reads_the_default_bank(api: Api) -> None:
     result = call(api, "recall", {"query": "Where does Alice live?", "limit": 1})
-    assert not result.is_error
-    [top] = result.structured_content["results"]
-    assert top["text"] == "Alice lives in Seattle."
+    assert not result.is_error and result.structured_content is None
+    [top] = rows(result)
+    assert top.text == "Alice lives in Seattle." and top.score > 0
+
+
+def test_recall_leaves_out_unrelated_results_unless_asked_for(api: Api) -> None:
+    """Nothing in b1 is about Paris: the text says so and how many results it left
+    out; `all` or a `min_score` shows them, each with its score."""
+    ruled = call(api, "recall", {"query": "Paris"})
+    assert rows(ruled) == []
+    [nothing, left_out] = notes(ruled)
+    assert nothing == "nothing found in bank b1"
+    count = int(left_out.split()[0])
+    assert left_out.endswith("without topical evidence left out (all: true shows them)")
+    every = rows(call(api, "recall", {"query": "Paris", "all": True}))
+    assert len(every) == count and all(r.score > 0 for r in every)
+    assert rows(call(api, "recall", {"query": "Paris", "min_score": 1e-6})) == every
+
+
+def test_a_recall_of_weak_evidence_says_low_confidence(api: Api) -> None:
+    answer = call(api, "recall", {"query": "Paris", "all": True})
+    assert notes(answer) == ["low confidence: no result is close to the query in meaning"]
 
 
 def gated_tools(api: Api, gate: RecallGate | None) -> SedimentTools:
@@ -162,7 +183,7 @@ def test_an_mcp_recall_waits_its_turn_at_the_recall_gate(api: Api) -> None:
 
     waited, result = asyncio.run(run())
     assert waited
-    assert not result.is_error and result.structured_content["bank_id"] == "b1"
+    assert not result.is_error and rows(result)
 
 
 def test_a_dead_broker_is_a_tool_error(api: Api) -> None:
@@ -290,8 +311,8 @@ def test_get_on_mcp_is_405_not_an_idle_stream(api: Api) -> None:
 def test_recall_takes_full_text(api: Api) -> None:
     result = call(api, "recall", {"query": "Where does Alice live?", "limit": 1, "full_text": True})
     assert not result.is_error
-    [top] = result.structured_content["results"]
-    assert top["text"] == "Alice lives in Seattle." and "excerpt" not in top
+    [top] = rows(result)
+    assert top.text == "Alice lives in Seattle."
 
 
 @pytest.mark.parametrize(

@@ -90,7 +90,7 @@ def test_a_tool_that_needs_redis_says_it_is_unavailable(
     result = call(redis_down, name, arguments)
     assert result.is_error
     [content] = result.content
-    assert content.text.startswith("unavailable: "), content.text
+    assert content.text.startswith("error: unavailable: "), content.text
     assert "Redis is unreachable" in content.text or "the broker did not take" in content.text
     assert "retry" in content.text and "Porto" not in content.text
 
@@ -105,5 +105,5 @@ def test_a_tool_whose_store_is_down_says_it_is_unavailable(
     result = call(store_down, name, arguments)
     assert result.is_error
     text = result.content[0].text
-    assert text.startswith("unavailable: the store (Qdrant) is unavailable"), text
+    assert text.startswith("error: unavailable: the store (Qdrant) is unavailable"), text
     assert "retry" in text

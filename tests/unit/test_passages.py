@@ -183,11 +183,12 @@ def test_an_agent_sees_which_results_are_excerpts(tmp_path: Path) -> None:
     store, embedder = ingested(tmp_path, [long_text(BOAT), "I moved to Lisbon."])
     pipeline = RecallPipeline(store, embedder)
     query = "my sister's sailing boat Petrel and where I moved"
-    answer = compact(pipeline.recall("b1", RecallRequest(query=query, limit=2)))
+    response = pipeline.recall("b1", RecallRequest(query=query, limit=2))
+    answer = compact(response)
     by_text = {f.text: f for f in answer.results}
     boat = next(f for t, f in by_text.items() if "Petrel" in t)
     assert boat.excerpt is True and by_text["I moved to Lisbon."].excerpt is None
-    lines = text_of(answer).splitlines()
+    lines = text_of(response).splitlines()
     assert any("Petrel" in ln and ln.endswith("[excerpt]") for ln in lines)
     assert any(ln.endswith("I moved to Lisbon.") for ln in lines)
     table = recall_table(pipeline.recall("b1", RecallRequest(query=query, limit=2)))

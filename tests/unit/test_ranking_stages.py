@@ -18,7 +18,7 @@ from readmodel.recall.adjust import (
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.evidence import exact_strengths
 from readmodel.recall.gate import relevance_gate
-from readmodel.recall.labels import direct_answer, labels_of, low_confidence
+from readmodel.recall.labels import direct_answer, labels_of, low_confidence, topical
 from readmodel.recall.order import fill_window, floor_and_truncate, rank
 from readmodel.recall.query import analyse, expansions
 from readmodel.recall.rerank import EmbeddingReranker, RerankStage
@@ -305,6 +305,56 @@ GATED = replace(SEM, gate=0.4)
 )
 def test_low_confidence(shown: list[Candidate], low: bool) -> None:
     assert low_confidence(shown) is low
+
+
+@pytest.mark.parametrize(
+    ("candidate", "evidence"),
+    [
+        pytest.param(SEM, True, id="close in meaning"),
+        pytest.param(KW, True, id="a query word"),
+        pytest.param(Candidate(memory("e"), vector=0.1, exact=0.5), True, id="an exact match"),
+        pytest.param(Candidate(memory("d"), vector=0.1, date=1.0), True, id="the named date"),
+        pytest.param(Candidate(memory("f"), vector=0.3), True, id="at the semantic floor"),
+        pytest.param(WEAK, False, id="weak dense match, no word"),
+        pytest.param(
+            Candidate(memory("p"), vector=0.0, importance=0.9, recency=1.0),
+            False,
+            id="importance and recency alone",
+        ),
+    ],
+)
+def test_topical_evidence(candidate: Candidate, evidence: bool) -> None:
+    assert topical(candidate) is evidence
+
+
+def falling(*cands: Candidate) -> list[Candidate]:
+    """Scores falling in the order given."""
+    return [replace(c, score=1 - i / 10) for i, c in enumerate(cands)]
+
+
+NOISE = [Candidate(memory(f"noise {i}", i), vector=0.05 * i) for i in range(4)]
+
+
+@pytest.mark.parametrize(
+    ("order", "limit", "shown", "left_out"),
+    [
+        pytest.param(falling(SEM, KW, *NOISE), 10, [SEM.id, KW.id], 4, id="noise after"),
+        pytest.param(falling(*NOISE, KW), 10, [KW.id], 4, id="noise first"),
+        pytest.param(falling(*NOISE), 3, [], 3, id="only noise: what all would show"),
+        pytest.param(falling(SEM, KW, *NOISE), 2, [SEM.id, KW.id], 0, id="window full before"),
+        pytest.param(falling(SEM, *NOISE, KW), 3, [SEM.id, KW.id], 2, id="noise between"),
+    ],
+)
+def test_the_evidence_rule_leaves_out_what_has_none(
+    order: list[Candidate], limit: int, shown: list[object], left_out: int
+) -> None:
+    """With the rule (`all` false), only candidates with topical evidence fill the
+    window; `without_evidence` is how many of the window without the rule had none."""
+    window = fill_window(order, limit, evidence_floor=0.3)
+    assert [c.id for c in window.shown] == shown
+    assert window.without_evidence == left_out
+    every = fill_window(order, limit)
+    assert every.without_evidence == 0 and len(every.shown) == min(limit, len(order))
 
 
 SEATTLE = memory("Alice lives in Seattle.", 0)

@@ -1,6 +1,7 @@
 """Traces with the SDK's in-memory exporter: an HTTP retain is one trace down to the
-store write, a recall has its stage spans, no memory text, query, tag, entity or key
-reaches any exported span, and with tracing off nothing is set up at all."""
+store write, a recall has its stage spans and an event per stage, no memory text,
+query, tag, entity or key reaches any exported span, and with tracing off nothing is
+set up at all."""
 
 import json
 import subprocess
@@ -124,6 +125,27 @@ def test_a_recall_has_its_stage_spans(traced: Traced) -> None:
         assert (
             recall.start_time <= stage.start_time <= (stage.end_time or 0) <= (recall.end_time or 0)
         )
+
+
+def test_a_recall_span_carries_one_event_per_stage(traced: Traced) -> None:
+    """The recall's own span says where its time went: an event per stage, in order,
+    at the stage's start, with its duration and the candidates it left; the same
+    figures as `explain`."""
+    traced.client.post("/v1/banks/b1/memories", json={"items": [ITEM]})
+    traced.exporter.clear()
+    r = traced.client.post("/v1/banks/b1/recall", json=QUERY)
+    assert r.status_code == 200, r.text
+    recall = traced.named("search_memory b1")
+    explained = r.json()["explain"]
+    assert [e.name for e in recall.events] == [f"recall.{s['stage']}" for s in explained]
+    for event, stage in zip(recall.events, explained, strict=True):
+        assert dict(event.attributes or {}) == {
+            "duration_ms": stage["ms"],
+            "candidates": stage["candidates"],
+        }
+        assert (recall.start_time or 0) <= event.timestamp <= (recall.end_time or 0)
+    assert [e.timestamp for e in recall.events] == sorted(e.timestamp for e in recall.events)
+    assert {e.name for e in recall.events} >= RECALL_STAGES
 
 
 def test_no_content_reaches_any_span(traced: Traced) -> None:

@@ -1,6 +1,7 @@
 """One vocabulary for recall: every option the MCP tool, the Python client and the CLI
 take is a `RecallRequest` field of the same name (what HTTP takes), with the same
-default."""
+default as the surfaces apply it (`surface_default`: `all` is false there, unset in
+process)."""
 
 import inspect
 from typing import Any
@@ -12,6 +13,7 @@ from sediment.cli import app
 from sediment.client.aio import AsyncSedimentClient
 from sediment.client.sync import SedimentClient
 from sediment.mcp_tools.tools import SedimentTools
+from sediment.recall_defaults import surface_default
 
 NOT_OPTIONS = {"self", "query", "bank", "options", "as_json", "full", "url", "token"}
 """The query, the bank (a URL segment, a tool argument, a flag), extra options passed
@@ -20,8 +22,8 @@ CLI sends it (a running service's URL and token)."""
 
 
 def request_default(name: str) -> Any:
-    field = RecallRequest.model_fields[name]
-    return field.get_default(call_default_factory=True)
+    """The field's default in a request as the CLI, HTTP and MCP recall it."""
+    return getattr(surface_default(RecallRequest(query="q")), name)
 
 
 def test_the_mcp_recall_tool_speaks_the_request_vocabulary() -> None:
@@ -44,9 +46,9 @@ def test_the_clients_speak_the_request_vocabulary() -> None:
 
 def test_the_cli_recall_speaks_the_request_vocabulary() -> None:
     command = typer.main.get_command(app).commands["recall"]  # type: ignore[attr-defined]
-    plural = {"tag": "tags", "kind": "kinds"}
+    fields = {"tag": "tags", "kind": "kinds", "all_": "all"}
     for param in command.params:
-        name = plural.get(param.name, param.name)
+        name = fields.get(param.name, param.name)
         if name in NOT_OPTIONS:
             continue
         assert name in RecallRequest.model_fields, param.name
