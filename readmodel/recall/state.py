@@ -175,6 +175,22 @@ def _better(prior: Candidate | None, c: Candidate) -> bool:
     return prior is None or c.score > prior.score
 
 
+def _evidence(kept: Candidate, other: Candidate | None) -> Candidate:
+    """One head reached twice (found by the query itself, and in place of a state it
+    replaced) keeps the better score, and the evidence of both: a superseded state is
+    searched by its words alone, so the head's meaning is known only from its own find."""
+    if other is None:
+        return kept
+    return replace(
+        kept,
+        vector=max(kept.vector, other.vector),
+        vector_calibrated=max(kept.vector_calibrated, other.vector_calibrated),
+        keyword=max(kept.keyword, other.keyword),
+        exact=max(kept.exact, other.exact),
+        date=max(kept.date, other.date),
+    )
+
+
 def resolve_current(
     candidates: list[Candidate],
     fetch: Fetch,
@@ -206,11 +222,11 @@ def resolve_current(
         prior = out.get(c.id)
         first = prior.state_replaces if prior is not None else None
         if _better(prior, c):
-            out[c.id] = replace(c, state_replaces=first or c.state_replaces)
+            out[c.id] = _evidence(replace(c, state_replaces=first or c.state_replaces), prior)
             if replaced is None:
                 source.pop(c.id, None)
             else:
                 source[c.id] = replaced
-        elif prior is not None and c.state_replaces and not first:
-            out[c.id] = replace(prior, state_replaces=c.state_replaces)
+        elif prior is not None:
+            out[c.id] = _evidence(replace(prior, state_replaces=first or c.state_replaces), c)
     return Resolution(list(out.values()), source)

@@ -196,6 +196,21 @@ def test_resolve_current_reports_whose_score_a_head_carries(
     assert dict(resolved.inherited) == expected
 
 
+@pytest.mark.parametrize("head_first", [True, False])
+def test_a_head_reached_twice_keeps_the_evidence_of_both(head_first: bool) -> None:
+    """The head found by meaning (dense 0.62) and in place of an older state found by its
+    words alone (keyword 0.9, a higher score): shown once, with the older state's score
+    and both kinds of evidence, so it is not called a weak match."""
+    states = chain(2)
+    old = Candidate(states[0], keyword=0.9, score=0.8)
+    own = Candidate(states[1], vector=0.62, vector_calibrated=0.7, score=0.5)
+    cands = [own, old] if head_first else [old, own]
+    [head] = resolve_current(cands, CountingFetch(states)).candidates
+    assert head.id == states[1].id and head.score == 0.8
+    assert (head.vector, head.vector_calibrated, head.keyword) == (0.62, 0.7, 0.9)
+    assert head.state_replaces == states[0].id
+
+
 @pytest.mark.parametrize(
     ("as_of_day", "expected", "state"),
     [
