@@ -27,6 +27,7 @@ from difflib import SequenceMatcher
 from readmodel.recall.answers import Question, answer, question
 from readmodel.recall.candidate import Candidate, replace
 from readmodel.recall.order import sort_key
+from readmodel.reading import read
 from readmodel.text import STOPWORDS, stem
 
 TOP = 10
@@ -41,7 +42,7 @@ SPEAKER = re.compile(r"^\s*([A-Z][\w.-]*)\s*:")
 PAST = re.compile(
     r"\b(?:did|was|were|had|used to|before|originally|previously|at first|formerly|"
     r"ago|back (?:in|then)|at the time|last (?:year|month|week|time)|in (?:19|20)\d\d|"
-    r"history|changed|change|old|earlier|then)\b",
+    r"history|changed|change|(?<!how )old|earlier|then)\b",
     re.I,
 )
 """Words of a question about the past (or about the change itself), which keeps its order."""
@@ -79,12 +80,21 @@ def _speaker(text: str) -> str | None:
 
 
 def same_subject(a: Candidate, b: Candidate) -> bool:
+    """They share a named entity; or, naming none, have the same speaker; or, with
+    neither, the statement reader reads a clause of each with the same subject ("Emma",
+    "my sister": not "my brother")."""
     ea = {e.casefold() for e in a.record.entities}
     eb = {e.casefold() for e in b.record.entities}
     if ea or eb:
         return bool(ea & eb)
-    sa = _speaker(a.record.text)
-    return sa is not None and sa == _speaker(b.record.text)
+    sa, sb = _speaker(a.record.text), _speaker(b.record.text)
+    if sa is not None or sb is not None:
+        return sa == sb
+    return bool(_subjects(a.record.text) & _subjects(b.record.text))
+
+
+def _subjects(text: str) -> frozenset[tuple[str, ...]]:
+    return frozenset(c.subject for c in read(text).clauses)
 
 
 def another_value(a: Sequence[str], b: Sequence[str], asked: set[str]) -> bool:
