@@ -162,9 +162,9 @@ class RecallPipeline:
         cands, bias_on = self._adjust(cands, request, analysis, trace)
         ordered = sorted(cands, key=sort_key)
         trace.lap("sort", ordered, "score, then newest first, then id")
+        ordered = asked_subject_first(ordered, request.query)
+        trace.lap("subject", ordered, "statements of another subject after the asked one's")
         if not request.history and request.as_of is None:
-            ordered = asked_subject_first(ordered, request.query)
-            trace.lap("subject", ordered, "statements of another subject after the asked one's")
             ordered = outdate_older(ordered, request.query)
             outdated = sum(1 for c in ordered if c.outdated_by is not None)
             trace.lap(

@@ -10,7 +10,8 @@ Both sides are read by the statement reader (`readmodel.reading`): the question 
 candidate is read as said of the asked subject, when the question asks about the
 speaker ("my", "I": whose speaker a question means is not in its words), or for a
 text the reader does not read as statements (a long turn). Read-time only, a pure
-stage over the candidates in rank order, run with the present-state stages.
+stage over the candidates in rank order; whose a fact is does not depend on when, so it
+runs for the present, `as_of` and `history` alike.
 """
 
 from collections.abc import Sequence
