@@ -85,7 +85,16 @@ class BatchView:
     def prefetch_scroll(self, flt: Filter) -> None:
         """Remember the store's answer to `flt`; later scrolls whose filter asks for a
         subset of its `declared_supersedes_any` or `slot_keys_any` are answered from it."""
-        self._scrolls[flt] = _held(self._store.scroll(flt, with_vectors=True, dense_only=True))
+        self._scroll_store(flt)
+
+    def _scroll_store(self, flt: Filter) -> list[StoredPoint]:
+        """The store's answer to `flt`, remembered, and each of its points held for a
+        fetch by id (the members and superseders a plan reads are mostly among them)."""
+        points = _held(self._store.scroll(flt, with_vectors=True, dense_only=True))
+        self._scrolls[flt] = points
+        for p in points:
+            self._hold(p)
+        return points
 
     def _hold(self, point: StoredPoint) -> None:
         """Remember a point read without its keyword vector, unless one is held already."""
@@ -93,12 +102,16 @@ class BatchView:
             self._seen[point.record.id] = point
             self._partial.add(point.record.id)
 
-    def _read(self, ids: Sequence[uuid.UUID]) -> None:
-        """`ids` from the store, with both vectors, remembered (absent ones as None)."""
-        found = {p.record.id: p for p in self._store.fetch(self._bank, ids, True)}
+    def _read(self, ids: Sequence[uuid.UUID], with_vectors: bool) -> None:
+        """`ids` from the store, remembered (absent ones as None): with both vectors,
+        or else with none (held as partial: a fetch with vectors reads them again)."""
+        found = {p.record.id: p for p in self._store.fetch(self._bank, ids, with_vectors)}
         for i in ids:
             self._seen[i] = found.get(i)
-            self._partial.discard(i)
+            if with_vectors:
+                self._partial.discard(i)
+            elif i in found:
+                self._partial.add(i)
 
     def _among(self, known: Filter, flt: Filter) -> list[StoredPoint]:
         """The points of `known`'s scroll that hold one of `flt`'s slot keys, through an
@@ -142,7 +155,7 @@ class BatchView:
             and (i not in self._seen or (with_vectors and i in self._partial))
         ]
         if missing:
-            self._read(missing)
+            self._read(missing, with_vectors)
         out = []
         for i in wanted:
             base = self._written.get(i) or self._seen.get(i)
@@ -231,7 +244,7 @@ class BatchView:
             if _narrows(flt, known):
                 return self._among(known, flt) if flt.slot_keys_any else points
         if flt not in self._scrolls:
-            self._scrolls[flt] = _held(self._store.scroll(flt, with_vectors=True, dense_only=True))
+            return self._scroll_store(flt)
         return self._scrolls[flt]
 
     def upsert(self, points: Sequence[StoredPoint]) -> None:

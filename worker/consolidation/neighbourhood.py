@@ -117,7 +117,8 @@ def _fetch_missing(
 ) -> None:
     missing = sorted({i for i in ids if i not in known})
     if missing:
-        known.update({p.record.id: p for p in store.fetch(bank_id, missing, True)})
+        # Records only: deciding reads no vector of a memory that is no neighbour.
+        known.update({p.record.id: p for p in store.fetch(bank_id, missing)})
 
 
 def candidates(
