@@ -10,6 +10,10 @@ update that returned survives the process being killed (the WAL is replayed on l
 
 Memory: until a flush, Edge keeps what was written since the last one in memory (a
 few KB per small update); the store flushes itself every `FLUSH_EVERY_UPDATES` updates.
+A flush costs about the same however little was written since the last one, and more
+as the shard grows (0.3 to 0.6 s at 20,000 points, on a shared 2-core machine): every
+1,000 updates, flushes took a tenth of an ingest's time; every 5,000, an ingest of
+20,000 events peaks some 25 MB higher.
 
 Search: Edge has no background optimizer, so a shard is one unindexed segment searched
 by full scan until someone calls `optimize()`, which builds the HNSW graph of every
@@ -93,7 +97,7 @@ OLD_DIR: Final = "shard.old"
 META_FILE: Final = "store.json"
 ENGINE_CONFIG_FILE: Final = "edge_config.json"
 DEFAULT_PAGE_SIZE: Final = 256
-FLUSH_EVERY_UPDATES: Final = 1000
+FLUSH_EVERY_UPDATES: Final = 5000
 DENSE_MEMORY: Final = qe.Memory.Cold
 
 P = ParamSpec("P")
