@@ -117,7 +117,8 @@ def _fetch_missing(
 ) -> None:
     missing = sorted({i for i in ids if i not in known})
     if missing:
-        # Records only: deciding reads no vector of a memory that is no neighbour.
+        # Records alone: a plan reads no vector of a memory that is no neighbour (in a
+        # batch, one held from its reads without vectors is not read again).
         known.update({p.record.id: p for p in store.fetch(bank_id, missing)})
 
 
