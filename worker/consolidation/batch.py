@@ -11,7 +11,7 @@ event at a time would give (tests/property/test_convergence.py checks any split)
 """
 
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import fields, replace
 from typing import Protocol
 
@@ -65,6 +65,8 @@ class BatchView:
         self._searches: dict[Query, list[Hit]] = {}
         self._scrolls: dict[Filter, list[StoredPoint]] = {}
         self._by_slot: dict[Filter, dict[str, list[StoredPoint]]] = {}
+        self._shapes: dict[Filter, tuple[object, ...]] = {}
+        self._any_of_sets: dict[Filter, tuple[frozenset[object], frozenset[object]]] = {}
         self._written_by_key: dict[str, set[uuid.UUID]] = {}
 
     def prefetch_neighbours(
@@ -92,8 +94,13 @@ class BatchView:
         fetch by id (the members and superseders a plan reads are mostly among them)."""
         points = _held(self._store.scroll(flt, with_vectors=True, dense_only=True))
         self._scrolls[flt] = points
+        self._shapes[flt] = _shape(flt)
+        seen, partial = self._seen, self._partial
         for p in points:
-            self._hold(p)
+            rid = p.record.id
+            if rid not in seen:
+                seen[rid] = p
+                partial.add(rid)
         return points
 
     def _hold(self, point: StoredPoint) -> None:
@@ -175,10 +182,11 @@ class BatchView:
         if key not in self._searches:
             self._searches[key] = self._store.search_dense(query, flt, limit, score_threshold, True)
         hits = {}
-        touched = self._written.keys() | self._patches.keys() | self._deleted
+        written, patches, deleted = self._written, self._patches, self._deleted
         for h in self._searches[key]:
             rid = h.record.id
-            if rid not in touched and h.dense is not None:
+            untouched = rid not in written and rid not in patches and rid not in deleted
+            if untouched and h.dense is not None:
                 # As the engine found it, under this filter: nothing in the batch changed it.
                 hits[rid] = h
                 continue
@@ -210,9 +218,17 @@ class BatchView:
     ) -> Iterator[StoredPoint]:
         """Every point matching `flt` as the batch has left them, in id order (the
         stored ones without their keyword vectors, whatever is asked: `_held`)."""
-        source = self._stored_for(flt)
+        source, known = self._stored_for(flt)
+        residual = _residual(flt, known)
+        written, patches, deleted = self._written, self._patches, self._deleted
         found: dict[uuid.UUID, StoredPoint] = {}
         for p in source:
+            rid = p.record.id
+            if rid not in written and rid not in patches and rid not in deleted:
+                # As the store selected it under `known`, and unchanged since.
+                if residual is None or residual(p.record):
+                    found[rid] = p
+                continue
             current = self._current(p)
             if current is not None and matches(flt, current.record):
                 found[current.record.id] = current
@@ -234,16 +250,27 @@ class BatchView:
         ids = {i for k in keys for i in self._written_by_key.get(k, ())}
         return [self._written[i] for i in ids if i in self._written]
 
-    def _stored_for(self, flt: Filter) -> list[StoredPoint]:
-        """The stored points for `flt`: from a prefetched scroll that selects a superset
-        (the same filter with more `declared_supersedes_any` or `slot_keys_any` values),
-        else from the store (and remembered)."""
+    def _stored_for(self, flt: Filter) -> tuple[list[StoredPoint], Filter]:
+        """The stored points for `flt`, and the filter the store selected them by: from
+        a prefetched scroll that selects a superset (the same filter with more
+        `declared_supersedes_any` or `slot_keys_any` values, and no later `current_at`
+        or `occurred_from`), else from the store (and remembered). The scrolls are
+        compared by their plain fields first, kept once per scroll (`_shape`)."""
+        shape = _shape(flt)
         for known, points in self._scrolls.items():
-            if _narrows(flt, known):
-                return self._among(known, flt) if flt.slot_keys_any else points
+            if self._shapes.get(known) == shape and _narrows(flt, known, self._any_of(known)):
+                return (self._among(known, flt) if flt.slot_keys_any else points), known
         if flt not in self._scrolls:
-            return self._scroll_store(flt)
-        return self._scrolls[flt]
+            return self._scroll_store(flt), flt
+        return self._scrolls[flt], flt
+
+    def _any_of(self, known: Filter) -> tuple[frozenset[object], frozenset[object]]:
+        """`known`'s declared ids and slot keys as sets, made once per scroll."""
+        found = self._any_of_sets.get(known)
+        if found is None:
+            found = (frozenset(known.declared_supersedes_any), frozenset(known.slot_keys_any))
+            self._any_of_sets[known] = found
+        return found
 
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         for p in points:
@@ -310,16 +337,23 @@ def _uuid_order(u: uuid.UUID) -> int:
     return u.int
 
 
-def _narrows(flt: Filter, known: Filter) -> bool:
+def _narrows(
+    flt: Filter,
+    known: Filter,
+    any_of: tuple[frozenset[object], frozenset[object]] | None = None,
+) -> bool:
     """Whether every point `flt` selects is among those `known` selected: both filters
     equal but for an any-of condition whose values in `flt` are a subset of `known`'s,
     and a `current_at` or `occurred_from` no earlier than `known`'s (a record current at
     some instant after the later one is so after the earlier one). Compared field by
     field, the any-of conditions first (most pairs differ there): a batch asks this of
-    every prefetched scroll for each of its scrolls."""
-    for name, other in _ANY_OF_FIELDS:
-        wanted, have = getattr(flt, name), getattr(known, name)
-        if wanted and set(wanted) <= set(have):
+    every prefetched scroll for each of its scrolls. `any_of`: `known`'s declared ids
+    and slot keys as sets, when the caller keeps them."""
+    if any_of is None:
+        any_of = (frozenset(known.declared_supersedes_any), frozenset(known.slot_keys_any))
+    for (name, other), have in zip(_ANY_OF_FIELDS, any_of, strict=True):
+        wanted = getattr(flt, name)
+        if wanted and have.issuperset(wanted):
             if getattr(flt, other) != getattr(known, other):
                 return False
             break
@@ -330,6 +364,34 @@ def _narrows(flt: Filter, known: Filter) -> bool:
         if have_at is not None and (want_at is None or want_at < have_at):
             return False
     return all(getattr(flt, name) == getattr(known, name) for name in _PLAIN_FIELDS)
+
+
+def _shape(flt: Filter) -> tuple[object, ...]:
+    """The fields `_narrows` requires equal: a scroll whose shape differs from a
+    filter's cannot answer it."""
+    return tuple(getattr(flt, name) for name in _PLAIN_FIELDS)
+
+
+def _residual(flt: Filter, known: Filter) -> "Callable[[Record], bool] | None":
+    """What a record `known` selected must also satisfy to match `flt`, for a `flt` that
+    `_narrows` to `known` (or is `known`): its declared ids when `flt` asks for fewer,
+    and a later `current_at` or `occurred_from` (slot keys: `_among` gave only points
+    holding one of `flt`'s). None: every such record matches."""
+    checks: list[Callable[[Record], bool]] = []
+    if flt.declared_supersedes_any and flt.declared_supersedes_any != known.declared_supersedes_any:
+        declared = frozenset(flt.declared_supersedes_any)
+        checks.append(lambda r: not declared.isdisjoint(r.declared_supersedes))
+    at = flt.current_at
+    if at is not None and at != known.current_at:
+        checks.append(lambda r: r.current_until is None or r.current_until >= at)
+    since = flt.occurred_from
+    if since is not None and since != known.occurred_from:
+        checks.append(lambda r: r.occurred_at >= since)
+    if not checks:
+        return None
+    if len(checks) == 1:
+        return checks[0]
+    return lambda r: all(check(r) for check in checks)
 
 
 _ANY_OF_FIELDS = (
