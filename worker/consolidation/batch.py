@@ -64,9 +64,9 @@ class BatchView:
         self._deleted: set[uuid.UUID] = set()
         self._searches: dict[Query, list[Hit]] = {}
         self._scrolls: dict[Filter, list[StoredPoint]] = {}
-        self._by_slot: dict[Filter, dict[str, list[StoredPoint]]] = {}
-        self._shapes: dict[Filter, tuple[object, ...]] = {}
-        self._any_of_sets: dict[Filter, tuple[frozenset[object], frozenset[object]]] = {}
+        self._known: list[_Scrolled] = []
+        """The store's scrolls, as `_stored_for` compares them (without hashing their
+        filters again: a prefetched one holds hundreds of keys)."""
         self._written_by_key: dict[str, set[uuid.UUID]] = {}
 
     def prefetch_neighbours(
@@ -94,7 +94,7 @@ class BatchView:
         fetch by id (the members and superseders a plan reads are mostly among them)."""
         points = _held(self._store.scroll(flt, with_vectors=True, dense_only=True))
         self._scrolls[flt] = points
-        self._shapes[flt] = _shape(flt)
+        self._known.append(_Scrolled(flt, points))
         seen, partial = self._seen, self._partial
         for p in points:
             rid = p.record.id
@@ -117,25 +117,6 @@ class BatchView:
         for i in ids:
             self._seen[i] = found.get(i)
             self._partial.discard(i)
-
-    def _among(self, known: Filter, flt: Filter) -> list[StoredPoint]:
-        """The points of `known`'s scroll that hold one of `flt`'s slot keys, through an
-        index by slot key built on first use (a batch asks once per fact)."""
-        index = self._by_slot.get(known)
-        if index is None:
-            # Only the keys `known` asked for: a later filter asks for some of them, and a
-            # point holds many others (a word of each clause it says).
-            asked = frozenset(known.slot_keys_any)
-            index = {}
-            for p in self._scrolls[known]:
-                for key in asked.intersection(p.record.slot_keys):
-                    index.setdefault(key, []).append(p)
-            self._by_slot[known] = index
-        found: dict[uuid.UUID, StoredPoint] = {}
-        for key in flt.slot_keys_any:
-            for p in index.get(key, ()):
-                found[p.record.id] = p
-        return list(found.values())
 
     def _current(self, point: StoredPoint) -> StoredPoint | None:
         """The point as this batch has left it: written, patched, deleted or untouched."""
@@ -254,23 +235,14 @@ class BatchView:
         """The stored points for `flt`, and the filter the store selected them by: from
         a prefetched scroll that selects a superset (the same filter with more
         `declared_supersedes_any` or `slot_keys_any` values, and no later `current_at`
-        or `occurred_from`), else from the store (and remembered). The scrolls are
-        compared by their plain fields first, kept once per scroll (`_shape`)."""
+        or `occurred_from`), else from the store (and remembered)."""
         shape = _shape(flt)
-        for known, points in self._scrolls.items():
-            if self._shapes.get(known) == shape and _narrows(flt, known, self._any_of(known)):
-                return (self._among(known, flt) if flt.slot_keys_any else points), known
+        for known in self._known:
+            if known.shape == shape and _narrows(flt, known.filter, known.any_of):
+                return (known.among(flt) if flt.slot_keys_any else known.points), known.filter
         if flt not in self._scrolls:
             return self._scroll_store(flt), flt
         return self._scrolls[flt], flt
-
-    def _any_of(self, known: Filter) -> tuple[frozenset[object], frozenset[object]]:
-        """`known`'s declared ids and slot keys as sets, made once per scroll."""
-        found = self._any_of_sets.get(known)
-        if found is None:
-            found = (frozenset(known.declared_supersedes_any), frozenset(known.slot_keys_any))
-            self._any_of_sets[known] = found
-        return found
 
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         for p in points:
@@ -318,6 +290,37 @@ class BatchView:
         done = [i for i in new_ids if i in self._written]
         if done:
             self._store.mark_consolidated(self._bank, done)
+
+
+class _Scrolled:
+    """A scroll of the store with what `_stored_for` compares it by: its plain fields
+    (`_shape`), its any-of values as sets, and an index of its points by slot key."""
+
+    def __init__(self, flt: Filter, points: list[StoredPoint]) -> None:
+        self.filter = flt
+        self.points = points
+        self.shape = _shape(flt)
+        self.any_of = (frozenset(flt.declared_supersedes_any), frozenset(flt.slot_keys_any))
+        self._by_slot: dict[str, list[StoredPoint]] | None = None
+
+    def among(self, flt: Filter) -> list[StoredPoint]:
+        """The points that hold one of `flt`'s slot keys, through an index by slot key
+        built on first use (a batch asks once per fact)."""
+        index = self._by_slot
+        if index is None:
+            # Only the keys this scroll asked for: a later filter asks for some of them,
+            # and a point holds many others (a word of each clause it says).
+            asked = self.any_of[1]
+            index = {}
+            for p in self.points:
+                for key in asked.intersection(p.record.slot_keys):
+                    index.setdefault(key, []).append(p)
+            self._by_slot = index
+        found: dict[uuid.UUID, StoredPoint] = {}
+        for key in flt.slot_keys_any:
+            for p in index.get(key, ()):
+                found[p.record.id] = p
+        return list(found.values())
 
 
 def _held(points: Iterator[StoredPoint]) -> list[StoredPoint]:
