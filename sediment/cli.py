@@ -67,7 +67,7 @@ def ingest(
     the command exits 1 (the other lines are retained) unless --allow-partial. Ctrl-C
     stops it, saying how many events were taken: the same command again resumes. With
     --url the events go to that server's HTTP API; a rejected line is named, not sent."""
-    from sediment.ingest import IngestDeps, run_ingest
+    from sediment.ingest import IngestDeps, few_collections, run_ingest
     from sediment.ingest_remote import ingest_remote
 
     if not path.is_file():
@@ -77,16 +77,18 @@ def ingest(
         with remote.answered(remote.connect(url, token)) as client:
             summary = ingest_remote(client, path, bank, batch, err)
     else:
-        try:
-            rt = runtime(creates_store=True)
-        except KeyboardInterrupt:
-            err.print("interrupted before any event was taken: run the same command again")
-            raise typer.Exit(130) from None
-        deps = IngestDeps(rt.publisher, rt.dead_letters, rt.metrics, rt.settings.max_text_bytes)
-        try:
-            summary = run_ingest(deps, path, bank, batch, err)
-        finally:
-            rt.close()
+        with few_collections() as set_aside:
+            try:
+                rt = runtime(creates_store=True)
+            except KeyboardInterrupt:
+                err.print("interrupted before any event was taken: run the same command again")
+                raise typer.Exit(130) from None
+            settings = rt.settings
+            deps = IngestDeps(rt.publisher, rt.dead_letters, rt.metrics, settings.max_text_bytes)
+            try:
+                summary = run_ingest(deps, path, bank, batch, err, read=set_aside)
+            finally:
+                rt.close()
     console.print(summary.line())
     if summary.interrupted is not None:
         err.print(summary.interrupted.said(), highlight=False)
