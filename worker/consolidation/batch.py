@@ -316,10 +316,12 @@ class _Scrolled:
                 for key in asked.intersection(p.record.slot_keys):
                     index.setdefault(key, []).append(p)
             self._by_slot = index
-        found: dict[uuid.UUID, StoredPoint] = {}
+        # A scroll holds each point once, as one object: the object is the point's
+        # identity here, and hashing it is cheaper than hashing its id.
+        found: dict[int, StoredPoint] = {}
         for key in flt.slot_keys_any:
             for p in index.get(key, ()):
-                found[p.record.id] = p
+                found[id(p)] = p
         return list(found.values())
 
 
