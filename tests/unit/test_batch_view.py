@@ -142,3 +142,32 @@ def test_narrower_scrolls_answer_as_the_filter_defines(store: EdgeStore) -> None
         expected = sorted((r.id for r in now if matches(flt, r)), key=lambda i: i.int)
         assert [p.record.id for p in view.scroll(flt)] == expected, flt
     assert len(view._scrolls) == 3, "every scroll was answered from a prefetched one"
+
+
+def test_own_points_are_scored_as_stacking_them_anew_would(store: EdgeStore) -> None:
+    """The batch's own points, scored against a neighbour query from rows kept as they
+    are written, give the scores of stacking their vectors at the query, bit for bit,
+    through writes again in place, deletes and patches."""
+    rng = np.random.default_rng(3)
+    view = BatchView(store, "b1")
+    points = [
+        StoredPoint(memory(f"statement {i}", i), rng.standard_normal(4).astype(np.float32))
+        for i in range(150)
+    ]
+    for step, p in enumerate(points):
+        view.upsert([p])
+        if step % 7 == 3:
+            again = rng.integers(0, step + 1)
+            view.upsert([replace(points[again], dense=rng.standard_normal(4).astype(np.float32))])
+        if step % 11 == 5:
+            view.delete("b1", [points[int(rng.integers(0, step + 1))].record.id])
+        if step % 13 == 6:
+            patch = DerivedPatch(p.record.id, State.CURRENT, None, None, None, True)
+            view.set_derived("b1", [patch])
+        query = rng.standard_normal(4).astype(np.float32)
+        own = [q for q in view._written.values()]
+        expected = np.stack([q.dense for q in own]) @ query
+        hits = view.search_dense(query, Filter("b1"), 1000, None)
+        assert {h.record.id: h.score for h in hits} == {
+            q.record.id: float(s) for q, s in zip(own, expected, strict=True)
+        }

@@ -68,6 +68,7 @@ class BatchView:
         """The store's scrolls, as `_stored_for` compares them (without hashing their
         filters again: a prefetched one holds hundreds of keys)."""
         self._written_by_key: dict[str, set[uuid.UUID]] = {}
+        self._own = _OwnRows()
 
     def prefetch_neighbours(
         self, queries: Sequence[tuple[Vector, Filter]], limit: int, threshold: float | None
@@ -179,9 +180,9 @@ class BatchView:
                 hits[point.record.id] = Hit(point.record, h.score, point.dense)
         # The batch's own points scored at once, and the filter tested only on those at
         # the threshold (a few of the batch).
-        own = [p for p in self._written.values() if p.dense.shape == query.shape]
+        own, matrix = self._own.scored(self._written, query)
         if own:
-            scores = np.stack([p.dense for p in own]) @ query
+            scores = matrix @ query
             kept = (
                 range(len(own))
                 if score_threshold is None
@@ -247,6 +248,7 @@ class BatchView:
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         for p in points:
             self._written[p.record.id] = p
+            self._own.put(p)
             r = p.record
             for k in (*(f"s:{s}" for s in r.slot_keys), *(f"d:{d}" for d in r.declared_supersedes)):
                 self._written_by_key.setdefault(k, set()).add(r.id)
@@ -263,7 +265,8 @@ class BatchView:
 
     def delete(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None:
         for i in ids:
-            self._written.pop(i, None)
+            if self._written.pop(i, None) is not None:
+                self._own.invalidate()
             self._patches.pop(i, None)
             self._deleted.add(i)
 
@@ -290,6 +293,67 @@ class BatchView:
         done = [i for i in new_ids if i in self._written]
         if done:
             self._store.mark_consolidated(self._bank, done)
+
+
+class _OwnRows:
+    """The dense vectors of a batch's own points as the rows of one matrix, in the order
+    of `BatchView._written`, grown as points are written: a neighbour search scores
+    them all against its query, once per event, and stacking them anew each time cost
+    more than the product. The matrix is the one `np.stack` would make of them (the
+    same rows, in the same order, of the same type), so every score is the same; a
+    point dropped from the batch, or one whose vector is not a float32 row of the
+    others' size, has it rebuilt that way."""
+
+    def __init__(self) -> None:
+        self._ids: list[uuid.UUID] = []
+        self._index: dict[uuid.UUID, int] = {}
+        self._rows = np.zeros((0, 0), dtype=np.float32)
+        self._valid = False
+
+    def invalidate(self) -> None:
+        self._valid = False
+
+    def put(self, point: StoredPoint) -> None:
+        """`point` written (new, or again in its place)."""
+        if not self._valid:
+            return
+        dense, rid = point.dense, point.record.id
+        if dense.dtype != np.float32 or dense.shape != self._rows.shape[1:]:
+            self._valid = False
+            return
+        at = self._index.get(rid)
+        if at is None:
+            at = len(self._ids)
+            if at == len(self._rows):
+                grown = np.zeros((max(64, 2 * at), self._rows.shape[1]), dtype=np.float32)
+                grown[:at] = self._rows
+                self._rows = grown
+            self._ids.append(rid)
+            self._index[rid] = at
+        self._rows[at] = dense
+
+    def scored(
+        self, written: dict[uuid.UUID, StoredPoint], query: Vector
+    ) -> tuple[list[StoredPoint], Vector]:
+        """The written points whose vectors have the query's shape, and their rows."""
+        if not self._valid:
+            self._rebuild(written)
+        if not self._valid or query.shape != self._rows.shape[1:]:
+            own = [p for p in written.values() if p.dense.shape == query.shape]
+            return own, (np.stack([p.dense for p in own]) if own else self._rows[:0])
+        return [written[i] for i in self._ids], self._rows[: len(self._ids)]
+
+    def _rebuild(self, written: dict[uuid.UUID, StoredPoint]) -> None:
+        points = list(written.values())
+        first = points[0].dense if points else None
+        if first is None or first.dtype != np.float32 or first.ndim != 1:
+            return
+        if any(p.dense.dtype != np.float32 or p.dense.shape != first.shape for p in points):
+            return
+        self._ids = [p.record.id for p in points]
+        self._index = {rid: i for i, rid in enumerate(self._ids)}
+        self._rows = np.stack([p.dense for p in points])
+        self._valid = True
 
 
 class _Scrolled:
