@@ -173,8 +173,8 @@ def _prefetch(
     merged: dict[tuple[object, object], tuple[Filter, set[str]]] = {}
     for p in points:
         for flt in slot_filters(bank_id, features(p.record), since, memory_open_keys(p.record)):
-            scope = merged.setdefault((flt.current_at, flt.occurred_from), (flt, set()))
-            scope[1].update(flt.slot_keys_any)
+            _, keys = merged.setdefault((flt.current_at, flt.occurred_from), (flt, set()))
+            keys.update(flt.slot_keys_any)
     for scope, keys in merged.values():
         view.prefetch_scroll(replace(scope, slot_keys_any=tuple(sorted(keys))))
 
