@@ -105,6 +105,7 @@ DEFAULT_STAGES = [  # the recall stages `explain` lists with the default setting
     "current_state",
     "feedback",
     "sort",
+    "subject",
     "outdated",
     "snippets",
     "instructions",

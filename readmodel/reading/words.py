@@ -33,8 +33,12 @@ _OPENERS = re.compile(
 )
 _SENTENCE = re.compile(
     r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bJr\.)(?<!\bvs\.)"
-    r"(?<!\bProf\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?;])\s+(?=\S)"
+    r"(?<!\bProf\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<=\.)\s+(?=[^\sa-z])"
+    r"|(?<=[!?;])\s+(?=\S)"
 )
+"""A sentence ends after ".", "!", "?" or ";" and space, but for a known abbreviation; a
+word in lower case after a full stop goes on the sentence ("Petal & Co. as an
+accountant")."""
 _TOKEN = re.compile(
     r"(?:Mr|Mrs|Ms|Dr|Prof|St|Jr)\.|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)*(?:st|nd|rd|th)?|[$€£%]"
     r"|'s\b|[^\W_]+(?:[-.@][^\W_]+)*|[^\w\s]",

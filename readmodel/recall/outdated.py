@@ -24,10 +24,10 @@ import uuid
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
+from readmodel.reading import read
 from readmodel.recall.answers import Question, answer, question
 from readmodel.recall.candidate import Candidate, replace
 from readmodel.recall.order import sort_key
-from readmodel.reading import read
 from readmodel.text import STOPWORDS, stem
 
 TOP = 10
@@ -119,9 +119,12 @@ def another_value(a: Sequence[str], b: Sequence[str], asked: set[str]) -> bool:
 
 
 def _names(a: Candidate, b: Candidate) -> set[str]:
+    """The words naming whom the two are about: entities, speakers, and the owners of
+    their read subjects; a question's words besides these must be among what both say."""
     named = {*a.record.entities, *b.record.entities}
     found = {_speaker(a.record.text), _speaker(b.record.text)} - {None}
-    return {stem(w) for e in named for w in words_of(e)} | {stem(w) for w in found if w}
+    owners = {s[0] for c in (a, b) for s in _subjects(c.record.text)}
+    return {stem(w) for e in named | owners for w in words_of(e)} | {stem(w) for w in found if w}
 
 
 def answers_differ(asked: Question | None, old: Candidate, new: Candidate) -> bool:

@@ -42,6 +42,7 @@ from readmodel.recall.session import session_affinity
 from readmodel.recall.snippets import with_snippets
 from readmodel.recall.speaker import lift_named, named_speakers, speaker_note
 from readmodel.recall.state import Resolution, resolve_current
+from readmodel.recall.subject import asked_subject_first
 from readmodel.store import Filter, MemoryStore, Record, Vector, expired
 from readmodel.text import query_vector
 from telemetry.tracing import NOOP_TRACER, Attributes, Tracer
@@ -161,6 +162,8 @@ class RecallPipeline:
         cands, bias_on = self._adjust(cands, request, analysis, trace)
         ordered = sorted(cands, key=sort_key)
         trace.lap("sort", ordered, "score, then newest first, then id")
+        ordered = asked_subject_first(ordered, request.query)
+        trace.lap("subject", ordered, "statements of another subject after the asked one's")
         if not request.history and request.as_of is None:
             ordered = outdate_older(ordered, request.query)
             outdated = sum(1 for c in ordered if c.outdated_by is not None)

@@ -133,6 +133,12 @@ def test_the_browser_lists_the_banks_and_shows_a_supersession_chain(
         assert all(u.startswith(srv.url) for u in page.requested_urls()), page.requested_urls()
         shot = page.screenshot(tmp_path / "browser.png")
         assert shot.stat().st_size > 10_000
+        search(page, "demo", "grey cat")
+        answer = srv.recall("demo", "grey cat", limit=10)
+        summary = page.evaluate("document.getElementById('summary').textContent")
+        left = f"{answer['without_evidence']} without topical evidence left out"
+        assert answer["without_evidence"] > 0 and left in summary, summary
+        assert len(cards(page)) == len(answer["results"])
 
 
 def reading_of(srv: Server, memory_id: str) -> list[str]:

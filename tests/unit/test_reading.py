@@ -196,3 +196,20 @@ def test_inspect_shows_the_reading_in_words() -> None:
     assert line.startswith("read as: subject dan > wife; frame '<subject> works at <organisation>'")
     unread = record.model_copy(update={"text": "Pepper and the rest."})
     assert reading_lines(unread)[0].startswith("not read as a statement (no verb after the subject")
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("Zoe's sister Amy works at Petal & Co. as an accountant.",
+         ["Zoe's sister Amy works at Petal & Co. as an accountant"]),
+        ("Ben lives in Leeds. He likes it.", ["Ben lives in Leeds", "He likes it"]),
+        ("I moved; she stayed.", ["I moved", "she stayed"]),
+        ("Dr. Hale is my doctor!", ["Dr. Hale is my doctor"]),
+    ],
+)  # fmt: skip
+def test_a_full_stop_before_a_word_in_lower_case_ends_no_sentence(
+    text: str, sentences: list[str]
+) -> None:
+    assert clauses(normalise(text)) == sentences
+    assert read(text).readable

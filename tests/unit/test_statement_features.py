@@ -136,3 +136,23 @@ def test_having_a_car_is_said_only_of_a_car_make() -> None:
 def test_a_routine_reported_of_another_person_is_not_the_reporters() -> None:
     found = slots("Ana told me Tom plays padel on Sundays now.", ("Ana", "Tom"))
     assert not any(s[0] == "ana" and s[1].startswith("routine") for s in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "entities", "subject"),
+    [
+        ("user42 lives in Miami.", (), "user42"),
+        ("user42 moved to Dallas.", (), "user42"),
+        ("host7 works at Globex.", (), "host7"),
+        ("bob lives in Miami.", ("bob",), "bob"),
+    ],
+)
+def test_a_subject_written_as_an_identifier_or_a_lower_case_entity(
+    text: str, entities: tuple[str, ...], subject: str
+) -> None:
+    slots = statement_features(text, entities).slots
+    assert slots and {s.subject for s in slots} == {subject}
+
+
+def test_a_lower_case_word_that_is_no_entity_is_no_subject() -> None:
+    assert all(s.subject != "bob" for s in statement_features("bob lives in Miami.").slots)

@@ -55,12 +55,15 @@ addition, a value of a kind held by its verb, and one who left ("Keith retired")
 the rebuild; 13, restatements merged by their reading (`readmodel.reading`), never by
 closeness alone: observations an earlier layout built over different facts ("Dan works
 at Initech" with "Dan's wife works at Initech") are taken apart by the rebuild, which
-derives every observation again.
+derives every observation again; 14, a subject written as an identifier ("user42",
+"db01") or in lower case as the producer's entity ("bob") is read as a subject: the
+rebuild derives the slot keys and features of memories stored before, so "user42 moved
+to Dallas" supersedes "user42 lives in Miami" stored under 13.
 """
 
 from readmodel.store import MemoryStore
 
-LAYOUT = 13
+LAYOUT = 14
 
 
 class StaleLayoutError(RuntimeError):

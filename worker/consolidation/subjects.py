@@ -77,8 +77,15 @@ def name_key(word: str) -> str:
 
 
 def is_name(word: str) -> bool:
+    """A capitalised word that is no sentence word ("Dana"), or an identifier: letters
+    and digits, starting with a letter, as user and host names are written ("user42",
+    "db01")."""
     base = name_key(word)
-    return bool(word) and word[0].isupper() and base not in CAPITAL_STOP and base.isalpha()
+    if not word or base in CAPITAL_STOP:
+        return False
+    if base.isalnum() and base[0].isalpha() and any(c.isdigit() for c in base):
+        return True
+    return word[0].isupper() and base.isalpha()
 
 
 def antecedent(body: str, entities: frozenset[str], speaker: str | None) -> str | None:
@@ -233,6 +240,8 @@ def _subject_at(toks: list[str], i: int, sentence: str, ctx: Context) -> str | N
         while j > 0 and is_name(toks[j - 1]) and not toks[j - 1].endswith(("'s", "’s")):
             j -= 1
         return name_key(toks[j])
+    if low in ctx.entities:
+        return low
     if low in RELATIONS and i > 0:
         owner = owner_key(toks[i - 1], ctx) if _possessive(toks[i - 1]) else None
         return f"{owner}>{low}" if owner else None
@@ -268,7 +277,7 @@ def clause_subject(sentence: str, ctx: Context) -> str | None:
                     return name_key(rest[1])
                 return f"{owner}>{rest[0].lower()}" if owner else None
             return owner
-        if is_name(word):
+        if is_name(word) or low in ctx.entities:
             return name_key(word)
         if low in ("the", "a", "an") or low in SKIP or low in (",", ";", ":"):
             continue

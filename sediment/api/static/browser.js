@@ -236,7 +236,11 @@
     $("results").replaceChildren(...cards);
     const pending = answer.pending ? ", " + answer.pending + " events still pending" : "";
     const low = answer.low_confidence ? " (low confidence: no result has strong evidence)" : "";
-    $("summary").textContent = answer.results.length + " results in bank " + bank + pending + low;
+    const left = answer.without_evidence
+      ? ", " + answer.without_evidence + " without topical evidence left out"
+      : "";
+    $("summary").textContent =
+      answer.results.length + " results in bank " + bank + pending + left + low;
     page.searches += 1;
     document.body.dataset.results = String(answer.results.length);
     document.body.dataset.searches = String(page.searches);

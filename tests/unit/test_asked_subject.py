@@ -1,0 +1,90 @@
+"""Who a question asks about (`readmodel.reading.questions`), and the stage that ranks the
+statements of another subject after the asked one's (`readmodel.recall.subject`)."""
+
+import pytest
+
+from readmodel.reading.questions import asked_subject
+from readmodel.recall.candidate import Candidate
+from readmodel.recall.order import sort_key
+from readmodel.recall.subject import asked_subject_first, of_another
+from tests.helpers import memory
+
+
+@pytest.mark.parametrize(
+    ("query", "subject"),
+    [
+        ("Where does Olivia live?", ("olivia",)),
+        ("Where does Zoe work?", ("zoe",)),
+        ("What is Sam's favorite sport?", ("sam", "favorite sport")),
+        ("How old is Emma?", ("emma",)),
+        ("Who is my manager?", ("i", "manager")),
+        ("When did Caroline go to the support group?", ("caroline",)),
+        ("Olivia lives in Montreal.", None),
+        ("How many?", None),
+    ],
+)
+def test_the_subject_a_question_asks_about(query: str, subject: tuple[str, ...] | None) -> None:
+    assert asked_subject(query) == subject
+
+
+@pytest.mark.parametrize(
+    ("asked", "said", "another"),
+    [
+        (("olivia",), ("olivia", "brother ethan"), True),
+        (("sam", "favorite sport"), ("tara", "favorite sport"), True),
+        (("sam", "favorite sport"), ("sam",), False),
+        (("olivia",), ("olivia",), False),
+        (("olivia",), ("ethan",), False),
+    ],
+)
+def test_of_another(asked: tuple[str, ...], said: tuple[str, ...], another: bool) -> None:
+    assert of_another(asked, said) is another
+
+
+def _ranked(*rows: tuple[str, float]) -> list[Candidate]:
+    return sorted(
+        (Candidate(memory(text, i), score=score) for i, (text, score) in enumerate(rows)),
+        key=sort_key,
+    )
+
+
+def _texts(out: list[Candidate]) -> list[str]:
+    return [c.record.text for c in out]
+
+
+def test_the_kin_of_the_asked_subject_ranks_after_the_subject() -> None:
+    ranked = _ranked(("Dan's wife works at Initech.", 0.9), ("Dan works at Globex.", 0.7))
+    out = asked_subject_first(ranked, "Where does Dan work?")
+    assert _texts(out) == ["Dan works at Globex.", "Dan's wife works at Initech."]
+    assert out[1].score < out[0].score
+
+
+def test_the_same_thing_of_another_owner_ranks_after_the_owners_statement() -> None:
+    ranked = _ranked(("Tara's favorite sport is tennis.", 0.9), ("Sam plays padel now.", 0.6))
+    out = asked_subject_first(ranked, "What is Sam's favorite sport?")
+    assert _texts(out) == ["Sam plays padel now.", "Tara's favorite sport is tennis."]
+
+
+@pytest.mark.parametrize(
+    ("rows", "query"),
+    [
+        pytest.param(
+            [("Dan's wife works at Initech.", 0.9), ("Globex hired a new CFO.", 0.7)],
+            "Where does Dan work?",
+            id="nothing said of the asked subject",
+        ),
+        pytest.param(
+            [("My sister works at Initech.", 0.9), ("I work at Globex.", 0.7)],
+            "Where do I work?",
+            id="a question about the speaker",
+        ),
+        pytest.param(
+            [("Ethan lives in Vancouver.", 0.9), ("Olivia lives in Montreal.", 0.7)],
+            "Where does Olivia live?",
+            id="another person, not the subject's",
+        ),
+    ],
+)
+def test_nothing_moves(rows: list[tuple[str, float]], query: str) -> None:
+    ranked = _ranked(*rows)
+    assert asked_subject_first(ranked, query) == ranked
