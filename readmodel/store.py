@@ -174,6 +174,8 @@ class Rebuilding:
 
 def tagset_of(tags: Sequence[str]) -> str:
     """Canonical form of a tag set: consolidation only groups records with equal tag sets."""
+    if not tags:
+        return ""  # most records have none, and consolidation asks for every pair it compares
     return "\x1f".join(sorted(set(tags)))
 
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from readmodel.stamped import Stamped
-from readmodel.store import Record, TextStats
+from readmodel.store import Record, StoredPoint, TextStats
 
 DEFAULT_SIZE: Final = 2048
 """Entries kept; the oldest entry goes first. An entry holds about 7 KB for a LoCoMo turn
@@ -54,4 +54,20 @@ class PayloadRecords(Stamped[str, Mapping[str, Any], Decoded]):
     to an equal record, and comparing two payloads costs a tenth of decoding one."""
 
     def __init__(self, size: int = PAYLOAD_RECORDS_SIZE) -> None:
+        super().__init__(size)
+
+
+DENSE_POINTS_SIZE: Final = 16384
+"""Entries of `DensePoints`: as many as `PayloadRecords`, which the scrolls they serve
+used before (consolidation reads the same subjects' statements batch after batch). An
+entry holds a record, its text stats and its dense vector (1 KB at 256 dimensions)."""
+
+
+class DensePoints(Stamped[uuid.UUID, int, StoredPoint]):
+    """Points read with their dense vector alone, by point id, each for the version it
+    was read at: consolidation's scrolls and neighbour searches, which read the points
+    of the same subjects batch after batch, take the points whose version has not moved
+    from here and read only the others."""
+
+    def __init__(self, size: int = DENSE_POINTS_SIZE) -> None:
         super().__init__(size)

@@ -359,6 +359,52 @@ def test_search_dense_batch_answers_each_query_as_search_dense_does(store: Memor
     assert store.search_dense_batch([], limit=4) == []
 
 
+def test_vector_reads_give_each_point_as_it_is_now(store: MemoryStore) -> None:
+    """A neighbour search or a dense-only scroll with vectors, after a write, gives the
+    written record (the adapters keep points read before at the versions they had),
+    and each point's vector; a point deleted since is gone from both."""
+    store.upsert([point(memory(BANK, i), i) for i in range(4)])
+    scope = Filter(BANK)
+
+    def searched() -> dict[uuid.UUID, Hit]:
+        [hits] = store.search_dense_batch([(np.array(unit(0)), scope)], 10, None, True)
+        return {h.record.id: h for h in hits}
+
+    def scrolled() -> dict[uuid.UUID, StoredPoint]:
+        return {p.record.id: p for p in store.scroll(scope, with_vectors=True, dense_only=True)}
+
+    assert searched()[mid(BANK, 0)].record.superseded_by is None
+    assert scrolled()[mid(BANK, 0)].record.superseded_by is None
+    patch = DerivedPatch(
+        mid(BANK, 0), State.SUPERSEDED, mid(BANK, 2), Relation.EVOLVED_INTO, None, True, "moved"
+    )
+    store.set_derived(BANK, [patch])
+    store.upsert([point(memory(BANK, 1, text="memory 1, said again"), 11)])
+    store.delete(BANK, [mid(BANK, 3)])
+    for read in (searched(), scrolled()):
+        assert read[mid(BANK, 0)].record.superseded_by == mid(BANK, 2)
+        assert read[mid(BANK, 1)].record.text == "memory 1, said again"
+        assert read[mid(BANK, 1)].dense == pytest.approx(unit(11), abs=1e-6)
+        assert read[mid(BANK, 2)].dense == pytest.approx(unit(2), abs=1e-6)
+        assert mid(BANK, 3) not in read
+    [hit] = store.search_dense(unit(11), Filter(BANK, ids=(mid(BANK, 1),)), 1, None, True)
+    assert hit.record.text == "memory 1, said again"
+    [fetched] = store.fetch(BANK, [mid(BANK, 0)])
+    assert fetched.record.state is State.SUPERSEDED
+
+
+def test_dense_only_scroll_reads_every_point_in_id_order(store: MemoryStore) -> None:
+    store.upsert([point(memory(BANK, i), i) for i in range(600)])
+    store.upsert([point(memory(OTHER, i), i) for i in range(20)])
+    dense = list(store.scroll(Filter(BANK), with_vectors=True, dense_only=True))
+    assert [p.record.id for p in dense] == sorted(mid(BANK, i) for i in range(600))
+    again = list(store.scroll(Filter(BANK), with_vectors=True, dense_only=True))
+    assert [p.record for p in again] == [p.record for p in dense]
+    for p in dense[:5]:
+        i = next(j for j in range(600) if mid(BANK, j) == p.record.id)
+        assert p.dense == pytest.approx(unit(i), abs=1e-6)
+
+
 def test_search_dense_returns_vectors_when_asked(store: MemoryStore) -> None:
     store.upsert([point(memory(BANK, 1), 1), point(memory(OTHER, 2), 1)])
     [hit] = store.search_dense(unit(1), Filter(BANK), limit=10, with_vectors=True)
@@ -373,6 +419,8 @@ def test_every_filter_field_is_honoured(store: MemoryStore, case: str) -> None:
     flt = FILTER_CASES[case]
     expected = sorted(i for i, r in records.items() if reference_match(r, flt))
     assert [p.record.id for p in store.scroll(flt)] == expected
+    dense = list(store.scroll(flt, with_vectors=True, dense_only=True))
+    assert [p.record for p in dense] == [records[i] for i in expected]
     assert store.count(flt) == len(expected)
     hits = store.search_dense(unit(5), flt, limit=100)
     assert sorted(h.record.id for h in hits) == expected

@@ -11,7 +11,7 @@ event at a time would give (tests/property/test_convergence.py checks any split)
 """
 
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import fields, replace
 from typing import Protocol
 
@@ -64,8 +64,11 @@ class BatchView:
         self._deleted: set[uuid.UUID] = set()
         self._searches: dict[Query, list[Hit]] = {}
         self._scrolls: dict[Filter, list[StoredPoint]] = {}
-        self._by_slot: dict[Filter, dict[str, list[StoredPoint]]] = {}
+        self._known: list[_Scrolled] = []
+        """The store's scrolls, as `_stored_for` compares them (without hashing their
+        filters again: a prefetched one holds hundreds of keys)."""
         self._written_by_key: dict[str, set[uuid.UUID]] = {}
+        self._own = _OwnRows()
 
     def prefetch_neighbours(
         self, queries: Sequence[tuple[Vector, Filter]], limit: int, threshold: float | None
@@ -85,7 +88,21 @@ class BatchView:
     def prefetch_scroll(self, flt: Filter) -> None:
         """Remember the store's answer to `flt`; later scrolls whose filter asks for a
         subset of its `declared_supersedes_any` or `slot_keys_any` are answered from it."""
-        self._scrolls[flt] = _held(self._store.scroll(flt, with_vectors=True, dense_only=True))
+        self._scroll_store(flt)
+
+    def _scroll_store(self, flt: Filter) -> list[StoredPoint]:
+        """The store's answer to `flt`, remembered, and each of its points held for a
+        fetch by id (the members and superseders a plan reads are mostly among them)."""
+        points = _held(self._store.scroll(flt, with_vectors=True, dense_only=True))
+        self._scrolls[flt] = points
+        self._known.append(_Scrolled(flt, points))
+        seen, partial = self._seen, self._partial
+        for p in points:
+            rid = p.record.id
+            if rid not in seen:
+                seen[rid] = p
+                partial.add(rid)
+        return points
 
     def _hold(self, point: StoredPoint) -> None:
         """Remember a point read without its keyword vector, unless one is held already."""
@@ -94,30 +111,13 @@ class BatchView:
             self._partial.add(point.record.id)
 
     def _read(self, ids: Sequence[uuid.UUID]) -> None:
-        """`ids` from the store, with both vectors, remembered (absent ones as None)."""
+        """`ids` from the store, with both vectors, remembered (absent ones as None): a
+        read by id with vectors costs the engine less than one without, which asks it
+        for the points' versions first."""
         found = {p.record.id: p for p in self._store.fetch(self._bank, ids, True)}
         for i in ids:
             self._seen[i] = found.get(i)
             self._partial.discard(i)
-
-    def _among(self, known: Filter, flt: Filter) -> list[StoredPoint]:
-        """The points of `known`'s scroll that hold one of `flt`'s slot keys, through an
-        index by slot key built on first use (a batch asks once per fact)."""
-        index = self._by_slot.get(known)
-        if index is None:
-            # Only the keys `known` asked for: a later filter asks for some of them, and a
-            # point holds many others (a word of each clause it says).
-            asked = frozenset(known.slot_keys_any)
-            index = {}
-            for p in self._scrolls[known]:
-                for key in asked.intersection(p.record.slot_keys):
-                    index.setdefault(key, []).append(p)
-            self._by_slot[known] = index
-        found: dict[uuid.UUID, StoredPoint] = {}
-        for key in flt.slot_keys_any:
-            for p in index.get(key, ()):
-                found[p.record.id] = p
-        return list(found.values())
 
     def _current(self, point: StoredPoint) -> StoredPoint | None:
         """The point as this batch has left it: written, patched, deleted or untouched."""
@@ -164,10 +164,11 @@ class BatchView:
         if key not in self._searches:
             self._searches[key] = self._store.search_dense(query, flt, limit, score_threshold, True)
         hits = {}
-        touched = self._written.keys() | self._patches.keys() | self._deleted
+        written, patches, deleted = self._written, self._patches, self._deleted
         for h in self._searches[key]:
             rid = h.record.id
-            if rid not in touched and h.dense is not None:
+            untouched = rid not in written and rid not in patches and rid not in deleted
+            if untouched and h.dense is not None:
                 # As the engine found it, under this filter: nothing in the batch changed it.
                 hits[rid] = h
                 continue
@@ -179,9 +180,9 @@ class BatchView:
                 hits[point.record.id] = Hit(point.record, h.score, point.dense)
         # The batch's own points scored at once, and the filter tested only on those at
         # the threshold (a few of the batch).
-        own = [p for p in self._written.values() if p.dense.shape == query.shape]
+        own, matrix = self._own.scored(self._written, query)
         if own:
-            scores = np.stack([p.dense for p in own]) @ query
+            scores = matrix @ query
             kept = (
                 range(len(own))
                 if score_threshold is None
@@ -199,9 +200,17 @@ class BatchView:
     ) -> Iterator[StoredPoint]:
         """Every point matching `flt` as the batch has left them, in id order (the
         stored ones without their keyword vectors, whatever is asked: `_held`)."""
-        source = self._stored_for(flt)
+        source, known = self._stored_for(flt)
+        residual = _residual(flt, known)
+        written, patches, deleted = self._written, self._patches, self._deleted
         found: dict[uuid.UUID, StoredPoint] = {}
         for p in source:
+            rid = p.record.id
+            if rid not in written and rid not in patches and rid not in deleted:
+                # As the store selected it under `known`, and unchanged since.
+                if residual is None or residual(p.record):
+                    found[rid] = p
+                continue
             current = self._current(p)
             if current is not None and matches(flt, current.record):
                 found[current.record.id] = current
@@ -223,20 +232,23 @@ class BatchView:
         ids = {i for k in keys for i in self._written_by_key.get(k, ())}
         return [self._written[i] for i in ids if i in self._written]
 
-    def _stored_for(self, flt: Filter) -> list[StoredPoint]:
-        """The stored points for `flt`: from a prefetched scroll that selects a superset
-        (the same filter with more `declared_supersedes_any` or `slot_keys_any` values),
-        else from the store (and remembered)."""
-        for known, points in self._scrolls.items():
-            if _narrows(flt, known):
-                return self._among(known, flt) if flt.slot_keys_any else points
+    def _stored_for(self, flt: Filter) -> tuple[list[StoredPoint], Filter]:
+        """The stored points for `flt`, and the filter the store selected them by: from
+        a prefetched scroll that selects a superset (the same filter with more
+        `declared_supersedes_any` or `slot_keys_any` values, and no later `current_at`
+        or `occurred_from`), else from the store (and remembered)."""
+        shape = _shape(flt)
+        for known in self._known:
+            if known.shape == shape and _narrows(flt, known.filter, known.any_of):
+                return (known.among(flt) if flt.slot_keys_any else known.points), known.filter
         if flt not in self._scrolls:
-            self._scrolls[flt] = _held(self._store.scroll(flt, with_vectors=True, dense_only=True))
-        return self._scrolls[flt]
+            return self._scroll_store(flt), flt
+        return self._scrolls[flt], flt
 
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         for p in points:
             self._written[p.record.id] = p
+            self._own.put(p)
             r = p.record
             for k in (*(f"s:{s}" for s in r.slot_keys), *(f"d:{d}" for d in r.declared_supersedes)):
                 self._written_by_key.setdefault(k, set()).add(r.id)
@@ -253,7 +265,8 @@ class BatchView:
 
     def delete(self, bank_id: str, ids: Sequence[uuid.UUID]) -> None:
         for i in ids:
-            self._written.pop(i, None)
+            if self._written.pop(i, None) is not None:
+                self._own.invalidate()
             self._patches.pop(i, None)
             self._deleted.add(i)
 
@@ -282,6 +295,100 @@ class BatchView:
             self._store.mark_consolidated(self._bank, done)
 
 
+class _OwnRows:
+    """The dense vectors of a batch's own points as the rows of one matrix, in the order
+    of `BatchView._written`, grown as points are written: a neighbour search scores
+    them all against its query, once per event, and stacking them anew each time cost
+    more than the product. The matrix is the one `np.stack` would make of them (the
+    same rows, in the same order, of the same type), so every score is the same; a
+    point dropped from the batch, or one whose vector is not a float32 row of the
+    others' size, has it rebuilt that way."""
+
+    def __init__(self) -> None:
+        self._ids: list[uuid.UUID] = []
+        self._index: dict[uuid.UUID, int] = {}
+        self._rows = np.zeros((0, 0), dtype=np.float32)
+        self._valid = False
+
+    def invalidate(self) -> None:
+        self._valid = False
+
+    def put(self, point: StoredPoint) -> None:
+        """`point` written (new, or again in its place)."""
+        if not self._valid:
+            return
+        dense, rid = point.dense, point.record.id
+        if dense.dtype != np.float32 or dense.shape != self._rows.shape[1:]:
+            self._valid = False
+            return
+        at = self._index.get(rid)
+        if at is None:
+            at = len(self._ids)
+            if at == len(self._rows):
+                grown = np.zeros((max(64, 2 * at), self._rows.shape[1]), dtype=np.float32)
+                grown[:at] = self._rows
+                self._rows = grown
+            self._ids.append(rid)
+            self._index[rid] = at
+        self._rows[at] = dense
+
+    def scored(
+        self, written: dict[uuid.UUID, StoredPoint], query: Vector
+    ) -> tuple[list[StoredPoint], Vector]:
+        """The written points whose vectors have the query's shape, and their rows."""
+        if not self._valid:
+            self._rebuild(written)
+        if not self._valid or query.shape != self._rows.shape[1:]:
+            own = [p for p in written.values() if p.dense.shape == query.shape]
+            return own, (np.stack([p.dense for p in own]) if own else self._rows[:0])
+        return [written[i] for i in self._ids], self._rows[: len(self._ids)]
+
+    def _rebuild(self, written: dict[uuid.UUID, StoredPoint]) -> None:
+        points = list(written.values())
+        first = points[0].dense if points else None
+        if first is None or first.dtype != np.float32 or first.ndim != 1:
+            return
+        if any(p.dense.dtype != np.float32 or p.dense.shape != first.shape for p in points):
+            return
+        self._ids = [p.record.id for p in points]
+        self._index = {rid: i for i, rid in enumerate(self._ids)}
+        self._rows = np.stack([p.dense for p in points])
+        self._valid = True
+
+
+class _Scrolled:
+    """A scroll of the store with what `_stored_for` compares it by: its plain fields
+    (`_shape`), its any-of values as sets, and an index of its points by slot key."""
+
+    def __init__(self, flt: Filter, points: list[StoredPoint]) -> None:
+        self.filter = flt
+        self.points = points
+        self.shape = _shape(flt)
+        self.any_of = (frozenset(flt.declared_supersedes_any), frozenset(flt.slot_keys_any))
+        self._by_slot: dict[str, list[StoredPoint]] | None = None
+
+    def among(self, flt: Filter) -> list[StoredPoint]:
+        """The points that hold one of `flt`'s slot keys, through an index by slot key
+        built on first use (a batch asks once per fact)."""
+        index = self._by_slot
+        if index is None:
+            # Only the keys this scroll asked for: a later filter asks for some of them,
+            # and a point holds many others (a word of each clause it says).
+            asked = self.any_of[1]
+            index = {}
+            for p in self.points:
+                for key in asked.intersection(p.record.slot_keys):
+                    index.setdefault(key, []).append(p)
+            self._by_slot = index
+        # A scroll holds each point once, as one object: the object is the point's
+        # identity here, and hashing it is cheaper than hashing its id.
+        found: dict[int, StoredPoint] = {}
+        for key in flt.slot_keys_any:
+            for p in index.get(key, ()):
+                found[id(p)] = p
+        return list(found.values())
+
+
 def _held(points: Iterator[StoredPoint]) -> list[StoredPoint]:
     """A scroll's points as a batch keeps them: without their keyword (and passage)
     vectors, which nothing reads from a scroll (`apply` fetches the point an observation
@@ -299,16 +406,23 @@ def _uuid_order(u: uuid.UUID) -> int:
     return u.int
 
 
-def _narrows(flt: Filter, known: Filter) -> bool:
+def _narrows(
+    flt: Filter,
+    known: Filter,
+    any_of: tuple[frozenset[object], frozenset[object]] | None = None,
+) -> bool:
     """Whether every point `flt` selects is among those `known` selected: both filters
     equal but for an any-of condition whose values in `flt` are a subset of `known`'s,
     and a `current_at` or `occurred_from` no earlier than `known`'s (a record current at
     some instant after the later one is so after the earlier one). Compared field by
     field, the any-of conditions first (most pairs differ there): a batch asks this of
-    every prefetched scroll for each of its scrolls."""
-    for name, other in _ANY_OF_FIELDS:
-        wanted, have = getattr(flt, name), getattr(known, name)
-        if wanted and set(wanted) <= set(have):
+    every prefetched scroll for each of its scrolls. `any_of`: `known`'s declared ids
+    and slot keys as sets, when the caller keeps them."""
+    if any_of is None:
+        any_of = (frozenset(known.declared_supersedes_any), frozenset(known.slot_keys_any))
+    for (name, other), have in zip(_ANY_OF_FIELDS, any_of, strict=True):
+        wanted = getattr(flt, name)
+        if wanted and have.issuperset(wanted):
             if getattr(flt, other) != getattr(known, other):
                 return False
             break
@@ -319,6 +433,34 @@ def _narrows(flt: Filter, known: Filter) -> bool:
         if have_at is not None and (want_at is None or want_at < have_at):
             return False
     return all(getattr(flt, name) == getattr(known, name) for name in _PLAIN_FIELDS)
+
+
+def _shape(flt: Filter) -> tuple[object, ...]:
+    """The fields `_narrows` requires equal: a scroll whose shape differs from a
+    filter's cannot answer it."""
+    return tuple(getattr(flt, name) for name in _PLAIN_FIELDS)
+
+
+def _residual(flt: Filter, known: Filter) -> "Callable[[Record], bool] | None":
+    """What a record `known` selected must also satisfy to match `flt`, for a `flt` that
+    `_narrows` to `known` (or is `known`): its declared ids when `flt` asks for fewer,
+    and a later `current_at` or `occurred_from` (slot keys: `_among` gave only points
+    holding one of `flt`'s). None: every such record matches."""
+    checks: list[Callable[[Record], bool]] = []
+    if flt.declared_supersedes_any and flt.declared_supersedes_any != known.declared_supersedes_any:
+        declared = frozenset(flt.declared_supersedes_any)
+        checks.append(lambda r: not declared.isdisjoint(r.declared_supersedes))
+    at = flt.current_at
+    if at is not None and at != known.current_at:
+        checks.append(lambda r: r.current_until is None or r.current_until >= at)
+    since = flt.occurred_from
+    if since is not None and since != known.occurred_from:
+        checks.append(lambda r: r.occurred_at >= since)
+    if not checks:
+        return None
+    if len(checks) == 1:
+        return checks[0]
+    return lambda r: all(check(r) for check in checks)
 
 
 _ANY_OF_FIELDS = (

@@ -168,11 +168,14 @@ def _prefetch(
         Filter(bank_id=bank_id, kinds=RAW_KINDS, declared_supersedes_any=tuple(reverse))
     )
     since = min(p.record.occurred_at for p in points)
-    merged: dict[Filter, set[str]] = {}
+    # The slot filters at `since` differ only in their keys and in which of the two
+    # times they set: one scroll for each time, with the keys of all.
+    merged: dict[tuple[object, object], tuple[Filter, set[str]]] = {}
     for p in points:
         for flt in slot_filters(bank_id, features(p.record), since, memory_open_keys(p.record)):
-            merged.setdefault(replace(flt, slot_keys_any=()), set()).update(flt.slot_keys_any)
-    for scope, keys in merged.items():
+            _, keys = merged.setdefault((flt.current_at, flt.occurred_from), (flt, set()))
+            keys.update(flt.slot_keys_any)
+    for scope, keys in merged.values():
         view.prefetch_scroll(replace(scope, slot_keys_any=tuple(sorted(keys))))
 
 

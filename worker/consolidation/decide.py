@@ -8,6 +8,7 @@ memory touches from the neighbourhood therefore converges to the same read model
 for any delivery order, with any duplicates.
 """
 
+import math
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -59,14 +60,17 @@ def similarity(a: StoredPoint, b: StoredPoint) -> float:
 
 
 def cosines(vector: Vector, others: Sequence[Vector]) -> list[float]:
-    """`similarity` of one vector with each of `others`, the new one's norm taken once."""
+    """`similarity` of one vector with each of `others`, the new one's norm taken once.
+    A pair at a time, as `np.linalg.norm` and `np.dot` compute it (the square root of a
+    vector's dot product with itself): a matrix product may sum in another order, and
+    the cosine of a pair must not depend on which of the two is new."""
     va = np.asarray(vector, dtype=np.float64)
-    na = float(np.linalg.norm(va))
+    na = math.sqrt(va.dot(va))
     out = []
     for other in others:
         vb = np.asarray(other, dtype=np.float64)
-        norm = na * float(np.linalg.norm(vb))
-        out.append(float(np.dot(va, vb) / norm) if norm > 0 else 0.0)
+        norm = na * math.sqrt(vb.dot(vb))
+        out.append(float(va.dot(vb)) / norm if norm > 0 else 0.0)
     return out
 
 

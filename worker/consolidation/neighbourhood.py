@@ -2,7 +2,6 @@
 
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
 
@@ -100,12 +99,13 @@ def slot_filters(
     keys = tuple(sorted({*candidate_keys(facts), *opened}))
     older = tuple(sorted({*older_keys(facts), *opened}))
     newer_only = tuple(k for k in keys if k not in older)
-    scope = Filter(bank_id=bank_id, kinds=RAW_KINDS)
     out = []
     if older:
-        out.append(replace(scope, slot_keys_any=older, current_at=at))
+        out.append(Filter(bank_id=bank_id, kinds=RAW_KINDS, slot_keys_any=older, current_at=at))
     if newer_only:
-        out.append(replace(scope, slot_keys_any=newer_only, occurred_from=at))
+        out.append(
+            Filter(bank_id=bank_id, kinds=RAW_KINDS, slot_keys_any=newer_only, occurred_from=at)
+        )
     return out
 
 
@@ -117,7 +117,9 @@ def _fetch_missing(
 ) -> None:
     missing = sorted({i for i in ids if i not in known})
     if missing:
-        known.update({p.record.id: p for p in store.fetch(bank_id, missing, True)})
+        # Records alone: a plan reads no vector of a memory that is no neighbour (in a
+        # batch, one held from its reads without vectors is not read again).
+        known.update({p.record.id: p for p in store.fetch(bank_id, missing)})
 
 
 def candidates(

@@ -2,7 +2,7 @@
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from readmodel.text import TEXT_CACHE_SIZE
 
@@ -96,14 +96,15 @@ class ConsolidationPolicy:
     neighbour_limit: int = 64
     propose_threshold: float = 0.72
 
-    @property
+    @cached_property
     def search_threshold(self) -> float:
         """How close a neighbour must be to be compared for a merge. The readings decide
         (`relations.restates`): a statement in the same words but a pronoun for the name
         ("He works at Initech") or another format of its time ("6 pm" / "18:00") scores
         0.77 to 0.84 with the static embedder, so neighbours are proposed from
         `propose_threshold`; another main verb needs `merge_threshold`. Engines score
-        approximately; search a little wider than either."""
+        approximately; search a little wider than either. Computed once per policy:
+        every pair of memories compared asks for it."""
         return max(0.0, min(self.merge_threshold, self.propose_threshold) - 0.02)
 
 
