@@ -234,6 +234,14 @@ def run(
         sample_gauges(g, store=store_counts)
         return g.metrics.snapshot(minutes, bank)
 
+    show_snapshots(current, watch, as_json, console)
+
+
+def show_snapshots(
+    current: Callable[[], MetricsSnapshot], watch: bool, as_json: bool, console: Console
+) -> None:
+    """Print one snapshot (as JSON, or as tables), or with `watch` a new one every
+    REFRESH_S until interrupted."""
     show: Callable[[MetricsSnapshot], None] = (
         (lambda s: print(s.to_json(), file=sys.stdout, flush=True))
         if as_json
@@ -263,17 +271,4 @@ def run_remote(
     def current() -> MetricsSnapshot:
         return snapshot_from_json(fetch())
 
-    if not watch:
-        snapshot = current()
-        if as_json:
-            print(snapshot.to_json(), file=sys.stdout, flush=True)
-        else:
-            console.print(stats_view(snapshot))
-        return
-    try:
-        with Live(stats_view(current()), console=console, auto_refresh=False) as live:
-            while True:
-                time.sleep(REFRESH_S)
-                live.update(stats_view(current()), refresh=True)
-    except KeyboardInterrupt:
-        return
+    show_snapshots(current, watch, as_json, console)

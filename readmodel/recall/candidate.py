@@ -87,6 +87,27 @@ def replace(c: Candidate, /, **changes: Any) -> Candidate:
     return new
 
 
+def _min_rank(a: int | None, b: int | None) -> int | None:
+    ranks = [r for r in (a, b) if r is not None]
+    return min(ranks) if ranks else None
+
+
+def best_evidence(kept: Candidate, other: Candidate) -> Candidate:
+    """`kept` with the best evidence of both, of one record found twice (by two queries,
+    or as itself and in place of a state it replaced): the higher of each component,
+    the better of each rank. Scores are left as `kept` has them."""
+    return replace(
+        kept,
+        vector=max(kept.vector, other.vector),
+        vector_calibrated=max(kept.vector_calibrated, other.vector_calibrated),
+        keyword=max(kept.keyword, other.keyword),
+        exact=max(kept.exact, other.exact),
+        date=max(kept.date, other.date),
+        vector_rank=_min_rank(kept.vector_rank, other.vector_rank),
+        keyword_rank=_min_rank(kept.keyword_rank, other.keyword_rank),
+    )
+
+
 def text_stats(c: Candidate) -> TextStats:
     """The stems and token count of the candidate's text: as stored, or computed from
     the text for a memory stored without them (an older store: ranked alike, slower)."""

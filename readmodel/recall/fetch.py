@@ -7,13 +7,8 @@ from collections.abc import Sequence
 from dataclasses import replace as replace_filter
 
 from contracts.memory import State
-from readmodel.recall.candidate import Candidate, replace
+from readmodel.recall.candidate import Candidate, best_evidence, replace
 from readmodel.store import Filter, Hit, MemoryStore, SparseVector, Vector
-
-
-def _min_rank(a: int | None, b: int | None) -> int | None:
-    ranks = [r for r in (a, b) if r is not None]
-    return min(ranks) if ranks else None
 
 
 def merge_hits(dense: Sequence[Hit], keyword: Sequence[Hit]) -> list[Candidate]:
@@ -43,17 +38,7 @@ def merge_candidates(lists: Sequence[list[Candidate]]) -> list[Candidate]:
     for candidates in lists:
         for c in candidates:
             prior = merged.get(c.id)
-            merged[c.id] = (
-                c
-                if prior is None
-                else replace(
-                    prior,
-                    vector=max(prior.vector, c.vector),
-                    keyword=max(prior.keyword, c.keyword),
-                    vector_rank=_min_rank(prior.vector_rank, c.vector_rank),
-                    keyword_rank=_min_rank(prior.keyword_rank, c.keyword_rank),
-                )
-            )
+            merged[c.id] = c if prior is None else best_evidence(prior, c)
     return list(merged.values())
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from contracts.memory import State
-from readmodel.recall.candidate import Candidate, replace
+from readmodel.recall.candidate import Candidate, best_evidence, replace
 from readmodel.store import Record, tagset_of
 
 Fetch = Callable[[Sequence[uuid.UUID]], list[Record]]
@@ -175,22 +175,6 @@ def _better(prior: Candidate | None, c: Candidate) -> bool:
     return prior is None or c.score > prior.score
 
 
-def _evidence(kept: Candidate, other: Candidate | None) -> Candidate:
-    """One head reached twice (found by the query itself, and in place of a state it
-    replaced) keeps the better score, and the evidence of both: a superseded state is
-    searched by its words alone, so the head's meaning is known only from its own find."""
-    if other is None:
-        return kept
-    return replace(
-        kept,
-        vector=max(kept.vector, other.vector),
-        vector_calibrated=max(kept.vector_calibrated, other.vector_calibrated),
-        keyword=max(kept.keyword, other.keyword),
-        exact=max(kept.exact, other.exact),
-        date=max(kept.date, other.date),
-    )
-
-
 def resolve_current(
     candidates: list[Candidate],
     fetch: Fetch,
@@ -221,12 +205,17 @@ def resolve_current(
             c = replace(c, record=head)
         prior = out.get(c.id)
         first = prior.state_replaces if prior is not None else None
+        # One head reached twice (found by the query itself, and in place of a state it
+        # replaced) keeps the better score and the evidence of both: a superseded state
+        # is searched by its words alone, so the head's meaning is known only from its
+        # own find.
         if _better(prior, c):
-            out[c.id] = _evidence(replace(c, state_replaces=first or c.state_replaces), prior)
+            kept = replace(c, state_replaces=first or c.state_replaces)
+            out[c.id] = kept if prior is None else best_evidence(kept, prior)
             if replaced is None:
                 source.pop(c.id, None)
             else:
                 source[c.id] = replaced
         elif prior is not None:
-            out[c.id] = _evidence(replace(prior, state_replaces=first or c.state_replaces), c)
+            out[c.id] = best_evidence(replace(prior, state_replaces=first or c.state_replaces), c)
     return Resolution(list(out.values()), source)
