@@ -24,10 +24,10 @@ import uuid
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
-from readmodel.reading import read
 from readmodel.recall.answers import Question, answer, question
 from readmodel.recall.candidate import Candidate, replace
 from readmodel.recall.order import sort_key
+from readmodel.recall.subject import said_of
 from readmodel.text import STOPWORDS, stem
 
 TOP = 10
@@ -90,11 +90,7 @@ def same_subject(a: Candidate, b: Candidate) -> bool:
     sa, sb = _speaker(a.record.text), _speaker(b.record.text)
     if sa is not None or sb is not None:
         return sa == sb
-    return bool(_subjects(a.record.text) & _subjects(b.record.text))
-
-
-def _subjects(text: str) -> frozenset[tuple[str, ...]]:
-    return frozenset(c.subject for c in read(text).clauses)
+    return bool(said_of(a) & said_of(b))
 
 
 def another_value(a: Sequence[str], b: Sequence[str], asked: set[str]) -> bool:
@@ -123,7 +119,7 @@ def _names(a: Candidate, b: Candidate) -> set[str]:
     their read subjects; a question's words besides these must be among what both say."""
     named = {*a.record.entities, *b.record.entities}
     found = {_speaker(a.record.text), _speaker(b.record.text)} - {None}
-    owners = {s[0] for c in (a, b) for s in _subjects(c.record.text)}
+    owners = {s[0] for c in (a, b) for s in said_of(c)}
     return {stem(w) for e in named | owners for w in words_of(e)} | {stem(w) for w in found if w}
 
 

@@ -44,7 +44,9 @@ def of_asked(asked: Subject, said: Subject) -> bool:
     return said == asked[: len(said)]
 
 
-def _subjects(c: Candidate) -> frozenset[Subject]:
+def said_of(c: Candidate) -> frozenset[Subject]:
+    """The subjects of the candidate's clauses, as the statement reader reads them (none
+    for a text it does not read as statements)."""
     return frozenset(clause.subject for clause in read(c.record.text, c.record.entities).clauses)
 
 
@@ -56,7 +58,7 @@ def asked_subject_first(
     if asked is None or asked[0] in SPEAKERS:
         return list(ordered)
     head = list(ordered[:top])
-    said = {c.id: _subjects(c) for c in head}
+    said = {c.id: said_of(c) for c in head}
     exact = [c for c in head if any(of_asked(asked, s) for s in said[c.id])]
     others = {c.id for c in head if said[c.id] and all(of_another(asked, s) for s in said[c.id])}
     if not exact or not others:
