@@ -6,7 +6,7 @@ import platform
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from bench.stale_score import QueryOutcome, StaleSummary
 
@@ -71,6 +71,7 @@ class UpdateFailure(TypedDict):
     top1_ok: bool
     expected: list[str]
     superseded_in_top5: list[str]
+    current_lost: NotRequired[list[str]]
 
 
 class UpdatesReport(TypedDict):
@@ -82,6 +83,9 @@ class UpdatesReport(TypedDict):
     superseded_free_top5: float
     shuffled_top1_current: float
     shuffled_superseded_free_top5: float
+    kept_current: NotRequired[float]
+    shuffled_kept_current: NotRequired[float]
+    queries_with_current: NotRequired[int]
     identical_after_shuffle: bool
     shuffle_mismatches: list[str]
     queries: int

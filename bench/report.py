@@ -233,7 +233,9 @@ def failure_rows(failures: list[UpdateFailure]) -> list[list[str]]:
             f["query"],
             f["top1"].replace("|", "\\|"),
             "yes" if f["top1_ok"] else "no",
-            ", ".join(f["superseded_in_top5"]),
+            ", ".join(
+                [*f["superseded_in_top5"], *(f"lost: {x}" for x in f.get("current_lost", []))]
+            ),
         )
         runs.setdefault(row, []).append(f["run"])
     return [[" + ".join(r), *row] for row, r in runs.items()]
@@ -259,6 +261,17 @@ def updates_section(report: UpdatesReport, source: str) -> list[str]:
                 f"{report['superseded_free_top5']:.3f}",
                 f"{report['shuffled_superseded_free_top5']:.3f}",
             ],
+            *(
+                [
+                    [
+                        "kept_current",
+                        f"{report.get('kept_current', 0.0):.3f}",
+                        f"{report.get('shuffled_kept_current', 0.0):.3f}",
+                    ]
+                ]
+                if report.get("queries_with_current")
+                else []
+            ),
             ["identical_after_shuffle", "", str(report["identical_after_shuffle"]).lower()],
         ],
     )

@@ -96,6 +96,12 @@ def updates_table(report: UpdatesReport) -> Table:
         f"{report['superseded_free_top5']:.3f}",
         f"{report['shuffled_superseded_free_top5']:.3f}",
     )
+    if report.get("queries_with_current"):
+        table.add_row(
+            "kept_current",
+            f"{report.get('kept_current', 0.0):.3f}",
+            f"{report.get('shuffled_kept_current', 0.0):.3f}",
+        )
     table.add_row("identical_after_shuffle", "", str(report["identical_after_shuffle"]))
     return table
 
@@ -112,7 +118,9 @@ def failures_table(report: UpdatesReport) -> Table:
             f["top1"],
             "yes" if f["top1_ok"] else "no",
             ", ".join(f["expected"]),
-            ", ".join(f["superseded_in_top5"]),
+            ", ".join(
+                [*f["superseded_in_top5"], *(f"lost: {x}" for x in f.get("current_lost", []))]
+            ),
         )
     return table
 

@@ -51,6 +51,9 @@ class UpdateQuery(_Model):
     query: str = Field(min_length=1)
     expect_top: list[str] = Field(min_length=1)
     expect_absent: list[str] = Field(default_factory=list)
+    expect_current: list[str] = Field(default_factory=list)
+    """Fragments of memories that no change replaced (a no-change control): each must be
+    in the top 5, unmarked."""
     query_time: datetime | None = None
 
 
@@ -114,16 +117,27 @@ def shuffled_with_duplicates(
 class Verdict:
     top1_ok: bool
     superseded_found: list[str]
+    current_lost: list[str]
     top_ids: tuple[uuid.UUID, ...]
     top1_text: str
 
 
-def judge(texts: Sequence[str], ids: Sequence[uuid.UUID], q: UpdateQuery) -> Verdict:
-    """Top 1 must contain an expected fragment; no superseded fragment in the top 5."""
+def judge(
+    texts: Sequence[str],
+    ids: Sequence[uuid.UUID],
+    q: UpdateQuery,
+    marked: Sequence[bool] = (),
+) -> Verdict:
+    """Top 1 must contain an expected fragment; no superseded fragment in the top 5 left
+    unmarked: a result marked as replaced (`superseded_by` or `outdated_by`, `marked`
+    parallel to `texts`) tells the reader it is no longer current, and is clean; every
+    `expect_current` fragment in the top 5, unmarked."""
     top = [t.lower() for t in texts[:TOP]]
+    unmarked = [t for i, t in enumerate(top) if not (i < len(marked) and marked[i])]
     top1_ok = bool(top) and any(f.lower() in top[0] for f in q.expect_top)
-    found = [f for f in q.expect_absent if any(f.lower() in t for t in top)]
-    return Verdict(top1_ok, found, tuple(ids[:TOP]), texts[0] if texts else "")
+    found = [f for f in q.expect_absent if any(f.lower() in t for t in unmarked)]
+    lost = [f for f in q.expect_current if not any(f.lower() in t for t in unmarked)]
+    return Verdict(top1_ok, found, lost, tuple(ids[:TOP]), texts[0] if texts else "")
 
 
 def run_once(
@@ -145,7 +159,10 @@ def run_once(
                     request = RecallRequest(query=q.query, limit=TOP, prefer_observations=True)
                     results = rt.recall_pipeline.recall(bank_of(scenario), request).results
                     verdicts[(scenario.id, i)] = judge(
-                        [r.text for r in results], [r.id for r in results], q
+                        [r.text for r in results],
+                        [r.id for r in results],
+                        q,
+                        [r.superseded_by is not None or r.outdated_by is not None for r in results],
                     )
                 progress.advance(task)
         finally:
@@ -164,7 +181,7 @@ def failures(
     for s in data.scenarios:
         for i, q in enumerate(s.queries):
             v = verdicts[(s.id, i)]
-            if not v.top1_ok or v.superseded_found:
+            if not v.top1_ok or v.superseded_found or v.current_lost:
                 found.append(
                     {
                         "scenario": s.id,
@@ -174,6 +191,7 @@ def failures(
                         "top1_ok": v.top1_ok,
                         "expected": list(q.expect_top),
                         "superseded_in_top5": v.superseded_found,
+                        "current_lost": v.current_lost,
                     }
                 )
     return found
@@ -194,6 +212,9 @@ def run_updates(
     with_absent = [
         (s.id, i) for s in data.scenarios for i, q in enumerate(s.queries) if q.expect_absent
     ]
+    controls = [
+        (s.id, i) for s in data.scenarios for i, q in enumerate(s.queries) if q.expect_current
+    ]
     mismatched = [
         f"{s}/{i}" for s, i in keys if ordered[(s, i)].top_ids != shuffled[(s, i)].top_ids
     ]
@@ -208,6 +229,11 @@ def run_updates(
         "shuffled_superseded_free_top5": _share(
             sum(not shuffled[k].superseded_found for k in with_absent), len(with_absent)
         ),
+        "kept_current": _share(sum(not ordered[k].current_lost for k in controls), len(controls)),
+        "shuffled_kept_current": _share(
+            sum(not shuffled[k].current_lost for k in controls), len(controls)
+        ),
+        "queries_with_current": len(controls),
         "identical_after_shuffle": not mismatched,
         "shuffle_mismatches": mismatched,
         "queries": len(keys),

@@ -22,6 +22,7 @@ class Draft:
     aspect: Aspect = "simple"
     polarity: Polarity = "positive"
     passive: bool = False
+    modal: bool = False
     values: tuple[Value, ...] = ()
     spans: tuple[tuple[int, int, Value], ...] = ()
     patient: tuple[str, ...] = ()

@@ -13,6 +13,8 @@ BE = frozenset("am is are was were be been being".split())
 HAVE = frozenset("has have had having".split())
 DO = frozenset("do does did".split())
 MODALS = frozenset("will would can could shall should may might must".split())
+FUTURE = frozenset("will shall".split())
+"""Modals of the future: "will move" is said as so, of a later time."""
 AUXILIARIES = BE | HAVE | DO | MODALS
 PAST_AUXILIARIES = frozenset("was were had did".split())
 NEGATIONS = frozenset("not never no nobody nothing none neither nor".split())

@@ -57,6 +57,7 @@ def clause_of(draft: Draft) -> Clause:
         change=change_cue(draft),
         kind=kind_of(draft),
         passive=draft.passive,
+        modal=draft.modal,
     )
 
 

@@ -3,7 +3,8 @@ aspect, voice and polarity.
 
 "is employed by" is the passive of "employ"; "was living" the past progressive of
 "live"; "is my manager" the copula "be"; "started running" the start of "run"; "no
-longer eats" and "hates" negative. A clause with no verb after its subject is not read.
+longer eats" and "hates" negative; "might try" modal (said as possible, not as so). A
+clause with no verb after its subject is not read.
 """
 
 from dataclasses import replace
@@ -14,7 +15,7 @@ from readmodel.reading.statement import Aspect, Tense
 
 
 def _tense_of(auxiliaries: list[str], form: str, future: bool) -> Tense:
-    if future or any(a in {"will", "shall"} for a in auxiliaries):
+    if future or any(a in g.FUTURE for a in auxiliaries):
         return "future"
     if auxiliaries:
         return "past" if auxiliaries[0] in g.PAST_AUXILIARIES else "present"
@@ -95,5 +96,6 @@ def read_predicate(draft: Draft) -> Draft:
         aspect=aspect,
         polarity="negative" if negative else "positive",
         passive=passive,
+        modal=any(a in g.MODALS - g.FUTURE for a in auxiliaries),
         used=frozenset(used),
     )

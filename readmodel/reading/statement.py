@@ -29,7 +29,8 @@ class Clause:
     speaker. `predicate`: the lemma of the main verb ("be" for a copula). `frame`: the
     clause with subject and values masked. `content`: stems of the words that are neither
     subject, value, main verb nor function word: what is said of the subject besides its
-    values. `passive`: said in the passive ("is employed by X")."""
+    values. `passive`: said in the passive ("is employed by X"). `modal`: said as possible,
+    wanted or owed, not as so ("might try", "should move", "could switch")."""
 
     subject: tuple[str, ...]
     predicate: str
@@ -42,6 +43,7 @@ class Clause:
     change: str | None
     kind: Kind
     passive: bool = False
+    modal: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,8 @@ def describe(clause: Clause) -> str:
     ]
     if clause.passive:
         parts.append("passive")
+    if clause.modal:
+        parts.append("modal")
     if clause.change:
         parts.append(f"change {clause.change!r}")
     return "; ".join(parts)

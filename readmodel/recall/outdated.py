@@ -14,7 +14,10 @@ for one short span (the value) and what they share holds a word of the question;
 when the question asks for a value of a type ("how many", "when", "what percentage")
 and each memory answers it (`answers.answer`: its sentence that shares the question's
 words names such a value) with values the newer one does not repeat: a long turn that
-mentions the new count among other facts still answers. They are about the same subject
+mentions the new count among other facts still answers; or when the newer says, in its
+own words, that the subject changed, and answers the question about as well by meaning
+(`changes.changed`: "I use Vim." then "I switched to VS Code."; it reads whom each is
+said of itself). For the first two, they are about the same subject
 when they share a named entity, or name none and have the same speaker. A pure stage
 over the candidates in rank order.
 """
@@ -26,6 +29,7 @@ from difflib import SequenceMatcher
 
 from readmodel.recall.answers import Question, answer, question
 from readmodel.recall.candidate import Candidate, replace
+from readmodel.recall.changes import changed
 from readmodel.recall.order import sort_key
 from readmodel.recall.subject import said_of
 from readmodel.text import STOPWORDS, stem
@@ -157,10 +161,15 @@ def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> l
             if (
                 new.record.occurred_at > old.record.occurred_at
                 and not _joined(old, new)
-                and same_subject(old, new)
                 and (
-                    another_value(words[old.id], words[new.id], asked - _names(old, new))
-                    or answers_differ(typed, old, new)
+                    (
+                        same_subject(old, new)
+                        and (
+                            another_value(words[old.id], words[new.id], asked - _names(old, new))
+                            or answers_differ(typed, old, new)
+                        )
+                    )
+                    or changed(old, new)
                 )
             ):
                 later.setdefault(old.id, []).append(new)

@@ -41,6 +41,13 @@ def test_judge(texts: list[str], top1_ok: bool, found: list[str]) -> None:
     assert len(verdict.top_ids) == min(5, len(texts))
 
 
+def test_a_marked_old_value_in_the_top_5_is_clean() -> None:
+    texts = ["Alice moved to Seattle.", "Alice lives in Boston."]
+    ids = [uuid.uuid4() for _ in texts]
+    assert judge(texts, ids, Q, [False, True]).superseded_found == []
+    assert judge(texts, ids, Q, [True, False]).superseded_found == ["Boston"]
+
+
 TWO = {
     "scenarios": [
         {
