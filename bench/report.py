@@ -241,11 +241,27 @@ def failure_rows(failures: list[UpdateFailure]) -> list[list[str]]:
     return [[" + ".join(r), *row] for row, r in runs.items()]
 
 
+def updates_title(report: UpdatesReport) -> str:
+    """The shipped dev set's section keeps its title; another scenario file, or another
+    embedder, is named in it."""
+    named = [] if report["dataset"] == "updates_dev.json" else [report["dataset"]]
+    embedder = report["settings"].get("embedder", "static")
+    if embedder != "static":
+        named.append(f"embedder {embedder}")
+    return "Knowledge updates (`updates`" + "".join(f", {n}" for n in named) + ")"
+
+
 def updates_section(report: UpdatesReport, source: str) -> list[str]:
-    lines = ["## Knowledge updates (`updates`)", "", *_provenance(report, source)]
+    lines = [f"## {updates_title(report)}", "", *_provenance(report, source)]
     lines.append(
         f"{report['scenarios']} scenarios, {report['queries']} queries, "
-        f"{report['queries_with_absent']} of them with superseded fragments."
+        f"{report['queries_with_absent']} of them with superseded fragments"
+        + (
+            f", {report['queries_with_current']} no-change controls (kept_current: the "
+            "memory no change replaced is in the top 5, unmarked)."
+            if report.get("queries_with_current")
+            else "."
+        )
     )
     lines.append("")
     lines += _table(

@@ -123,3 +123,23 @@ def test_repeated_scenario_ids_are_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps({"scenarios": [TWO["scenarios"][1]] * 2}), encoding="utf-8")
     with pytest.raises(ValueError, match="repeat"):
         load_updates(path)
+
+
+def test_the_report_names_another_scenario_file_and_embedder() -> None:
+    from bench.report import updates_title
+
+    report = json.loads(Path("bench/results/natural_updates_minilm.json").read_text())
+    assert updates_title(report) == (
+        "Knowledge updates (`updates`, natural_updates_dev.json, embedder minilm)"
+    )
+    report.update(dataset="updates_dev.json", settings={"embedder": "static"})
+    assert updates_title(report) == "Knowledge updates (`updates`)"
+
+
+def test_a_control_whose_memory_is_marked_or_missing_is_lost() -> None:
+    q = UpdateQuery(query="Which editor do I use?", expect_top=["Vim"], expect_current=["Vim"])
+    texts = ["I use Vim.", "I swam today."]
+    ids = [uuid.uuid4() for _ in texts]
+    assert judge(texts, ids, q, [False, False]).current_lost == []
+    assert judge(texts, ids, q, [True, False]).current_lost == ["Vim"]
+    assert judge(texts[1:], ids[1:], q).current_lost == ["Vim"]
