@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from readmodel.reading.draft import Draft
 from readmodel.reading.frames import content_terms
+from readmodel.reading.grammar import CHANGE_WORDS
 from readmodel.reading.statement import ValueType
 from readmodel.reading.values import read_values
 from readmodel.reading.words import clauses, normalise, tokens
@@ -40,6 +41,9 @@ _QUESTION_WORDS = frozenset(
     """what which when where who whom whose why how many much long often old current
     currently now""".split()
 )
+_TYPE_WORDS = frozenset("time date day".split())
+"""Words that only say which type of value is asked when they are part of the question
+words ("what time", "which day"): they name no attribute."""
 MAX_SENTENCES = 60
 """Sentences of one memory read for an answer: a long turn is read in full up to this."""
 
@@ -58,6 +62,13 @@ class Question:
         two or more (a pronoun is no term: every turn of a user says "my")."""
         return max(min(2, len(self.about)), -(-len(self.about) // 2))
 
+    @property
+    def needed_by_a_change(self) -> int:
+        """Terms a sentence that says a change must share: a new value said in passing
+        ("the new sprint deadline of April 5") names fewer of the question's words than
+        the statement it replaces, and says that it replaces one."""
+        return min(2, len(self.about))
+
 
 def _terms(sentence: str) -> frozenset[str]:
     found = tokens(sentence)
@@ -72,32 +83,47 @@ def _terms(sentence: str) -> frozenset[str]:
 def question(query: str) -> Question | None:
     """What `query` asks for, or None when its words name no type of value. Words of
     measure ("percentage", "count", "quota") name a number whatever they measure."""
-    types = next((t for pattern, t in _ASKS if pattern.search(query)), None)
-    if types is None:
+    found = next(((m, t) for pattern, t in _ASKS if (m := pattern.search(query))), None)
+    if found is None:
         return None
-    words = [t.low for t in tokens(normalise(query)) if t.low not in _QUESTION_WORDS]
+    match, types = found
+    asking = {w.lower() for w in match.group(0).split()} & _TYPE_WORDS
+    words = [
+        t.low
+        for t in tokens(normalise(query))
+        if t.low not in _QUESTION_WORDS and t.low not in asking
+    ]
     about = frozenset(term for w in words for term in content_terms(w) if not term.startswith("~"))
     return Question(types, about) if about else None
 
 
+Sentence = tuple[frozenset[str], tuple[tuple[str, str], ...], bool]
+"""A sentence's content terms, typed values (type, normal form), and whether it says a
+change (a change word of the statement reader's grammar)."""
+
+
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
-def _sentences(text: str) -> tuple[tuple[frozenset[str], tuple[tuple[str, str], ...]], ...]:
-    """Each sentence's content terms and typed values (type, normal form)."""
+def _sentences(text: str) -> tuple[Sentence, ...]:
     out = []
     for sentence in clauses(normalise(text))[:MAX_SENTENCES]:
-        draft = read_values(Draft(tokens(sentence)))
+        found = tokens(sentence)
+        draft = read_values(Draft(found))
         values = tuple((v.type, v.text) for v in draft.values)
-        out.append((_terms(sentence), values))
+        change = any(t.low in CHANGE_WORDS for t in found)
+        out.append((_terms(sentence), values, change))
     return tuple(out)
 
 
-def answer(asked: Question, text: str) -> frozenset[str] | None:
+def answer(asked: Question, text: str, newer: bool = False) -> frozenset[str] | None:
     """The values of the asked types that `text` gives in the sentence sharing the most
-    terms with the question (at least `asked.needed`), or None when none answers."""
+    terms with the question (at least `asked.needed`), or None when none answers. Read
+    as the `newer` of two, a sentence that says a change answers with fewer terms
+    (`Question.needed_by_a_change`)."""
     best: tuple[int, frozenset[str]] | None = None
-    for terms, values in _sentences(text):
+    for terms, values, change in _sentences(text):
         shared = len(terms & asked.about)
+        need = asked.needed_by_a_change if newer and change else asked.needed
         typed = frozenset(v for t, v in values if t in asked.types)
-        if shared >= asked.needed and typed and (best is None or shared > best[0]):
+        if shared >= need and typed and (best is None or shared > best[0]):
             best = (shared, typed)
     return best[1] if best else None

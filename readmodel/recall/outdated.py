@@ -131,7 +131,7 @@ def answers_differ(asked: Question | None, old: Candidate, new: Candidate) -> bo
     """Both answer the asked type of value, and the newer does not repeat the older's."""
     if asked is None:
         return False
-    said, now = answer(asked, old.record.text), answer(asked, new.record.text)
+    said, now = answer(asked, old.record.text), answer(asked, new.record.text, newer=True)
     return said is not None and now is not None and not said <= now
 
 

@@ -131,3 +131,31 @@ def test_every_newer_value_ranks_above_the_value_it_replaced() -> None:
 def test_no_change_stays_current(old: str, new: str, query: str) -> None:
     out = outdate_older(_ranked((old, 1, 0.9), (new, 5, 0.6)), query)
     assert all(c.outdated_by is None for c in out)
+
+
+def test_the_words_that_only_name_the_type_are_no_attribute() -> None:
+    asked = question("What time should I join the Zoom meeting with Professor Danielle?")
+    assert asked is not None and "time" not in asked.about
+    kept = question("How much time do I spend on my thesis each week?")
+    assert kept is not None and "time" in kept.about
+
+
+def test_a_change_said_in_passing_answers_with_fewer_of_the_question_words() -> None:
+    """The new value, said as a change, shares only two of the question's words; the
+    statement it replaces shares most of them."""
+    query = (
+        "What is the deadline for completing the first sprint on the basic layout and navigation?"
+    )
+    old = (
+        "User: I have a deadline of April 1, 2024, for the first sprint, which covers the "
+        "basic layout and navigation of my portfolio website."
+    )
+    new = "User: I need to reflect the new sprint deadline of April 5, 2024, on my Trello board."
+    same_words = "User: The sprint deadline of April 5, 2024, is on my Trello board."
+    asked = question(query)
+    assert asked is not None
+    assert answer(asked, new) is None
+    assert answer(asked, new, newer=True) == frozenset({"2024-04-05"})
+    assert answer(asked, same_words, newer=True) is None  # says no change
+    out = outdate_older(_ranked((old, 1, 0.9), (new, 5, 0.5)), query)
+    assert [c.record.text for c in out] == [new, old] and out[1].outdated_by == out[0].id
