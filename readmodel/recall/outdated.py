@@ -27,6 +27,7 @@ import uuid
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
+from readmodel.reading.questions import asked_subject
 from readmodel.recall.answers import Question, answer, question
 from readmodel.recall.candidate import Candidate, replace
 from readmodel.recall.changes import changed
@@ -155,6 +156,8 @@ def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> l
     typed = question(query)
     head = list(ordered[:top])
     words = {c.id: words_of(c.record.text) for c in head}
+    best_cosine = max(c.vector for c in head) if head else 0.0
+    subject = asked_subject(query)
     later: dict[uuid.UUID, list[Candidate]] = {}
     for old in head:
         for new in head:
@@ -169,7 +172,7 @@ def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> l
                             or answers_differ(typed, old, new)
                         )
                     )
-                    or changed(old, new)
+                    or changed(old, new, best_cosine, frozenset(asked), subject)
                 )
             ):
                 later.setdefault(old.id, []).append(new)
