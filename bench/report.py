@@ -385,6 +385,10 @@ def write_report(results_dir: Path, docs_dir: Path) -> list[Path]:
             from bench.stale_render import stale_section
 
             lines += stale_section(cast(StaleReport, data), source)
+        elif kind == "stale_ab":
+            from bench.stale_render import stale_ab_section
+
+            lines += stale_ab_section(data, source)
         elif kind == "supersession":
             from bench.supersession import supersession_section
 

@@ -1,5 +1,7 @@
 """The stale-value benchmark as tables: the console's and the report page's."""
 
+from typing import Any
+
 from rich.table import Table
 
 from bench.record import StaleReport
@@ -149,3 +151,32 @@ def stale_section(report: StaleReport, source: str) -> list[str]:
     ]
     lines += _table(query_header(), query_rows(report))
     return lines
+
+
+def stale_ab_section(data: dict[str, Any], source: str) -> list[str]:
+    """Two query-time rules over one store (`before`, `after`): present questions."""
+    keys = [
+        ("updated turn above every stale turn", "updated_above_stale", "queries"),
+        ("stale turns in the top 5 marked", "stale_in_top5_marked", "queries_stale_in_top5"),
+        (
+            "gold results marked outdated",
+            "gold_results_marked_outdated",
+            "gold_results_shown_present",
+        ),
+    ]
+    before, after = data["before"], data["after"]
+    rows = [
+        [name, f"{before[n]} of {before[d]}", f"{after[n]} of {after[d]}"] for name, n, d in keys
+    ]
+    lines = [
+        f"## Stale values, two rules on one store (`stale`, {data.get('dataset', '')}, "
+        f"embedder {data.get('embedder', '')})",
+        "",
+        f"Source `{source}`. Both rules ask the same store, built once; before: "
+        f"{data.get('before_rule', 'the earlier rule')}.",
+        "",
+        "| figure | before | after |",
+        "| --- | ---: | ---: |",
+    ]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return [*lines, ""]

@@ -187,3 +187,27 @@ def test_stale_command_rejects_a_bad_sidecar(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["stale", "--dataset", str(data), "--stale", str(bad)])
     assert result.exit_code == 2
     assert "'nope'" in result.output
+
+
+def test_two_rules_on_one_store_render_side_by_side() -> None:
+    from bench.stale_render import stale_ab_section
+
+    figures = {
+        "updated_above_stale": 14,
+        "queries": 18,
+        "stale_in_top5_marked": 5,
+        "queries_stale_in_top5": 9,
+        "gold_results_marked_outdated": 9,
+        "gold_results_shown_present": 231,
+    }
+    data = {
+        "benchmark": "stale_ab",
+        "dataset": "beam-100k-dev",
+        "embedder": "minilm",
+        "before": figures,
+        "after": {**figures, "updated_above_stale": 16},
+    }
+    text = "\n".join(stale_ab_section(data, "bench/results/x.json"))
+    assert "| updated turn above every stale turn | 14 of 18 | 16 of 18 |" in text
+    assert "| gold results marked outdated | 9 of 231 | 9 of 231 |" in text
+    assert "embedder minilm" in text
