@@ -189,7 +189,7 @@ class BatchView:
                 else np.flatnonzero(scores >= score_threshold)
             )
             for i in kept:
-                point = own[i]
+                point = written[own[i]]
                 if matches(flt, point.record):
                     hits[point.record.id] = Hit(point.record, float(scores[i]), point.dense)
         ranked = sorted(hits.values(), key=lambda h: (-h.score, h.record.id.int))
@@ -334,14 +334,17 @@ class _OwnRows:
 
     def scored(
         self, written: dict[uuid.UUID, StoredPoint], query: Vector
-    ) -> tuple[list[StoredPoint], Vector]:
-        """The written points whose vectors have the query's shape, and their rows."""
+    ) -> tuple[list[uuid.UUID], Vector]:
+        """The ids of the written points whose vectors have the query's shape, and their
+        rows: the caller looks up only the points it keeps (a few at the threshold),
+        not every point of the batch for every search."""
         if not self._valid:
             self._rebuild(written)
         if not self._valid or query.shape != self._rows.shape[1:]:
             own = [p for p in written.values() if p.dense.shape == query.shape]
-            return own, (np.stack([p.dense for p in own]) if own else self._rows[:0])
-        return [written[i] for i in self._ids], self._rows[: len(self._ids)]
+            ids = [p.record.id for p in own]
+            return ids, (np.stack([p.dense for p in own]) if own else self._rows[:0])
+        return self._ids, self._rows[: len(self._ids)]
 
     def _rebuild(self, written: dict[uuid.UUID, StoredPoint]) -> None:
         points = list(written.values())
