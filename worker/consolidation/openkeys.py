@@ -43,12 +43,16 @@ def one_span_apart(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     words they share at the start and at the end leave no more than that between. A
     test of word equality at both ends, before the alignment `openupdates._frame` makes
     (most pairs of one subject fail it, and the alignment is the dearer part)."""
-    longest = max(len(a), len(b))
+    la, lb = len(a), len(b)
+    shorter, longest = (la, lb) if la < lb else (lb, la)
+    if shorter < longest - MAX_VALUE:
+        # The shared words are at most the shorter one's.
+        return False
     start = 0
-    while start < min(len(a), len(b)) and a[start] == b[start]:
+    while start < shorter and a[start] == b[start]:
         start += 1
-    end = 0
-    while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
+    end, rest = 0, shorter - start
+    while end < rest and a[-1 - end] == b[-1 - end]:
         end += 1
     return start + end >= longest - MAX_VALUE
 

@@ -323,19 +323,25 @@ def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
     """One subject, the same words but one short span each side, neither a plan nor a past."""
     if o.subject != n.subject or o.markers or n.markers or not one_span_apart(o.words, n.words):
         return None
-    if head(o) is None or (head(o) != head(n) and not same_tail(o, n)):
+    found = head(o)
+    if found is None or (found != head(n) and not same_tail(o, n)):
         return None
     span = _changed_span(o, n)
     if span is None:
         return None
     i1, i2, j1, j2 = span
     old, new = o.words[i1:i2], n.words[j1:j2]
-    if _alone(old) != _alone(new) and "with" in (old[:1] + new[:1]) and len(old + new) <= 6:
-        frame = (*o.words[:i1], "_", *o.words[i2:])
-        if not _past(frame) and not ACCUMULATING & set(frame):
-            said = [" ".join(v) if not _alone(v) else "alone" for v in (old, new)]
-            why = explain(n.subject, " ".join(frame), said[0], said[1], n.cue)
-            return OpenUpdate(Relation.EVOLVED_INTO, why)
+    frame = (*o.words[:i1], "_", *o.words[i2:])
+    alone = _alone(old) != _alone(new) and "with" in (old[:1] + new[:1])
+    if alone and len(old + new) <= 6 and not _past(frame) and not ACCUMULATING & set(frame):
+        said = [" ".join(v) if not _alone(v) else "alone" for v in (old, new)]
+        why = explain(n.subject, " ".join(frame), said[0], said[1], n.cue)
+        return OpenUpdate(Relation.EVOLVED_INTO, why)
+    # Every test from here to the end but the last returns None, and none raises: the
+    # frame's subject first, as most pairs fail there (a value right after the subject,
+    # "<s> <surname> replaced a bulb" of two people of one first name).
+    if SUBJECT not in frame[: frame.index("_") - 1] or _noun_changed(frame):
+        return None
     if max(len(old), len(new)) > MAX_VALUE or SUBJECT in old + new:
         return None
     if not content(list(old)) or not content(list(new)):
@@ -345,9 +351,6 @@ def _frame(o: Clause, n: Clause) -> OpenUpdate | None:
     if _names(old, o) != _names(new, n) or _doing(old, new):
         return None
     if _past(_unnamed(old, o)) or _past(_unnamed(new, n)):
-        return None
-    frame = (*o.words[:i1], "_", *o.words[i2:])
-    if SUBJECT not in frame[: frame.index("_") - 1] or _noun_changed(frame):
         return None
     if not _possessive_noun(frame) and not _predicate(frame):
         return None

@@ -67,6 +67,8 @@ def features(memory: Memory) -> StatementFeatures:
 
 
 def _declares(newer: Memory, older: Memory) -> bool:
+    if not newer.declared_supersedes:
+        return False
     declared = set(newer.declared_supersedes)
     return older.id in declared or (older.event_id is not None and older.event_id in declared)
 
@@ -84,7 +86,8 @@ def relate(a: Memory, b: Memory, similarity: float, policy: ConsolidationPolicy)
         return _declared(b, a, "declared by the newer event (supersedes)")
     if tagset_of(a.tags) != tagset_of(b.tags) or a.kind != b.kind:
         return None
-    older, newer = sorted((a, b), key=time_key)
+    # As `sorted((a, b), key=time_key)` orders them (stable: `a` first on a tie).
+    older, newer = (b, a) if time_key(b) < time_key(a) else (a, b)
     if a.key is not None and b.key is not None:
         if a.key != b.key:
             return None
