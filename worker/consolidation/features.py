@@ -67,10 +67,16 @@ def computed(text: str, entities: list[str] | tuple[str, ...] = ()) -> TextFeatu
 def stored_fields(text: str, entities: list[str] | tuple[str, ...]) -> dict[str, Any]:
     """What a raw memory stores about its text, computed here once: its features and
     the slot keys they give, with the keys of its open frames (`openkeys.open_keys`),
-    at ingest and again by a rebuild."""
+    at ingest and again by a rebuild. Remembered per text and entities (a bank repeats
+    texts: "replaced a broken light bulb", said of each person many times)."""
+    keys, encoded = _stored(text, tuple(entities))
+    return {"slot_keys": list(keys), "features": encoded}
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _stored(text: str, entities: tuple[str, ...]) -> tuple[tuple[str, ...], str]:
     found = computed(text, entities)
-    keys = sorted({*slot_keys(found.statement), *open_keys(found.open)})
-    return {"slot_keys": keys, "features": encode(found)}
+    return tuple(sorted({*slot_keys(found.statement), *open_keys(found.open)})), encode(found)
 
 
 def of(memory: Memory) -> TextFeatures:
