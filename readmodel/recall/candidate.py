@@ -108,6 +108,11 @@ def best_evidence(kept: Candidate, other: Candidate) -> Candidate:
     )
 
 
+def people(c: Candidate) -> frozenset[str]:
+    """The entities the producer named, case-folded."""
+    return frozenset(e.casefold() for e in c.record.entities)
+
+
 def text_stats(c: Candidate) -> TextStats:
     """The stems and token count of the candidate's text: as stored, or computed from
     the text for a memory stored without them (an older store: ranked alike, slower)."""

@@ -39,15 +39,12 @@ Both must be single statements (`readmodel.reading.several_statements`): a turn 
 says several things, and which of them a change replaces is not for this rule to guess.
 """
 
-import re
-
 from readmodel.reading import Reading, read, several_statements
 from readmodel.reading.grammar import PASSIVE_GET, POSSESSIVES, can_be_noun
 from readmodel.reading.statement import Clause, ValueType
-from readmodel.recall.candidate import Candidate
+from readmodel.recall.candidate import Candidate, people, text_stats
 from readmodel.text import STOPWORDS, stem
 
-WORD = re.compile(r"[a-z0-9]+")
 AS_WELL = 0.5
 """A memory's cosine to the question, as a share of the best answer's, from which it
 answers the question about as well: within a factor of two."""
@@ -98,8 +95,7 @@ def _speaker(subject: tuple[str, ...]) -> tuple[str, ...]:
 
 def _same_people(a: Candidate, b: Candidate) -> bool:
     """When both name people, they share one."""
-    ea = {e.casefold() for e in a.record.entities}
-    eb = {e.casefold() for e in b.record.entities}
+    ea, eb = people(a), people(b)
     return not (ea and eb) or bool(ea & eb)
 
 
@@ -107,10 +103,6 @@ def _retracts(retraction: Clause, stated: Clause) -> bool:
     """The negated clause is said of what the older clause states: the same verb, or a
     content word in common ("no longer drinks coffee" for "drinks black coffee")."""
     return retraction.predicate == stated.predicate or bool(retraction.content & stated.content)
-
-
-def _stems(text: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in WORD.findall(text.lower()) if w not in STOPWORDS)
 
 
 def _values(reading: Reading) -> set[tuple[str, str]]:
@@ -165,7 +157,7 @@ def changed(
     if retracted and not any(_retracts(c, o) for c in retracted for o in before.clauses):
         return False
     named = set().union(*(named_things(c) for c in said))
-    if named and not named & (asked | _stems(old.record.text)):
+    if named and not named & (asked | text_stats(old).stems):
         return False
     values_before, values_after = _values(before), _values(after)
     kinds_before = {kind for kind, _ in values_before}

@@ -29,7 +29,7 @@ from difflib import SequenceMatcher
 
 from readmodel.reading.questions import asked_subject
 from readmodel.recall.answers import Question, answer, question
-from readmodel.recall.candidate import Candidate, replace
+from readmodel.recall.candidate import Candidate, people, replace
 from readmodel.recall.changes import changed
 from readmodel.recall.order import sort_key
 from readmodel.recall.subject import said_of
@@ -88,8 +88,7 @@ def same_subject(a: Candidate, b: Candidate) -> bool:
     """They share a named entity; or, naming none, have the same speaker; or, with
     neither, the statement reader reads a clause of each with the same subject ("Emma",
     "my sister": not "my brother")."""
-    ea = {e.casefold() for e in a.record.entities}
-    eb = {e.casefold() for e in b.record.entities}
+    ea, eb = people(a), people(b)
     if ea or eb:
         return bool(ea & eb)
     sa, sb = _speaker(a.record.text), _speaker(b.record.text)
@@ -158,6 +157,7 @@ def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> l
     words = {c.id: words_of(c.record.text) for c in head}
     best_cosine = max(c.vector for c in head) if head else 0.0
     subject = asked_subject(query)
+    asked_stems = frozenset(asked)
     later: dict[uuid.UUID, list[Candidate]] = {}
     for old in head:
         for new in head:
@@ -172,7 +172,7 @@ def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> l
                             or answers_differ(typed, old, new)
                         )
                     )
-                    or changed(old, new, best_cosine, frozenset(asked), subject)
+                    or changed(old, new, best_cosine, asked_stems, subject)
                 )
             ):
                 later.setdefault(old.id, []).append(new)
