@@ -23,13 +23,14 @@ from typing import Any, Final
 from contracts.memory import Memory
 from readmodel.text import STOPWORDS, TEXT_CACHE_SIZE
 from worker.consolidation import openframes
+from worker.consolidation.fullnames import full_names, qualified_reading, qualified_statement
 from worker.consolidation.openframes import OpenReading
 from worker.consolidation.openkeys import open_keys
 from worker.consolidation.policy import has_negation_cue
 from worker.consolidation.statements import Slot, StatementFeatures, statement_features
 from worker.consolidation.updates import slot_keys
 
-FORMAT: Final = 3
+FORMAT: Final = 4
 """Written first in every encoded value; a value of another format is not read."""
 
 _VALUE_WORDS = frozenset(
@@ -56,11 +57,14 @@ class TextFeatures:
 
 
 def computed(text: str, entities: list[str] | tuple[str, ...] = ()) -> TextFeatures:
+    """Read by attribute and by frame, a person named in full keyed by the full name
+    (`fullnames.py`)."""
+    names = full_names(text, tuple(sorted(set(entities))))
     return TextFeatures(
-        statement_features(text, entities),
+        qualified_statement(statement_features(text, entities), names),
         has_negation_cue(text),
         value_words(text),
-        openframes.read(text, entities),
+        qualified_reading(openframes.read(text, entities), names),
     )
 
 

@@ -58,12 +58,15 @@ at Initech" with "Dan's wife works at Initech") are taken apart by the rebuild, 
 derives every observation again; 14, a subject written as an identifier ("user42",
 "db01") or in lower case as the producer's entity ("bob") is read as a subject: the
 rebuild derives the slot keys and features of memories stored before, so "user42 moved
-to Dallas" supersedes "user42 lives in Miami" stored under 13.
+to Dallas" supersedes "user42 lives in Miami" stored under 13; 15, a person named in full
+(in the text, or by the event's entities) keyed by the full name (`fullnames.py`), so two
+people of one first name are two subjects ("Pia Kesini moved to Seattle" no longer
+supersedes "Pia Halsen lives in Lyon"): slot keys and features derived again.
 """
 
 from readmodel.store import MemoryStore
 
-LAYOUT = 14
+LAYOUT = 15
 
 
 class StaleLayoutError(RuntimeError):
