@@ -91,6 +91,7 @@ _ORGANISATION_CUES = frozenset("at for by".split())
 _CLOCK = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*([ap])?\.?m?\.?$")
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)?$")
+_DECIMAL = re.compile(r"^(\d+)\.(\d+)$")
 
 
 def _number(word: str) -> int | None:
@@ -100,8 +101,22 @@ def _number(word: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def _amount(tokens: tuple[Token, ...], i: int) -> int | None:
-    return _number(tokens[i].low) if i < len(tokens) else None
+def _figure(word: str) -> str | None:
+    """A number in its normal form, a decimal one too ("5.5", "12.50" is "12.5", "2.0" is
+    "2"): "5.5 hours" and "$12.50" are values as "6 hours" and "$12" are."""
+    number = _number(word)
+    if number is not None:
+        return str(number)
+    found = _DECIMAL.match(word.replace(",", ""))
+    if found is None:
+        return None
+    fraction = found.group(2).rstrip("0")
+    whole = str(int(found.group(1)))
+    return f"{whole}.{fraction}" if fraction else whole
+
+
+def _amount(tokens: tuple[Token, ...], i: int) -> str | None:
+    return _figure(tokens[i].low) if i < len(tokens) else None
 
 
 def _clock(tokens: tuple[Token, ...], i: int) -> tuple[str, int] | None:
@@ -114,7 +129,7 @@ def _clock(tokens: tuple[Token, ...], i: int) -> tuple[str, int] | None:
     following = tokens[i + 1].low.replace(".", "") if i + 1 < len(tokens) else ""
     taken = 1
     if following in {"am", "pm"}:
-        word, taken = word + following[0], 2
+        word, taken = re.sub(r"^(\d{1,2})\.(\d{2})$", r"\1:\2", word) + following[0], 2
     part = [t.low for t in tokens[i + 1 : i + 4]]
     hour = _number(word)
     in_part = len(part) == 3 and part[:2] == ["in", "the"] and part[2] in DAY_PARTS
@@ -195,7 +210,7 @@ def read_values(draft: Draft) -> Draft:
         found: tuple[ValueType, str, int] | None = None
         clock = _clock(tokens, i)
         date = None if clock else _date(tokens, i)
-        number = _number(token.low)
+        number = _figure(token.low)
         if clock:
             found = ("time", clock[0], clock[1])
         elif date:
@@ -209,7 +224,7 @@ def read_values(draft: Draft) -> Draft:
             elif following in UNITS:
                 found = ("quantity", f"{number} {following.rstrip('s') or following}", 2)
             else:
-                found = ("number", str(number), 1)
+                found = ("number", number, 1)
         elif _is_name_word(token):
             end = i + 1
             while end < len(tokens) and _is_name_word(tokens[end]) and end not in used:

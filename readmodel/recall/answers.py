@@ -114,16 +114,25 @@ def _sentences(text: str) -> tuple[Sentence, ...]:
     return tuple(out)
 
 
+def answering(
+    asked: Question, text: str, newer: bool = False
+) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The question's terms and the values of the asked types of the sentence of `text`
+    that answers it (`answer`), or None when none does."""
+    best: tuple[frozenset[str], frozenset[str]] | None = None
+    for terms, values, change in _sentences(text):
+        shared = terms & asked.about
+        need = asked.needed_by_a_change if newer and change else asked.needed
+        typed = frozenset(v for t, v in values if t in asked.types)
+        if len(shared) >= need and typed and (best is None or len(shared) > len(best[0])):
+            best = (shared, typed)
+    return best
+
+
 def answer(asked: Question, text: str, newer: bool = False) -> frozenset[str] | None:
     """The values of the asked types that `text` gives in the sentence sharing the most
     terms with the question (at least `asked.needed`), or None when none answers. Read
     as the `newer` of two, a sentence that says a change answers with fewer terms
     (`Question.needed_by_a_change`)."""
-    best: tuple[int, frozenset[str]] | None = None
-    for terms, values, change in _sentences(text):
-        shared = len(terms & asked.about)
-        need = asked.needed_by_a_change if newer and change else asked.needed
-        typed = frozenset(v for t, v in values if t in asked.types)
-        if shared >= need and typed and (best is None or shared > best[0]):
-            best = (shared, typed)
-    return best[1] if best else None
+    found = answering(asked, text, newer)
+    return found[1] if found else None

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 from readmodel.reading.questions import asked_subject
-from readmodel.recall.answers import Question, answer, question
+from readmodel.recall.answers import Question, answer, answering, question
 from readmodel.recall.candidate import Candidate, people, replace
 from readmodel.recall.changes import changed
 from readmodel.recall.order import sort_key
@@ -131,8 +131,10 @@ def answers_differ(asked: Question | None, old: Candidate, new: Candidate) -> bo
     """Both answer the asked type of value, and the newer does not repeat the older's."""
     if asked is None:
         return False
-    said, now = answer(asked, old.record.text), answer(asked, new.record.text, newer=True)
-    return said is not None and now is not None and not said <= now
+    said, now = answering(asked, old.record.text), answering(asked, new.record.text, newer=True)
+    if said is None or now is None or said[1] <= now[1]:
+        return False
+    return len(said[0] & now[0]) >= asked.needed_by_a_change
 
 
 def _joined(a: Candidate, b: Candidate) -> bool:

@@ -126,6 +126,12 @@ def test_every_newer_value_ranks_above_the_value_it_replaced() -> None:
             "How many sources are in my Zotero library?",
             id="the newer answers something else",
         ),
+        pytest.param(
+            "User: My $12.99/month Canva Pro subscription might not make my resume ATS ready.",
+            "User: How can I use my savings for a rental in London at a cost of £1,800/month?",
+            "How much does my subscription to the service I use for my resume cost each month?",
+            id="the two answer with the question's words for other things",
+        ),
     ],
 )
 def test_no_change_stays_current(old: str, new: str, query: str) -> None:
@@ -158,4 +164,16 @@ def test_a_change_said_in_passing_answers_with_fewer_of_the_question_words() -> 
     assert answer(asked, new, newer=True) == frozenset({"2024-04-05"})
     assert answer(asked, same_words, newer=True) is None  # says no change
     out = outdate_older(_ranked((old, 1, 0.9), (new, 5, 0.5)), query)
+    assert [c.record.text for c in out] == [new, old] and out[1].outdated_by == out[0].id
+
+
+def test_a_decimal_value_is_a_value_and_its_change_outdates_the_older() -> None:
+    """"5.5 hours" is read as "6 hours" is: the newer average, said beside the same target,
+    answers with another value."""
+    old = "User: I've been averaging 5.5 hours of sleep nightly, but I want 7 hours by April."
+    new = "User: I've been averaging 6.5 hours of sleep nightly, but I'm aiming for 7 hours."
+    out = outdate_older(
+        _ranked((old, 1, 0.9), (new, 5, 0.6)),
+        "How many hours of sleep have I been averaging each night recently?",
+    )
     assert [c.record.text for c in out] == [new, old] and out[1].outdated_by == out[0].id

@@ -96,6 +96,12 @@ def test_predicate_reads_verb_tense_aspect_polarity_and_voice(
             [Value("place", "berlin", "from"), Value("place", "munich", "to")],
         ),
         ("I see Dr. Hale", [Value("person", "hale")]),
+        ("I sleep 5.5 hours a night", [Value("quantity", "5.5 hour")]),
+        ("The plan costs $12.50 a month", [Value("quantity", "$12.5")]),
+        ("The rent is $1,250.00 a month", [Value("quantity", "$1250")]),
+        ("The rate went up by 2.5%", [Value("quantity", "2.5 %")]),
+        ("The tank holds 2.0 litres", [Value("quantity", "2 litre")]),
+        ("The call is at 6.30 pm", [Value("time", "18:30")]),
     ],
 )
 def test_values_are_typed_and_normal(text: str, values: list[Value]) -> None:
