@@ -58,6 +58,12 @@ AGGREGATE = re.compile(
 """Words of a question that adds values up or lists them: every value is part of the answer."""
 
 
+SPAN = re.compile(
+    r"\bhow\s+(?:many|much|long)\b.*\b(?:between|since|until|till|passed|elapsed|from)\b", re.I
+)
+"""Words of a question asking for the span between two events, counted from their dates."""
+
+
 LATEST = re.compile(
     r"\b(?:latest|most recent(?:ly)?|current(?:ly)?|now|these days|at the moment|so far|"
     r"up to date|newest|last (?:one|update))\b",
@@ -179,7 +185,7 @@ def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> l
             ):
                 later.setdefault(old.id, []).append(new)
     if not later:
-        return list(ordered)
+        return answers_first(head, typed, query, frozenset()) + list(ordered[top:])
     newest = {
         old_id: max(news, key=lambda c: (c.record.occurred_at, c.id.int))
         for old_id, news in later.items()
@@ -202,4 +208,34 @@ def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> l
         replace(c, score=best[c.id], outdated_by=newest[c.id].id if c.id in newest else None)
         for c in head
     ]
-    return sorted(out, key=sort_key) + list(ordered[top:])
+    out = answers_first(sorted(out, key=sort_key), typed, query, frozenset(outdaters))
+    return out + list(ordered[top:])
+
+
+def answers_first(
+    head: list[Candidate], typed: Question | None, query: str, outdaters: frozenset[uuid.UUID]
+) -> list[Candidate]:
+    """For a question asking a type of value, the current memories of the head that give
+    one (`answers.answer`, or that outdate another) rank above those that give none, each
+    group in its order: "my current job as a senior engineer at Saint Pierre" names no
+    salary, "my recent raise to $80,000 as a senior engineer at Saint Pierre" does. Not
+    for a span between two events ("how many days between A and B"): it is counted from
+    their dates, which no memory gives as a number. Those that give none score just
+    under the lowest that gives one, in their order, as outdated ones do."""
+    if typed is None or SPAN.search(query) is not None:
+        return head
+    gives = [
+        c
+        for c in head
+        if c.outdated_by is None
+        and (c.id in outdaters or answer(typed, c.record.text) is not None)
+    ]
+    if not gives:
+        return head
+    floor = min(c.score for c in gives)
+    given = {c.id for c in gives}
+    rest = [c for c in head if c.id not in given]
+    lowered = [
+        replace(c, score=min(c.score, floor - OUTDATED_STEP * (i + 1))) for i, c in enumerate(rest)
+    ]
+    return sorted([*gives, *lowered], key=sort_key)

@@ -177,3 +177,26 @@ def test_a_decimal_value_is_a_value_and_its_change_outdates_the_older() -> None:
         "How many hours of sleep have I been averaging each night recently?",
     )
     assert [c.record.text for c in out] == [new, old] and out[1].outdated_by == out[0].id
+
+
+def test_a_memory_giving_the_asked_value_ranks_above_one_giving_none() -> None:
+    """The older names the job the question names but no salary; the newer gives one: it
+    ranks first, and neither is marked (the older states no value to replace)."""
+    job = "User: I'm worried my current job as a senior engineer at Acme Works leaves no time."
+    raise_ = "User: How will my recent raise to $80,000 as a senior engineer at Acme Works help?"
+    tea = "User: I like tea."
+    out = outdate_older(
+        _ranked((job, 1, 0.9), (tea, 2, 0.8), (raise_, 5, 0.6)),
+        "What is my annual salary as a senior engineer at Acme Works?",
+    )
+    assert [c.record.text for c in out] == [raise_, job, tea]
+    assert all(c.outdated_by is None for c in out)
+    assert out[0].score > out[1].score > out[2].score
+
+
+def test_a_span_between_two_events_is_counted_from_dates_and_keeps_its_order() -> None:
+    first = "User: My research trip to Jamestown starts on March 3."
+    counted = "User: I have 3 cafes in Jamestown to work from on the research trip."
+    ranked = _ranked((first, 1, 0.9), (counted, 2, 0.6))
+    query = "How many days will I be in Jamestown from the start of my research trip until I leave?"
+    assert [c.record.text for c in outdate_older(ranked, query)] == [first, counted]
