@@ -7,10 +7,9 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from contracts.memory import Observation
+from readmodel.recall.chains import later_states
 from readmodel.store import Filter, MemoryStore, Record, StoredPoint, expired
 from sediment.api.models import Edges, MemoryView, RecordSummary
-
-MAX_HISTORY_HOPS = 5
 
 
 def summary(record: Record) -> RecordSummary:
@@ -29,19 +28,27 @@ def summary(record: Record) -> RecordSummary:
 def history(
     store: MemoryStore, bank_id: str, record: Record, now: datetime | None = None
 ) -> list[RecordSummary]:
-    """Newer states, following `superseded_by` at most five hops; a cycle or a record
-    missing from the bank ends the walk instead of looping or leaking. A state expired
-    by `now` is walked through, not listed."""
+    """Newer states, following `superseded_by` to the current one however many times
+    the value changed; a cycle or a record missing from the bank ends the walk instead
+    of looping or leaking. After the first step the rest of the chain is read ahead in
+    one call (`readmodel.recall.chains.later_states`, what recall's walks use), and a
+    state it missed is fetched by id. A state expired by `now` is walked through, not
+    listed."""
     chain: list[RecordSummary] = []
     seen = {record.id}
+    ahead: dict[uuid.UUID, Record] = {}
     current = record
-    while current.superseded_by is not None and len(seen) <= MAX_HISTORY_HOPS:
-        if current.superseded_by in seen:
-            break
-        found = store.fetch(bank_id, [current.superseded_by])
-        if not found:
-            break
-        current = found[0].record
+    while current.superseded_by is not None and current.superseded_by not in seen:
+        newer = ahead.get(current.superseded_by)
+        if newer is None:
+            found = store.fetch(bank_id, [current.superseded_by])
+            if not found:
+                break
+            newer = found[0].record
+            if not ahead:
+                read = later_states(store, bank_id, [(current, newer)])
+                ahead = {r.id: r for r in read} or {newer.id: newer}
+        current = newer
         seen.add(current.id)
         if now is None or not expired(current, now):
             chain.append(summary(current))

@@ -1,8 +1,9 @@
 """Chains of any length: after N updates of one subject and attribute, delivered in any
 order with any duplicates, the current-state recall returns the newest state first and
-no other state of it, however large N is. Keyed updates ("The build server is now
-version N", one `key`) and updates read from the text alone ("Dana lives in X"). Run
-on the real embedded engine (qdrant-edge) with the real consolidator."""
+no other state of it, however large N is, and a memory's view lists every later state
+in time order up to the newest (`sediment.api.views.history`). Keyed updates ("The
+build server is now version N", one `key`) and updates read from the text alone ("Dana
+lives in X"). Run on the real embedded engine (qdrant-edge) with the real consolidator."""
 
 import tempfile
 import uuid
@@ -20,6 +21,7 @@ from readmodel.embedders.hashing import HashEmbedder
 from readmodel.recall.pipeline import RecallPipeline
 from readmodel.store import Filter
 from readmodel.stores.edge import EdgeStore
+from sediment.api.views import history
 from tests.fakes import NoLocks
 from worker.consolidation.consolidator import Consolidator, consolidate
 from worker.consolidation.policy import ConsolidationPolicy
@@ -95,6 +97,9 @@ def check_chain(kind: str, n: int, batches: list[list[RetainEvent]]) -> None:
             assert len(states) == min(n, MAX_LIMIT)
             assert states.get(newest, State.CURRENT) is State.CURRENT
             assert [t for t, s in states.items() if s is State.CURRENT] in ([], [newest])
+            oldest = next(r for r in stored if r.text == events[0].text)
+            later = [s.text for s in history(store, BANK, oldest)]
+            assert later == [e.text for e in events[1:]], f"{n} updates: history {later[-2:]}"
         finally:
             store.close()
 
