@@ -79,6 +79,47 @@ def ingest_times(code: Path, jsonl: Path, data_dir: Path, embedder: str) -> tupl
     return elapsed, cpu
 
 
+STATES = """
+import json, sys
+from pathlib import Path
+from readmodel.store import Filter
+from readmodel.stores.edge import EdgeStore
+store = EdgeStore(Path(sys.argv[1]))
+try:
+    raw = {}
+    for bank in store.banks():
+        for p in store.scroll(Filter(bank)):
+            if p.record.kind in ("world", "experience"):
+                raw[p.record.id] = p.record
+finally:
+    store.close()
+by = [(r, raw.get(r.superseded_by)) for r in raw.values() if r.superseded_by is not None]
+crossed = sum(1 for r, n in by if n is not None and not set(r.entities) & set(n.entities))
+print(json.dumps({"raw": len(raw), "superseded": len(by), "by_another_person": crossed}))
+"""
+"""Run with a checkout's code on the data directory an ingest left: its raw memories,
+those superseded, and those superseded by a memory of another person (no entity in
+common). Every event of the workload names one person and says nothing of anyone else,
+so the last must be 0."""
+
+
+def states(code: Path, data_dir: Path) -> dict[str, int]:
+    """What `STATES` counts in `data_dir`, read with `code`."""
+    env = {**os.environ, "PYTHONPATH": str(code), "SEDIMENT_LOG_LEVEL": "WARNING"}
+    done = subprocess.run(
+        [sys.executable, "-c", STATES, str(data_dir / "store")],
+        env=env,
+        cwd=code,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"reading the states ({code}) exited {done.returncode}:\n{done.stderr}")
+    found: dict[str, int] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found
+
+
 def _commit(code: Path) -> str:
     done = subprocess.run(
         ["git", "-C", str(code), "rev-parse", "--short", "HEAD"],
@@ -124,6 +165,25 @@ def section(report: dict[str, Any], source: str) -> list[str]:
             ", ".join(f"{x:.2f}" for x in report["cpu_ratio_to_first"][code]),
         ]
         lines.append("| " + " | ".join(cells) + " |")
+    counted = report.get("states") or {}
+    if counted:
+        lines += [
+            "",
+            "What each checkout's first run stored: raw memories, those superseded, and those "
+            "superseded by a memory of another person (no entity in common; every event names "
+            "one person and says nothing of anyone else, so this must be 0).",
+            "",
+            "| checkout | commit | raw memories | superseded | by another person |",
+            "| --- | --- | ---: | ---: | ---: |",
+        ]
+        for i, code in enumerate(codes):
+            if code in counted:
+                c = counted[code]
+                name = "before" if i == 0 and len(codes) == 2 else code
+                lines.append(
+                    f"| {name} | {report['commits'].get(code, '')} | {c['raw']:,} | "
+                    f"{c['superseded']:,} | {c['by_another_person']:,} |"
+                )
     return [*lines, ""]
 
 
@@ -153,11 +213,14 @@ def main(argv: list[str] | None = None) -> None:
         count = write_jsonl(jsonl, args.events)
         runs: dict[str, list[float]] = {str(c): [] for c in codes}
         cpu_runs: dict[str, list[float]] = {str(c): [] for c in codes}
+        counted: dict[str, dict[str, int]] = {}
         load_start = os.getloadavg()
         for r in range(args.runs):
             for i, code in enumerate(codes):
                 data = root / f"data-{r}-{i}"
                 seconds, cpu = ingest_times(code, jsonl, data, args.embedder)
+                if r == 0:
+                    counted[str(code)] = states(code, data)
                 shutil.rmtree(data, ignore_errors=True)
                 runs[str(code)].append(round(count / seconds, 1))
                 cpu_runs[str(code)].append(round(count / cpu, 1))
@@ -182,6 +245,7 @@ def main(argv: list[str] | None = None) -> None:
             "eps_per_cpu_s": cpu_runs,
             "median_eps_per_cpu_s": {c: statistics.median(v) for c, v in cpu_runs.items()},
             "cpu_ratio_to_first": _ratios(cpu_runs, str(codes[0])),
+            "states": counted,
         }
         print(json.dumps(report, indent=2))
         if args.out is not None:

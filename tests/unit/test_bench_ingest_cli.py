@@ -5,7 +5,9 @@ import json
 from pathlib import Path
 
 from bench.identity import PASSAGE_SENTENCES, differences, lines
-from bench.ingest_cli import section, write_jsonl
+from bench.ingest_cli import ingest_times, section, states, write_jsonl
+
+CODE = Path(__file__).resolve().parents[2]
 
 
 def test_the_events_file_is_the_same_for_the_same_arguments(tmp_path: Path) -> None:
@@ -35,8 +37,14 @@ def test_the_section_gives_each_checkouts_runs_medians_and_ratios() -> None:
         "eps_per_cpu_s": {"/old": [300.0, 310.0], "/new": [640.0, 650.0]},
         "median_eps_per_cpu_s": {"/old": 305.0, "/new": 645.0},
         "cpu_ratio_to_first": {"/old": [1.0, 1.0], "/new": [2.133, 2.097]},
+        "states": {
+            "/old": {"raw": 20000, "superseded": 7378, "by_another_person": 7148},
+            "/new": {"raw": 20000, "superseded": 4912, "by_another_person": 0},
+        },
     }
     text = "\n".join(section(report, "bench/results/ingest_cli.json"))
+    assert "| before | 16cf774 | 20,000 | 7,378 | 7,148 |" in text
+    assert "| /new | abc1234 | 20,000 | 4,912 | 0 |" in text
     assert "| before | 16cf774 | 250.0, 270.0 | 260.0 | 1.00, 1.00 | 305.0 |" in text
     assert "| after | abc1234 | 520.0, 560.0 | 540.0 | 2.08, 2.07 | 645.0 | 2.13, 2.10 |" in text
     assert "20,000 short events" in text
@@ -59,3 +67,15 @@ def test_the_comparison_names_every_field_that_differs() -> None:
     assert len(found) == 2 and all(f.startswith("m1 ") for f in found)
     assert differences(a, a) == []
     assert differences(a, {}) == ["only in the first: m1"]
+
+
+def test_an_ingest_of_the_workload_supersedes_no_one_by_another_person(tmp_path: Path) -> None:
+    """`sediment ingest` of 1,500 workload events (people of one first name among them),
+    then the stored states as the benchmark counts them."""
+    jsonl = tmp_path / "events.jsonl"
+    write_jsonl(jsonl, 1500)
+    ingest_times(CODE, jsonl, tmp_path / "data", "static")
+    found = states(CODE, tmp_path / "data")
+    assert found["raw"] == 1500
+    assert found["superseded"] > 50
+    assert found["by_another_person"] == 0
