@@ -102,6 +102,16 @@ Sentence = tuple[frozenset[str], tuple[tuple[str, str], ...], bool]
 change (a change word of the statement reader's grammar)."""
 
 
+ROSE_OR_FELL = re.compile(
+    r"\b(?:increased|decreased|rose|risen|grew|grown|dropped|fell|fallen|climbed|jumped|"
+    r"went (?:up|down)|gone (?:up|down)|raised|lowered|cut|bumped(?: up)?)\s+(?:\w+\s+)?to\s+"
+    r"(?:about |around |roughly |nearly |over |under )?[$£€]?\d",
+    re.I,
+)
+"""An amount said by what it rose or fell to ("has increased to 7", "went up to $950"): a
+sentence that says a change, as a change word does."""
+
+
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _sentences(text: str) -> tuple[Sentence, ...]:
     out = []
@@ -109,7 +119,7 @@ def _sentences(text: str) -> tuple[Sentence, ...]:
         found = tokens(sentence)
         draft = read_values(Draft(found))
         values = tuple((v.type, v.text) for v in draft.values)
-        change = any(t.low in CHANGE_WORDS for t in found)
+        change = any(t.low in CHANGE_WORDS for t in found) or bool(ROSE_OR_FELL.search(sentence))
         out.append((_terms(sentence), values, change))
     return tuple(out)
 

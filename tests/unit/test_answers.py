@@ -167,8 +167,30 @@ def test_a_change_said_in_passing_answers_with_fewer_of_the_question_words() -> 
     assert [c.record.text for c in out] == [new, old] and out[1].outdated_by == out[0].id
 
 
+@pytest.mark.parametrize(
+    ("new", "says_a_change"),
+    [
+        ("User: My count of mentees in the portfolio has increased to 7 this year.", True),
+        ("User: The mentees in my portfolio went up to 7 after the spring cohort.", True),
+        ("User: Mentees in my portfolio dropped to about 4 over the summer.", True),
+        ("User: My portfolio shows 7 mentees I cut to size for the page.", False),
+        ("User: My portfolio mentees increased by 7 percent in visibility.", False),
+    ],
+)
+def test_an_amount_said_by_what_it_rose_or_fell_to_is_a_change(
+    new: str, says_a_change: bool
+) -> None:
+    """ "has increased to 7" says a change as "now" does: as the newer of two it answers
+    with two of the question's words."""
+    query = "How many women have I highlighted as mentees in my portfolio to showcase my mentoring?"
+    asked = question(query)
+    assert asked is not None
+    assert answer(asked, new) is None
+    assert (answer(asked, new, newer=True) is not None) is says_a_change
+
+
 def test_a_decimal_value_is_a_value_and_its_change_outdates_the_older() -> None:
-    """"5.5 hours" is read as "6 hours" is: the newer average, said beside the same target,
+    """ "5.5 hours" is read as "6 hours" is: the newer average, said beside the same target,
     answers with another value."""
     old = "User: I've been averaging 5.5 hours of sleep nightly, but I want 7 hours by April."
     new = "User: I've been averaging 6.5 hours of sleep nightly, but I'm aiming for 7 hours."
