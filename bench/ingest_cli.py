@@ -169,7 +169,7 @@ def section(report: dict[str, Any], source: str) -> list[str]:
     if counted:
         lines += [
             "",
-            "What each checkout's first run stored: raw memories, those superseded, and those "
+            "What each checkout stores from the file: raw memories, those superseded, and those "
             "superseded by a memory of another person (no entity in common; every event names "
             "one person and says nothing of anyone else, so this must be 0).",
             "",
