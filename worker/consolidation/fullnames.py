@@ -9,8 +9,8 @@ is the full name ("pia halsen", "pia halsen>son" for her son), and the surname i
 word of the frame ("<s> lives in _", not "<s> halsen lives in _").
 
 A first name said alone, with no entity naming it in full, stays the first name: it may
-be anyone of that name. Recall's query-time state (`readmodel.recall.changes`) reads the
-statements a question asks about, however their people were written.
+be anyone of that name, so it neither supersedes nor is superseded by a statement of
+someone named in full (precision first: a missed update leaves both values current).
 """
 
 import re
