@@ -81,9 +81,11 @@ def read_frame(draft: Draft) -> tuple[str, frozenset[str]]:
 
 
 def change_cue(draft: Draft) -> str | None:
-    for token in draft.tokens:
-        if token.low in g.CHANGE_WORDS:
-            return token.low
+    """The first word of the clause that says a change (`grammar.change_word`)."""
+    lows = [t.low for t in draft.tokens]
+    for i, low in enumerate(lows):
+        if g.change_word(low, lows[i + 1] if i + 1 < len(lows) else ""):
+            return low
     return None
 
 

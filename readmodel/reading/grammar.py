@@ -83,6 +83,15 @@ CHANGE_WORDS = frozenset(
     relocated new started became replaced updated rescheduled postponed promoted joined
     left quit stopped""".split()
 )
+CHANGE_VERBS = frozenset(
+    "switch change move relocate replace update upgrade downgrade convert transition swap".split()
+)
+"""Verbs whose past says that what the subject has or is became another ("upgraded to a
+Pixel 8", "converted the garage into an office"); their other forms say a plan as often
+("I'm moving to Denver", "thinking of switching")."""
+RETURNED_TO = frozenset("in to at on into home".split())
+"""What follows "back" when it says where the subject returned ("back in the office full
+time", "back on nights"), not the noun ("my back hurts") or a trip ("back from Rome")."""
 
 
 def name_text(words: str) -> str:
@@ -131,3 +140,13 @@ def verb_form(word: str) -> str:
 
 def can_be_noun(word: str) -> bool:
     return "NOUN" in lemmas(word.lower())
+
+
+def change_word(low: str, following: str = "") -> bool:
+    """`low` (a lowercased word, `following` the next one) says a change: a change word,
+    a past form of a verb of change, or "back" before where the subject returned."""
+    if low in CHANGE_WORDS:
+        return True
+    if low == "back":
+        return following in RETURNED_TO
+    return verb_lemma(low) in CHANGE_VERBS and verb_form(low) in ("VBD", "VBN")

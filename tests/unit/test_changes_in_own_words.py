@@ -21,6 +21,14 @@ from tests.helpers import memory
         ("Marco became an Inter fan.", True),
         ("I've been drinking my coffee black since January.", True),
         ("Grandpa quit smoking in March.", True),
+        ("I finally upgraded to a Pixel 8.", True),
+        ("We converted the garage into an office.", True),
+        ("I'm back in the office full time.", True),
+        ("Dana is back on nights.", True),
+        ("My back hurts in the morning.", False),
+        ("I came back from Rome on Sunday.", False),
+        ("I'm thinking of upgrading to a Pixel 8.", False),
+        ("I'm moving to Denver next month.", False),
         ("I might try eating fish next year.", False),
         ("I will switch to Emacs.", False),
         ("I didn't switch to Emacs.", False),
@@ -73,6 +81,12 @@ def _pair(
     [
         ("I use Vim for all my coding.", "I switched to VS Code last month.", 0.5, 0.34, [], True),
         ("I am single.", "I got married in May.", 0.71, 0.63, [], True),
+        ("I have an iPhone 12.", "I finally upgraded to a Pixel 8.", 0.6, 0.45, [], True),
+        ("I work from home.", "I'm back in the office full time.", 0.7, 0.5, [], True),
+        ("I work from home.", "My boss is back in the office full time.", 0.7, 0.5, [],
+         False),
+        ("I have an iPhone 12.", "I'm thinking of upgrading to a Pixel 8.", 0.6, 0.5, [],
+         False),
         # the change names what changed as a thing of someone's: the question or the
         # older statement must name it too ("my accounts" is no word of either: missed)
         ("I take my coffee with milk.", "I've been drinking my coffee black since January.",
