@@ -6,13 +6,20 @@ readings (`sameness.py`); recall reads questions and candidates with the same st
 """
 
 from readmodel.reading.pipeline import read, several_statements
-from readmodel.reading.sameness import merge_key, same_statement, same_values, why_not_same
+from readmodel.reading.sameness import (
+    another_occurrence,
+    merge_key,
+    same_statement,
+    same_values,
+    why_not_same,
+)
 from readmodel.reading.statement import Clause, Reading, Value
 
 __all__ = [
     "Clause",
     "Reading",
     "Value",
+    "another_occurrence",
     "merge_key",
     "read",
     "same_statement",

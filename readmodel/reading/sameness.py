@@ -14,6 +14,7 @@ from readmodel.reading.statement import Clause, Reading
 
 ClauseKey = tuple[object, ...]
 NAMES = frozenset({"person", "place", "organisation", "name"})
+WHEN = frozenset({"date", "time"})
 
 
 def clause_key(clause: Clause) -> ClauseKey:
@@ -91,3 +92,32 @@ def why_not_same(a: Reading, b: Reading, verbs_may_differ: bool = True) -> str |
             if left != right:
                 return f"another {name}: {left!r} / {right!r}"
     return None
+
+
+def another_occurrence(a: Reading, b: Reading) -> bool:
+    """Two happenings of one kind on other days: both read, every clause an episode (a
+    past, simple clause) that says no change, clause by clause the same subject, frame
+    and values but their dates and times, and at least one date or time another ("we paid
+    the rent on March 1" / "on April 1", "the backup ran on Monday" / "on Thursday").
+    The later one replaces nothing: both happened. A change said as such ("the
+    appointment got moved to March 10") is no other occurrence."""
+    if not a.readable or not b.readable or len(a.clauses) != len(b.clauses):
+        return False
+    if any(c.kind != "episode" or c.change is not None for c in (*a.clauses, *b.clauses)):
+        return False
+
+    def key(c: Clause) -> tuple[object, ...]:
+        rest = tuple(sorted(v for v in c.values if v.type not in WHEN))
+        return (c.subject, c.frame, rest, c.polarity)
+
+    def when(r: Reading) -> tuple[tuple[object, ...], ...]:
+        return tuple(
+            sorted(
+                (key(c), tuple(sorted(v for v in c.values if v.type in WHEN))) for c in r.clauses
+            )
+        )
+
+    pairs_a, pairs_b = when(a), when(b)
+    if [k for k, _ in pairs_a] != [k for k, _ in pairs_b]:
+        return False
+    return any(x != y and x and y for (_, x), (_, y) in zip(pairs_a, pairs_b, strict=True))

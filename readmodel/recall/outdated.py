@@ -227,8 +227,7 @@ def answers_first(
     gives = [
         c
         for c in head
-        if c.outdated_by is None
-        and (c.id in outdaters or answer(typed, c.record.text) is not None)
+        if c.outdated_by is None and (c.id in outdaters or answer(typed, c.record.text) is not None)
     ]
     if not gives:
         return head

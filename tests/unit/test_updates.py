@@ -147,3 +147,20 @@ def test_a_restatement_is_about_the_same_people(
     link = relate(a, b, 0.99, POLICY)
     assert (link is not None and link.kind is LinkKind.MERGE) is merges
     assert link == relate(b, a, 0.99, POLICY)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The team shipped the release on Friday.", "The team shipped the release on Tuesday."),
+        ("I visited the dentist on 2024-05-02.", "I visited the dentist on 2024-08-19."),
+        ("The boiler was serviced on March 4.", "The boiler was serviced on October 9."),
+        ("Lena ran the payroll job at 9 am.", "Lena ran the payroll job at 4 pm."),
+    ],
+)
+def test_a_happening_on_another_day_replaces_nothing(older: str, newer: str) -> None:
+    assert verdict(older, newer) is None
+
+
+def test_a_happening_said_to_have_moved_still_replaces_its_date() -> None:
+    assert verdict("The launch is on May 20.", "The launch got moved to June 3.") is EVOLVED

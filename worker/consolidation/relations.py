@@ -15,7 +15,13 @@ from datetime import datetime
 from enum import Enum
 
 from contracts.memory import Memory, Relation, derive_memory_id
-from readmodel.reading import read, same_statement, same_values, several_statements
+from readmodel.reading import (
+    another_occurrence,
+    read,
+    same_statement,
+    same_values,
+    several_statements,
+)
 from readmodel.store import tagset_of
 from worker.consolidation.features import of as text_features
 from worker.consolidation.openupdates import OpenUpdate, open_update
@@ -109,8 +115,11 @@ def _update(older: Memory, newer: Memory) -> Update | OpenUpdate | None:
     statement said of a short while ("this week") replaces, and is replaced by, nothing.
     A memory that says several things (`readmodel.reading.several_statements`) is not
     superseded whole by a newer value of one of them: its other statements stay current,
-    and recall marks the replaced one when a question asks for it (query-time state)."""
+    and recall marks the replaced one when a question asks for it (query-time state).
+    A happening on another day (`readmodel.reading.another_occurrence`) replaces nothing."""
     if several_statements(older.text):
+        return None
+    if another_occurrence(read(older.text, older.entities), read(newer.text, newer.entities)):
         return None
     old_open, new_open = text_features(older).open, text_features(newer).open
     if (old_open and old_open.one_off) or (new_open and new_open.one_off):
