@@ -7,6 +7,7 @@ that cannot go on says why (`Draft.unread`) and the clause is not read further. 
 long enough to be cut into passages (`readmodel.passages`) is not read as one statement.
 """
 
+import hashlib
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -92,20 +93,26 @@ def _read(text: str, entities: tuple[str, ...]) -> Reading:
 
 def _statements(text: str, rest: str, speaker: str | None, entities: tuple[str, ...]) -> Reading:
     sentences = clauses(rest)
-    words = _words(sentences)
     if len(text.split()) > SPLIT_ABOVE:
-        return Reading((), words, "a long text, read by passage")
+        return Reading((), fingerprint(_words(sentences)), "a long text, read by passage")
     if not sentences:
-        return Reading((), words, "no words")
+        return Reading((), _words(sentences), "no words")
     if len(sentences) > MAX_CLAUSES:
-        return Reading((), words, f"more than {MAX_CLAUSES} sentences")
+        return Reading((), _words(sentences), f"more than {MAX_CLAUSES} sentences")
     read: list[Clause] = []
     for sentence in sentences:
         draft = read_clause(sentence, speaker, entities)
         if draft.unread is not None:
-            return Reading((), words, f"{draft.unread}: {sentence!r}")
+            return Reading((), _words(sentences), f"{draft.unread}: {sentence!r}")
         read.append(clause_of(draft))
-    return Reading(tuple(read), words)
+    return Reading(tuple(read), _words(sentences))
+
+
+def fingerprint(words: frozenset[str]) -> frozenset[str]:
+    """The content words of a long text as one digest: compared only for equality, and
+    stored with the memory, where a long text's hundreds of stems would double its size."""
+    digest = hashlib.blake2b("\x1f".join(sorted(words)).encode(), digest_size=16)
+    return frozenset({f"#{digest.hexdigest()}"})
 
 
 ONE_STATEMENT_WORDS = 25

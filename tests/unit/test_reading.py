@@ -1,12 +1,14 @@
 """The statement reader: each stage alone, then sameness, then what `inspect` shows."""
 
+import json
+
 import pytest
 
 from readmodel.reading import read, same_statement, same_values, why_not_same
 from readmodel.reading.draft import Draft
 from readmodel.reading.predicates import read_predicate
 from readmodel.reading.roles import read_roles
-from readmodel.reading.statement import Value
+from readmodel.reading.statement import Value, from_json, to_json
 from readmodel.reading.subjects import read_subject
 from readmodel.reading.values import read_values
 from readmodel.reading.words import as_note, clauses, normalise, tokens
@@ -196,6 +198,17 @@ def test_a_long_text_is_not_read_as_one_statement() -> None:
     assert not reading.readable and reading.unread == "a long text, read by passage"
 
 
+def test_a_long_text_is_compared_by_one_digest_of_its_words() -> None:
+    """Equal content words, equal digest; one word more, another: what the stored
+    reading of a long text holds instead of its hundreds of stems."""
+    base = " ".join(f"Ana kept note {i} about the harbour trip." for i in range(30))
+    same = base.replace("Ana kept", "ana kept")
+    other = base + " Ana also liked the lighthouse."
+    a, b, c = read(base), read(same), read(other)
+    assert len(a.words) == 1 and same_statement(a, b) and not same_statement(a, c)
+    assert len(json.dumps(to_json(a))) < 150
+
+
 def test_inspect_shows_the_reading_in_words() -> None:
     record = memory("Dan's wife works at Initech.")
     [line] = reading_lines(record)
@@ -219,3 +232,36 @@ def test_a_full_stop_before_a_word_in_lower_case_ends_no_sentence(
 ) -> None:
     assert clauses(normalise(text)) == sentences
     assert read(text).readable
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dan's wife works at Initech.",
+        "The launch got moved from May 20 to June 3; the demo is at 6 pm.",
+        "I might try eating fish next year.",
+        "prod db: postgres 16",
+        " ".join(["We talked about the roadmap and the hiring plan for the spring."] * 20),
+        "",
+    ],
+)
+def test_a_reading_survives_its_json(text: str) -> None:
+    reading = read(text)
+    assert from_json(json.loads(json.dumps(to_json(reading)))) == reading
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        [[], []],
+        [[["i"]], [], None],
+        [[[["i"], "be", "f", [], [["colour", "red", ""]], "positive", "present", "simple",
+           None, "state", False, False]], [], None],
+        [[[["i"], "be", "f", [], [], "positive", "present", "simple", None, "state", 0,
+           False]], [], None],
+        [[], [3], None],
+    ],
+)  # fmt: skip
+def test_a_stored_reading_of_another_shape_is_refused(stored: list[object]) -> None:
+    with pytest.raises((ValueError, TypeError)):
+        from_json(stored)

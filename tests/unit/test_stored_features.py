@@ -8,9 +8,10 @@ import pytest
 
 from contracts.memory import Memory
 from readmodel.embedders.hashing import HashEmbedder
+from readmodel.reading import pipeline
 from readmodel.store import Filter
 from tests.helpers import edge_consolidator, event, memory
-from worker.consolidation import features, statements
+from worker.consolidation import features, openframes, statements
 from worker.consolidation.consolidator import consolidate
 from worker.consolidation.neighbourhood import RAW_KINDS
 from worker.consolidation.policy import ConsolidationPolicy
@@ -19,6 +20,8 @@ from worker.rebuild import rebuild_bank
 
 DEV = Path(__file__).resolve().parents[2] / "bench" / "data" / "supersession_dev.json"
 POLICY = ConsolidationPolicy()
+_R: list[object] = [[], [], "no words"]
+"""A well-formed stored reading (of nothing), so that each case below is wrong in one way."""
 
 
 def _statements() -> list[tuple[str, list[str]]]:
@@ -51,11 +54,17 @@ def test_ingest_stores_them() -> None:
     [
         "not json",
         "[]",
-        json.dumps([features.FORMAT + 1, None, "fact", None, False, [], []]),
-        json.dumps([features.FORMAT, None, "opinion", None, False, [], []]),
-        json.dumps([features.FORMAT, None, "fact", None, "no", [], []]),
-        json.dumps([features.FORMAT, 3, "fact", None, False, [], []]),
-        json.dumps([features.FORMAT, None, "fact", None, False, [], [["only", "two"]]]),
+        json.dumps([features.FORMAT + 1, None, "fact", None, False, [], False, [], None, _R]),
+        json.dumps([features.FORMAT, None, "opinion", None, False, [], False, [], None, _R]),
+        json.dumps([features.FORMAT, None, "fact", None, "no", [], False, [], None, _R]),
+        json.dumps([features.FORMAT, None, "fact", None, False, [], "no", [], None, _R]),
+        json.dumps([features.FORMAT, 3, "fact", None, False, [], False, [], None, _R]),
+        json.dumps([features.FORMAT, None, "fact", None, False, [], False, [["two"]], None, _R]),
+        json.dumps([features.FORMAT, None, "fact", None, False, [], False, [], None, [[], [], 3]]),
+        json.dumps(
+            [features.FORMAT, None, "fact", None, False, [], False, [], None, [[["x"]], [], None]]
+        ),
+        json.dumps([features.FORMAT, None, "fact", None, False, [], False, [], None, _R, "more"]),
     ],
 )
 def test_a_value_of_another_format_or_shape_is_computed_from_the_text(stored: str) -> None:
@@ -79,17 +88,23 @@ def test_relate_decides_on_the_stored_features_and_computes_none(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Stored features that say another city than the text: the decision follows the
-    stored ones, and no statement is parsed from a text while deciding."""
+    stored ones, and no text is read while deciding, by no reader: neither the
+    statement reader nor the attribute or frame readers."""
     older = _stated("Ana lives in Porto.", ["Ana"], "Ana lives in Porto.", 0)
     same_city = _stated("Ana lives in Lisbon.", ["Ana"], "Ana lives in Porto.", 30)
     other_city = _stated("Ana lives in Porto.", ["Ana"], "Ana lives in Lisbon.", 30)
+    restated = _stated("Ana has her home in Porto.", ["Ana"], "Ana lives in Porto.", 30)
 
     def refuse(*args: object) -> None:
         raise AssertionError("text features computed for a stored memory")
 
     monkeypatch.setattr(statements, "_features", refuse)
     monkeypatch.setattr(features, "computed", refuse)
+    monkeypatch.setattr(pipeline, "_read", refuse)
+    monkeypatch.setattr(openframes, "read", refuse)
     assert relate(older, same_city, 0.0, POLICY) is None
+    merged = relate(older, restated, 0.99, POLICY)
+    assert merged is not None and merged.kind is LinkKind.MERGE
     link = relate(older, other_city, 0.0, POLICY)
     assert link is not None and link.kind is LinkKind.SUPERSEDE
 

@@ -1,4 +1,5 @@
-"""The text features consolidation decides on, computed once per memory at ingest.
+"""The reading of a memory, and the features consolidation decides on: computed once per
+memory at ingest, the only place consolidation reads a text.
 
 `relate` compares a new memory with tens of stored ones per event: their slots, change
 word, negation and value words. Computed from the text each time, that cost grew with
@@ -12,6 +13,11 @@ computed from the text, as before; `sediment rebuild` stores them. The features 
 function of the text and entities alone (`statement_features` is pure), so a stored
 value and a computed one are equal and decisions do not depend on where they came from.
 A change to the rules that compute them needs a rebuild, as `slot_keys` does.
+
+The reading (`readmodel.reading`: subject, frame, typed values, polarity, tense) is stored
+with them, so deciding whether two memories restate one fact reads neither text again:
+one event's way through consolidation reads its text here, once, and every stored
+neighbour it is compared with is decoded, not read.
 """
 
 import json
@@ -21,6 +27,8 @@ from functools import lru_cache
 from typing import Any, Final
 
 from contracts.memory import Memory
+from readmodel.reading import Reading, read, several_statements
+from readmodel.reading import statement as reading_json
 from readmodel.text import STOPWORDS, TEXT_CACHE_SIZE
 from worker.consolidation import openframes
 from worker.consolidation.fullnames import full_names, qualified_reading, qualified_statement
@@ -30,7 +38,7 @@ from worker.consolidation.policy import has_negation_cue
 from worker.consolidation.statements import Slot, StatementFeatures, statement_features
 from worker.consolidation.updates import slot_keys
 
-FORMAT: Final = 4
+FORMAT: Final = 5
 """Written first in every encoded value; a value of another format is not read."""
 
 _VALUE_WORDS = frozenset(
@@ -47,23 +55,30 @@ _KINDS = ("fact", "episode", "other")
 @dataclass(frozen=True)
 class TextFeatures:
     """`statement`: what the text states (slots, change word); `negation`: whether it
-    has a negation word; `values`: the words naming a value (`value_words`); `open`: its
-    reading by frame (`openframes.py`), None for a text too long to be a stated fact."""
+    has a negation word; `values`: the words naming a value (`value_words`); `reading`:
+    its reading (`readmodel.reading.read`), what restatement is decided on; `several`:
+    whether it says several things (`readmodel.reading.several_statements`), so that no
+    newer value of one of them supersedes it whole; `open`: its reading by frame
+    (`openframes.py`), None for a text too long to be a stated fact."""
 
     statement: StatementFeatures
     negation: bool
     values: frozenset[str]
+    reading: Reading
+    several: bool
     open: OpenReading | None = None
 
 
 def computed(text: str, entities: list[str] | tuple[str, ...] = ()) -> TextFeatures:
-    """Read by attribute and by frame, a person named in full keyed by the full name
-    (`fullnames.py`)."""
+    """Read as a statement, by attribute and by frame, a person named in full keyed by
+    the full name (`fullnames.py`)."""
     names = full_names(text, tuple(sorted(set(entities))))
     return TextFeatures(
         qualified_statement(statement_features(text, entities), names),
         has_negation_cue(text),
         value_words(text),
+        read(text, entities),
+        several_statements(text),
         qualified_reading(openframes.read(text, entities), names),
     )
 
@@ -95,9 +110,18 @@ def of(memory: Memory) -> TextFeatures:
 def encode(features: TextFeatures) -> str:
     st = features.statement
     slots = [[s.subject, s.attribute, s.value, s.mode, s.tier] for s in st.slots]
-    data = [FORMAT, st.speaker, st.kind, st.cue, features.negation, sorted(features.values)]
+    data = [
+        FORMAT,
+        st.speaker,
+        st.kind,
+        st.cue,
+        features.negation,
+        sorted(features.values),
+        features.several,
+    ]
     opened = openframes.to_json(features.open) if features.open is not None else None
-    return json.dumps([*data, slots, opened], ensure_ascii=False, separators=(",", ":"))
+    reading = reading_json.to_json(features.reading)
+    return json.dumps([*data, slots, opened, reading], ensure_ascii=False, separators=(",", ":"))
 
 
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
@@ -105,8 +129,10 @@ def decode(text: str) -> TextFeatures | None:
     """The features `encode` wrote, or None for a value of another format or shape."""
     try:
         data = json.loads(text)
-        version, speaker, kind, cue, negation, values, slots, opened = data
-        if version != FORMAT or kind not in _KINDS or not isinstance(negation, bool):
+        version, speaker, kind, cue, negation, values, several, slots, opened, reading = data
+        if version != FORMAT or kind not in _KINDS:
+            return None
+        if not isinstance(negation, bool) or not isinstance(several, bool):
             return None
         statement = StatementFeatures(
             _str_or_none(speaker),
@@ -114,8 +140,15 @@ def decode(text: str) -> TextFeatures | None:
             _str_or_none(cue),
             tuple(Slot(*(str(part) for part in s)) for s in slots),
         )
-        reading = openframes.from_json(opened) if opened is not None else None
-        return TextFeatures(statement, negation, frozenset(str(v) for v in values), reading)
+        by_frame = openframes.from_json(opened) if opened is not None else None
+        return TextFeatures(
+            statement,
+            negation,
+            frozenset(str(v) for v in values),
+            reading_json.from_json(reading),
+            several,
+            by_frame,
+        )
     except (ValueError, TypeError):
         return None
 

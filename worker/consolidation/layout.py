@@ -61,12 +61,15 @@ rebuild derives the slot keys and features of memories stored before, so "user42
 to Dallas" supersedes "user42 lives in Miami" stored under 13; 15, a person named in full
 (in the text, or by the event's entities) keyed by the full name (`fullnames.py`), so two
 people of one first name are two subjects ("Pia Kesini moved to Seattle" no longer
-supersedes "Pia Halsen lives in Lyon"): slot keys and features derived again.
+supersedes "Pia Halsen lives in Lyon"): slot keys and features derived again; 16, a
+happening on another day replaces nothing ("we paid the rent on April 1" no longer
+supersedes "... on March 1"), and the reading is stored with the features (format 5):
+the rebuild derives features and every supersession again.
 """
 
 from readmodel.store import MemoryStore
 
-LAYOUT = 15
+LAYOUT = 16
 
 
 class StaleLayoutError(RuntimeError):

@@ -15,13 +15,7 @@ from datetime import datetime
 from enum import Enum
 
 from contracts.memory import Memory, Relation, derive_memory_id
-from readmodel.reading import (
-    another_occurrence,
-    read,
-    same_statement,
-    same_values,
-    several_statements,
-)
+from readmodel.reading import another_occurrence, same_statement, same_values
 from readmodel.store import tagset_of
 from worker.consolidation.features import of as text_features
 from worker.consolidation.openupdates import OpenUpdate, open_update
@@ -117,14 +111,15 @@ def _update(older: Memory, newer: Memory) -> Update | OpenUpdate | None:
     superseded whole by a newer value of one of them: its other statements stay current,
     and recall marks the replaced one when a question asks for it (query-time state).
     A happening on another day (`readmodel.reading.another_occurrence`) replaces nothing."""
-    if several_statements(older.text):
+    old, new = text_features(older), text_features(newer)
+    if old.several:
         return None
-    if another_occurrence(read(older.text, older.entities), read(newer.text, newer.entities)):
+    if another_occurrence(old.reading, new.reading):
         return None
-    old_open, new_open = text_features(older).open, text_features(newer).open
+    old_open, new_open = old.open, new.open
     if (old_open and old_open.one_off) or (new_open and new_open.one_off):
         return None
-    return implicit_update(features(older), features(newer)) or open_update(old_open, new_open)
+    return implicit_update(old.statement, new.statement) or open_update(old_open, new_open)
 
 
 def restates(
@@ -139,9 +134,10 @@ def restates(
     and attribute, the same values (`readmodel.reading.same_values`) restate."""
     if not shares_entity(older, newer):
         return False
-    if text_features(older).negation != text_features(newer).negation:
+    old, new = text_features(older), text_features(newer)
+    if old.negation != new.negation:
         return False
-    a, b = read(older.text, older.entities), read(newer.text, newer.entities)
+    a, b = old.reading, new.reading
     if keyed and same_values(a, b):
         return True
     return same_statement(a, b, verbs_may_differ)
