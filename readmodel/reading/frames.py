@@ -81,12 +81,8 @@ def read_frame(draft: Draft) -> tuple[str, frozenset[str]]:
 
 
 def change_cue(draft: Draft) -> str | None:
-    """The first word of the clause that says a change (`grammar.change_word`)."""
-    lows = [t.low for t in draft.tokens]
-    for i, low in enumerate(lows):
-        if g.change_word(low, lows[i + 1] if i + 1 < len(lows) else ""):
-            return low
-    return None
+    """The first word of the clause that says a change (`grammar.first_change_word`)."""
+    return g.first_change_word([t.low for t in draft.tokens])
 
 
 def kind_of(draft: Draft) -> Kind:

@@ -5,6 +5,7 @@ and short. Whether a word can be a verb, and its lemma and tense, come from
 `lemminflect`'s English lexicon, not from lists of ours.
 """
 
+from collections.abc import Sequence
 from functools import lru_cache
 
 from lemminflect import getAllInflections, getAllLemmas
@@ -150,3 +151,12 @@ def change_word(low: str, following: str = "") -> bool:
     if low == "back":
         return following in RETURNED_TO
     return verb_lemma(low) in CHANGE_VERBS and verb_form(low) in ("VBD", "VBN")
+
+
+def first_change_word(lows: Sequence[str]) -> str | None:
+    """The first of `lows` (a clause's lowercased words, in order) that says a change
+    (`change_word`, read with the word after it), or None."""
+    for i, low in enumerate(lows):
+        if change_word(low, lows[i + 1] if i + 1 < len(lows) else ""):
+            return low
+    return None

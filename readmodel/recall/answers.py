@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from readmodel.reading.draft import Draft
 from readmodel.reading.frames import content_terms
-from readmodel.reading.grammar import change_word
+from readmodel.reading.grammar import first_change_word
 from readmodel.reading.statement import ValueType
 from readmodel.reading.values import read_values
 from readmodel.reading.words import clauses, normalise, tokens
@@ -119,8 +119,7 @@ def _sentences(text: str) -> tuple[Sentence, ...]:
         found = tokens(sentence)
         draft = read_values(Draft(found))
         values = tuple((v.type, v.text) for v in draft.values)
-        lows = [t.low for t in found] + [""]
-        change = any(change_word(w, lows[i + 1]) for i, w in enumerate(lows[:-1]))
+        change = first_change_word([t.low for t in found]) is not None
         change = change or bool(ROSE_OR_FELL.search(sentence))
         out.append((_terms(sentence), values, change))
     return tuple(out)

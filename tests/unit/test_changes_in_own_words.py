@@ -4,6 +4,7 @@ reader's reading of a change, whose it is, and the stage over candidates."""
 import pytest
 
 from readmodel.reading import read
+from readmodel.reading.grammar import first_change_word
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.changes import changed, held_by, says_change
 from readmodel.recall.order import sort_key
@@ -155,3 +156,18 @@ def test_a_question_about_the_past_is_left_alone() -> None:
     out = outdate_older(sorted([old, new], key=sort_key), "Which editor did I use before?")
     assert [c.id for c in out] == [old.id, new.id]
     assert all(c.outdated_by is None for c in out)
+
+
+@pytest.mark.parametrize(
+    ("words", "first"),
+    [
+        (["i", "upgraded", "to", "a", "pixel", "8"], "upgraded"),
+        (["i", "am", "back", "in", "the", "office", "now"], "back"),
+        (["my", "back", "hurts"], None),
+        (["we", "came", "back"], None),
+        (["i", "am", "moving", "to", "denver"], None),
+        ([], None),
+    ],
+)
+def test_the_first_change_word_of_a_clause(words: list[str], first: str | None) -> None:
+    assert first_change_word(words) == first
