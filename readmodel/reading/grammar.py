@@ -106,6 +106,11 @@ def lemmas(word: str) -> dict[str, tuple[str, ...]]:
     return dict(getAllLemmas(word.lower()))
 
 
+def is_modifier(word: str) -> bool:
+    """A word English uses as an adjective or adverb ("full", "more", "long")."""
+    return bool({"ADJ", "ADV"} & set(lemmas(word)))
+
+
 def can_be_verb(word: str) -> bool:
     low = word.lower()
     return low in AUXILIARIES or "VERB" in lemmas(low)

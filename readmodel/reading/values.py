@@ -119,6 +119,78 @@ def _amount(tokens: tuple[Token, ...], i: int) -> str | None:
     return _figure(tokens[i].low) if i < len(tokens) else None
 
 
+ONE = frozenset("a an".split())
+RATE_WORDS = frozenset("once twice thrice times per every each".split())
+"""Words before "a"/"an" that make it a rate ("twice a day", "3 times a week"), not one;
+so does a quantity right before it ("1200 dollars a month", "$5 a week")."""
+WHOLE = frozenset("full whole entire extra additional".split())
+"""The adjectives of extent that an article's quantity takes ("a full day", "an extra
+hour"); other adjectives make it a description ("a long day", "a good year")."""
+
+
+def _unit_after(tokens: tuple[Token, ...], i: int, article: bool = False) -> tuple[str, int] | None:
+    """The unit at `i`, or after one modifier there ("two full days", "3 more hours"; after
+    an article only one of `WHOLE`), with the tokens up to and including it; None when
+    there is none."""
+    if i < len(tokens) and tokens[i].low in UNITS:
+        return tokens[i].low, 1
+    if i + 1 >= len(tokens) or tokens[i + 1].low not in UNITS:
+        return None
+    modifier = tokens[i].low
+    return (
+        (tokens[i + 1].low, 2)
+        if (modifier in WHOLE if article else g.is_modifier(modifier))
+        else None
+    )
+
+
+def _one(tokens: tuple[Token, ...], i: int) -> tuple[str, int] | None:
+    """A quantity of one said with an article ("a full day off", "an hour"), or a half
+    ("half an hour": 0.5 hour), with the tokens it takes; not a rate ("twice a day",
+    "$5 a month")."""
+    low = tokens[i].low
+    half = low == "half" and i + 1 < len(tokens) and tokens[i + 1].low in ONE
+    if not half and low not in ONE:
+        return None
+    before = tokens[i - 1].low if i > 0 else ""
+    if before in RATE_WORDS or before in UNITS or before in CURRENCY_WORDS:
+        return None
+    if _figure(before) is not None or (i > 1 and tokens[i - 2].low in CURRENCY):
+        return None
+    start = i + 2 if half else i + 1
+    unit = _unit_after(tokens, start, article=True)
+    if unit is None or unit[0] in _NOT_ALONE:
+        return None
+    return _quantity("0.5" if half else "1", unit[0]), start - i + unit[1]
+
+
+_NOT_ALONE = frozenset("s h m g l min % percent".split())
+"""Units that are only units after a figure ("a m", "a %")."""
+
+
+UNIT_NAMES = {
+    **dict.fromkeys("hours hour hrs hr h".split(), ("minute", 60)),
+    **dict.fromkeys("minutes minute mins min".split(), ("minute", 1)),
+    **dict.fromkeys("seconds second secs sec s".split(), ("second", 1)),
+    **dict.fromkeys("kg kgs kilo kilos kilograms kilogram".split(), ("kg", 1)),
+    **dict.fromkeys("lb lbs pounds".split(), ("lb", 1)),
+    **dict.fromkeys("km kms kilometres kilometers".split(), ("km", 1)),
+    **dict.fromkeys("m metres meters".split(), ("m", 1)),
+    **dict.fromkeys("% percent".split(), ("%", 1)),
+}
+"""Units in one name each, and durations under an hour in minutes: "half an hour", "30
+minutes" and "30 mins" are one quantity, as "2 hours" and "120 minutes" are."""
+
+
+def _quantity(figure: str, unit: str) -> str:
+    """A figure and a unit in their normal form ("1.5 hours": "90 minute")."""
+    name, factor = UNIT_NAMES.get(unit, (unit.rstrip("s") or unit, 1))
+    if factor != 1:
+        value = float(figure) * factor
+        figure = str(int(value)) if value.is_integer() else str(value)
+    return f"{figure} {name}"
+
+
 def _clock(tokens: tuple[Token, ...], i: int) -> tuple[str, int] | None:
     """A time at token `i` ("18:00", "6 pm", "6:30pm", "noon"), and the tokens it took."""
     word = tokens[i].low
@@ -219,12 +291,15 @@ def read_values(draft: Draft) -> Draft:
             found = ("quantity", f"{token.low}{amount}", 2)
         elif number is not None:
             following = tokens[i + 1].low if i + 1 < len(tokens) else ""
+            unit = _unit_after(tokens, i + 1)
             if following in CURRENCY_WORDS:
                 found = ("quantity", f"{CURRENCY_WORDS[following]}{number}", 2)
-            elif following in UNITS:
-                found = ("quantity", f"{number} {following.rstrip('s') or following}", 2)
+            elif unit is not None:
+                found = ("quantity", _quantity(number, unit[0]), 1 + unit[1])
             else:
                 found = ("number", number, 1)
+        elif (one := _one(tokens, i)) is not None:
+            found = ("quantity", one[0], one[1])
         elif _is_name_word(token):
             end = i + 1
             while end < len(tokens) and _is_name_word(tokens[end]) and end not in used:

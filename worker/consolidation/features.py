@@ -38,8 +38,9 @@ from worker.consolidation.policy import has_negation_cue
 from worker.consolidation.statements import Slot, StatementFeatures, statement_features
 from worker.consolidation.updates import slot_keys
 
-FORMAT: Final = 5
-"""Written first in every encoded value; a value of another format is not read."""
+FORMAT: Final = 6
+"""Written first in every encoded value; a value of another format is not read (6: the
+reading's quantities in their normal form, "a full day" and "half an hour" read)."""
 
 _VALUE_WORDS = frozenset(
     """zero one two three four five six seven eight nine ten eleven twelve twenty thirty

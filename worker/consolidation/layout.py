@@ -64,12 +64,14 @@ people of one first name are two subjects ("Pia Kesini moved to Seattle" no long
 supersedes "Pia Halsen lives in Lyon"): slot keys and features derived again; 16, a
 happening on another day replaces nothing ("we paid the rent on April 1" no longer
 supersedes "... on March 1"), and the reading is stored with the features (format 5):
-the rebuild derives features and every supersession again.
+the rebuild derives features and every supersession again; 17, quantities read in one
+normal form ("half an hour" and "30 minutes" are one value, "a full day" is a day; format
+6): the rebuild derives features, merges and supersessions again.
 """
 
 from readmodel.store import MemoryStore
 
-LAYOUT = 16
+LAYOUT = 17
 
 
 class StaleLayoutError(RuntimeError):
