@@ -15,11 +15,11 @@ from functools import lru_cache
 
 from readmodel.reading.draft import Draft
 from readmodel.reading.frames import content_terms
-from readmodel.reading.grammar import first_change_word
-from readmodel.reading.statement import ValueType
-from readmodel.reading.values import read_values
+from readmodel.reading.grammar import AUXILIARIES, can_be_noun, first_change_word
+from readmodel.reading.statement import Value, ValueType
+from readmodel.reading.values import UNIT_NAMES, read_values
 from readmodel.reading.words import clauses, normalise, tokens
-from readmodel.text import TEXT_CACHE_SIZE
+from readmodel.text import TEXT_CACHE_SIZE, stem
 
 _ASKS: tuple[tuple[re.Pattern[str], frozenset[ValueType]], ...] = (
     (re.compile(r"\bwhat\s+time\b|\bat\s+what\s+time\b", re.I), frozenset({"time"})),
@@ -55,6 +55,10 @@ class Question:
 
     types: frozenset[ValueType]
     about: frozenset[str]
+    counted: str | None = None
+    """What "how many" counts, by its stem ("problems": `problem`): a number counts it
+    when that follows it ("12 conditional probability problems"), a quantity when it is
+    its unit ("how many hours": "4 hours"); None when the question counts nothing named."""
 
     @property
     def needed(self) -> int:
@@ -94,10 +98,52 @@ def question(query: str) -> Question | None:
         if t.low not in _QUESTION_WORDS and t.low not in asking
     ]
     about = frozenset(term for w in words for term in content_terms(w) if not term.startswith("~"))
-    return Question(types, about) if about else None
+    return Question(types, about, _counted(query)) if about else None
 
 
-Sentence = tuple[frozenset[str], tuple[tuple[str, str], ...], bool]
+_HOW_MANY = re.compile(
+    r"\bhow\s+many\s+((?:[\w'-]+\s+){0,4}?)([\w'-]+)\s+(?:"
+    + "|".join(sorted(AUXILIARIES))
+    + r")\b",
+    re.I,
+)
+COUNTED_WINDOW = 3
+"""Words after a number that may name what it counts ("12 conditional probability
+problems")."""
+
+
+def _counted(query: str) -> str | None:
+    """The stem of the noun "how many" counts: the last word before the verb that follows
+    it ("how many conditional probability problems have I ..."), or None."""
+    found = _HOW_MANY.search(query)
+    if found is None:
+        return None
+    words = [*found.group(1).lower().split(), found.group(2).lower()]
+    head = words[words.index("of") - 1] if "of" in words[1:] else words[-1]
+    if head in AUXILIARIES or not can_be_noun(head):
+        return None
+    return counted_stem(head)
+
+
+def counted_stem(word: str) -> str:
+    """A counted noun's term: a unit by its normal name ("hours": `minute`), any other
+    word by its stem."""
+    unit = UNIT_NAMES.get(word)
+    return unit[0] if unit is not None else stem(word)
+
+
+Sentence = tuple[frozenset[str], tuple[tuple[str, str, frozenset[str]], ...], bool]
+"""A sentence's content terms; its values, each with type, text and what it counts (the
+stems of the words right after it, or a quantity's unit); and whether it says a change."""
+
+
+def _counts(draft: Draft, end: int, value: Value) -> frozenset[str]:
+    if value.type == "quantity":
+        return frozenset({value.text.rsplit(" ", 1)[-1]})
+    after = draft.tokens[end : end + COUNTED_WINDOW]
+    return frozenset(counted_stem(t.low) for t in after)
+
+
 """A sentence's content terms, typed values (type, normal form), and whether it says a
 change (a change word of the statement reader's grammar)."""
 
@@ -118,25 +164,40 @@ def _sentences(text: str) -> tuple[Sentence, ...]:
     for sentence in clauses(normalise(text))[:MAX_SENTENCES]:
         found = tokens(sentence)
         draft = read_values(Draft(found))
-        values = tuple((v.type, v.text) for v in draft.values)
+        values = tuple((v.type, v.text, _counts(draft, end, v)) for _, end, v in draft.spans)
         change = first_change_word([t.low for t in found]) is not None
         change = change or bool(ROSE_OR_FELL.search(sentence))
         out.append((_terms(sentence), values, change))
     return tuple(out)
 
 
-def answering(
-    asked: Question, text: str, newer: bool = False
-) -> tuple[frozenset[str], frozenset[str]] | None:
-    """The question's terms and the values of the asked types of the sentence of `text`
-    that answers it (`answer`), or None when none does."""
-    best: tuple[frozenset[str], frozenset[str]] | None = None
+@dataclass(frozen=True)
+class Answer:
+    """The sentence of a memory that answers a question: the question's terms it shares,
+    the values of the asked types it gives, and whether they count what the question
+    counts (`Question.counted`; False when it counts nothing named)."""
+
+    shared: frozenset[str]
+    values: frozenset[str]
+    counts: bool
+
+
+def answering(asked: Question, text: str, newer: bool = False) -> Answer | None:
+    """The sentence of `text` that answers `asked` (`answer`), or None when none does: of
+    those sharing enough of its terms and giving a value of an asked type, one whose
+    values count the asked thing first, then the one sharing the most terms. Its values
+    are those counting the asked thing when some do."""
+    best: Answer | None = None
     for terms, values, change in _sentences(text):
         shared = terms & asked.about
         need = asked.needed_by_a_change if newer and change else asked.needed
-        typed = frozenset(v for t, v in values if t in asked.types)
-        if len(shared) >= need and typed and (best is None or len(shared) > len(best[0])):
-            best = (shared, typed)
+        typed = [(v, counts) for t, v, counts in values if t in asked.types]
+        if len(shared) < need or not typed:
+            continue
+        counting = frozenset(v for v, counts in typed if asked.counted in counts)
+        found = Answer(shared, counting or frozenset(v for v, _ in typed), bool(counting))
+        if best is None or (found.counts, len(shared)) > (best.counts, len(best.shared)):
+            best = found
     return best
 
 
@@ -146,4 +207,4 @@ def answer(asked: Question, text: str, newer: bool = False) -> frozenset[str] | 
     as the `newer` of two, a sentence that says a change answers with fewer terms
     (`Question.needed_by_a_change`)."""
     found = answering(asked, text, newer)
-    return found[1] if found else None
+    return found.values if found else None

@@ -75,8 +75,10 @@ Scott get on his most recent test")."""
 
 def present_question(query: str) -> bool:
     """A question about the current value: one that asks for the latest, or is not about
-    the past; and not one that adds up or lists several values."""
-    if AGGREGATE.search(query) is not None:
+    the past; and not one that adds up or lists several values, or asks for the span
+    between two events (it wants both: "how many days passed between when I started
+    the 30-day challenge and when I completed the 15-day one")."""
+    if AGGREGATE.search(query) is not None or SPAN.search(query) is not None:
         return False
     return LATEST.search(query) is not None or PAST.search(query) is None
 
@@ -134,13 +136,18 @@ def _names(a: Candidate, b: Candidate) -> set[str]:
 
 
 def answers_differ(asked: Question | None, old: Candidate, new: Candidate) -> bool:
-    """Both answer the asked type of value, and the newer does not repeat the older's."""
+    """Both answer the asked type of value, and the newer does not repeat the older's; an
+    older one that counts what the question counts ("12 conditional probability
+    problems") is replaced only by a count of it, not by any number said near the
+    question's words ("a sum of 7 with two dice")."""
     if asked is None:
         return False
     said, now = answering(asked, old.record.text), answering(asked, new.record.text, newer=True)
-    if said is None or now is None or said[1] <= now[1]:
+    if said is None or now is None or said.values <= now.values:
         return False
-    return len(said[0] & now[0]) >= asked.needed_by_a_change
+    if said.counts and not now.counts:
+        return False
+    return len(said.shared & now.shared) >= asked.needed_by_a_change
 
 
 def _joined(a: Candidate, b: Candidate) -> bool:

@@ -3,7 +3,7 @@ reads both: a long turn that mentions the new count among other facts still answ
 
 import pytest
 
-from readmodel.recall.answers import answer, question
+from readmodel.recall.answers import answer, answering, question
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.order import sort_key
 from readmodel.recall.outdated import outdate_older
@@ -46,7 +46,48 @@ def test_thousands_are_one_number_and_a_pair_of_small_numbers_is_two() -> None:
     asked = question("How many words does my final essay draft contain?")
     assert asked is not None
     assert answer(asked, "User: My final essay draft has 4,700 words.") == frozenset({"4700"})
-    assert answer(asked, "User: My final essay draft has words ->-> 2,14") == frozenset({"2", "14"})
+    counting = question("What is the word count of my final essay draft?")
+    assert counting is not None and counting.counted is None
+    found = answer(counting, "User: My final essay draft word count ->-> 2,14")
+    assert found == frozenset({"2", "14"})
+
+
+@pytest.mark.parametrize(
+    ("query", "counted"),
+    [
+        ("How many conditional probability problems have I been practicing?", "problem"),
+        ("How many mechanical sketches have I completed so far?", "sketch"),
+        ("How many total hours have I spent studying?", "minute"),
+        ("How many full days did I take off?", "day"),
+        ("How many did I buy?", None),
+        ("How many days passed between the launch and the review?", None),
+        ("What is the test coverage percentage of my API module?", None),
+    ],
+)
+def test_how_many_names_what_it_counts(query: str, counted: str | None) -> None:
+    asked = question(query)
+    assert asked is not None and asked.counted == counted
+
+
+def test_a_count_of_the_asked_thing_is_replaced_only_by_another_count_of_it() -> None:
+    query = "How many conditional probability problems have I been practicing for accuracy?"
+    asked = question(query)
+    assert asked is not None
+    old = "User: I've increased my practice to 12 conditional probability problems for accuracy."
+    other = "User: For accuracy I practice conditional probability: a sum of 7 with two dice."
+    new = "User: I now practice 15 conditional probability problems a day for accuracy."
+    said, noise = answering(asked, old), answering(asked, other, newer=True)
+    assert said is not None and said.counts and said.values == frozenset({"12"})
+    assert noise is not None and not noise.counts
+    kept = outdate_older(_ranked((old, 1, 0.9), (other, 5, 0.8)), query)
+    assert all(c.outdated_by is None for c in kept)
+    out = outdate_older(_ranked((old, 1, 0.9), (other, 5, 0.8), (new, 6, 0.7)), query)
+    by_text = {c.record.text: c for c in out}
+    assert by_text[old].outdated_by == by_text[new].id
+    hours = question("How many total hours have I spent studying probability basics?")
+    assert hours is not None
+    said = answering(hours, "User: My probability basics study sessions are 4 hours in total.")
+    assert said is not None and said.counts and said.values == frozenset({"240 minute"})
 
 
 def _ranked(*rows: tuple[str, int, float]) -> list[Candidate]:
@@ -222,3 +263,16 @@ def test_a_span_between_two_events_is_counted_from_dates_and_keeps_its_order() -
     ranked = _ranked((first, 1, 0.9), (counted, 2, 0.6))
     query = "How many days will I be in Jamestown from the start of my research trip until I leave?"
     assert [c.record.text for c in outdate_older(ranked, query)] == [first, counted]
+
+
+def test_a_question_about_the_span_between_two_events_outdates_neither() -> None:
+    """It wants both: the start of one challenge and the end of the other."""
+    query = (
+        "How many days passed between when I started my 30-day editing challenge and when "
+        "I completed the 15-day clarity editing challenge?"
+    )
+    first = "User: I've entered a 30-day editing challenge starting April 2, any advice?"
+    second = "User: I completed the 15-day clarity editing challenge from May 10 to May 25."
+    out = outdate_older(_ranked((first, 1, 0.9), (second, 40, 0.8)), query)
+    assert [c.record.text for c in out] == [first, second]
+    assert all(c.outdated_by is None for c in out)
