@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from worker.holders import Heartbeat
     from worker.sweeper import SweepLoop
 
+TIMESTAMP_WIDTH = len("2024-01-10T09:00:00+00:00")
+"""A timestamp to the second, as `sediment/render.py` keeps it on one line."""
+
 dlq_app = typer.Typer(no_args_is_help=True, help="The dead-letter stream sediment:dlq.")
 console = Console()
 err = Console(stderr=True)
@@ -47,9 +50,18 @@ def dlq_list(
     if as_json:
         console.print_json(json.dumps([le.model_dump(mode="json") for le in letters]))
         return
-    table = Table(title=f"dead letters ({rt.dead_letters.length()} in all)")
-    for col in ("id", "task", "error", "message", "payload", "attempts", "last_seen"):
+    console.print(letters_table(letters, rt.dead_letters.length()))
+
+
+def letters_table(letters: Sequence[DeadLetter], total: int) -> Table:
+    """One row a letter. Its id (what `dlq replay` and `dlq remove` take) and
+    `last_seen` (to the second; `--json` has it whole) are never wrapped: the other
+    columns give way instead."""
+    table = Table(title=f"dead letters ({total} in all)")
+    table.add_column("id", no_wrap=True)
+    for col in ("task", "error", "message", "payload", "attempts"):
         table.add_column(col, overflow="fold")
+    table.add_column("last_seen", no_wrap=True, min_width=TIMESTAMP_WIDTH)
     for le in letters:
         size = f"{le.payload_bytes} B" if le.payload_bytes is not None else ""
         table.add_row(
@@ -59,9 +71,9 @@ def dlq_list(
             le.message[:300],
             f"{size} (truncated)" if le.truncated else size,
             str(le.attempts),
-            le.last_seen.isoformat(),
+            le.last_seen.isoformat(timespec="seconds"),
         )
-    console.print(table)
+    return table
 
 
 def _events_of(

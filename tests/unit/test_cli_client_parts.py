@@ -1,6 +1,7 @@
 """The pure parts of the CLI's client mode, bank finding and the small print rules:
-nearest bank names, counts in words, one-line dead-letter reasons, the recall row's
-label, embedded metrics carried between processes, a snapshot read back from JSON."""
+nearest bank names, counts in words, one-line dead-letter reasons and their table, the
+recall row's label, embedded metrics carried between processes, a snapshot read back
+from JSON."""
 
 import json
 import logging
@@ -15,12 +16,14 @@ import pytest
 from kombu import Connection
 from rich.console import Console
 
+from contracts.deadletter import DeadLetter
 from contracts.events import RetainEvent
 from contracts.memory import State
 from contracts.recall import RecallResponse, RecallResult
 from sediment import store_owner
 from sediment.api.banks import empty_bank_note, nearest
 from sediment.ingest import IngestSummary, Interrupted
+from sediment.maintenance import letters_table
 from sediment.mcp_bridge import relay
 from sediment.render import recall_table
 from sediment.serve import served_url
@@ -89,6 +92,26 @@ def test_the_recall_row_says_which_older_state_it_is_shown_for_and_keeps_its_tim
     narrow = Console(width=96, record=True)
     narrow.print(recall_table(long))
     assert "2024-01-10T09:00:00+00:00" in narrow.export_text()
+
+
+def test_a_dead_letter_s_id_and_time_stay_on_one_line_at_96_columns() -> None:
+    seen = datetime(2026, 12, 7, 14, 8, 7, 258225, tzinfo=UTC)
+    le = DeadLetter(
+        id="1796652487258-0",
+        task="ingest",
+        payload='{"text": "Alice lives in Boston.", "occurred_at": "2024-01-10"}',
+        error_class="PoisonEvent",
+        message="line 2: occurred_at: timestamp has no timezone: give an offset, such as "
+        "2024-01-10T09:00:00Z or 2024-01-10T09:00:00+02:00",
+        attempts=1,
+        first_seen=seen,
+        last_seen=seen,
+        payload_bytes=58,
+    )
+    narrow = Console(width=96, record=True)
+    narrow.print(letters_table([le], 1))
+    shown = narrow.export_text()
+    assert "1796652487258-0" in shown and "2026-12-07T14:08:07+00:00" in shown
 
 
 def test_the_http_form_of_a_recall_has_no_nulls_and_one_timings() -> None:
