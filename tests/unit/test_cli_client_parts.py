@@ -6,8 +6,10 @@ from JSON."""
 import json
 import logging
 import uuid
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import fakeredis
 import httpx
@@ -167,6 +169,36 @@ def test_a_refused_command_is_told_the_url_serve_listens_on(tmp_path: Path) -> N
         assert "add --url http://127.0.0.1:8123 to this command (or set SEDIMENT_URL)" in said
     finally:
         store_owner.release(tmp_path)
+
+
+def test_a_refused_command_without_url_is_told_to_stop_the_owner(tmp_path: Path) -> None:
+    owner = store_owner.Owner(4242, "sediment serve", url="http://127.0.0.1:8123")
+    said = str(StoreOwnedError(tmp_path, owner, "sediment import"))
+    assert "in use by `sediment serve` (pid 4242)" in said
+    assert "`sediment import` has no --url to go through it" in said
+    assert "Stop it and run this again" in said and "add --url" not in said
+    told = str(StoreOwnedError(tmp_path, owner, "sediment recall"))
+    assert "add --url http://127.0.0.1:8123 to this command" in told
+
+
+def test_the_commands_told_to_add_url_are_those_that_take_it() -> None:
+    from typer.main import get_command
+
+    from sediment.cli import app
+
+    def commands(group: Any, prefix: str) -> Iterator[tuple[str, Any]]:
+        for name, cmd in group.commands.items():
+            if hasattr(cmd, "commands"):
+                yield from commands(cmd, f"{prefix}{name} ")
+            else:
+                yield f"{prefix}{name}", cmd
+
+    taking = {
+        f"sediment {name}"
+        for name, cmd in commands(get_command(app), "")
+        if any("--url" in param.opts for param in cmd.params)
+    }
+    assert taking == store_owner.CLIENT_MODE
 
 
 def test_the_mcp_bridge_relays_requests_and_answers_errors_in_json_rpc() -> None:
