@@ -16,7 +16,15 @@ from rich.progress import Progress
 
 from contracts.events import RetainEvent, RetainItem
 from sediment.client import SedimentClient
-from sediment.ingest import BadLine, GoodLine, IngestSummary, Interrupted, first_lines, read_events
+from sediment.ingest import (
+    BadLine,
+    GoodLine,
+    IngestSummary,
+    Interrupted,
+    between_batches,
+    first_lines,
+    read_events,
+)
 
 MAX_TEXT_BYTES = 1 << 30
 """The server applies its own limit (SEDIMENT_MAX_TEXT_BYTES) and names a line over it."""
@@ -55,16 +63,20 @@ def ingest_remote(
     taken = 0
     published = False
     stopped = None
-    with Progress(console=err, transient=True) as progress:
+    with Progress(console=err, transient=True) as progress, between_batches() as asked:
         task = progress.add_task("ingest", total=len(unique))
+        chunk: list[RetainEvent] = []
         try:
             for bank_id, chunk in batches(unique, batch):
+                if asked():
+                    stopped = Interrupted(taken, len(unique))
+                    break
                 accepted = client.retain_many([as_item(e) for e in chunk], bank=bank_id)
                 published = published or accepted.status == "queued"
                 taken += len(chunk)
                 progress.advance(task, len(chunk))
         except KeyboardInterrupt:
-            stopped = Interrupted(taken, len(unique))
+            stopped = Interrupted(taken, len(unique), len(chunk))
     return IngestSummary(
         taken, repeated, len(bad), published=published, interrupted=stopped, lettered=False
     )
