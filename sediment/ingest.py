@@ -64,11 +64,12 @@ class IngestSummary:
     published: bool
     interrupted: "Interrupted | None" = None
     lettered: bool = True
-    """The rejected lines went to the dead letters (not so through a server's API)."""
+    """The rejected lines went to the dead letters (not so through a server's API:
+    they are "rejected" then, and with none rejected the line reads as embedded)."""
 
     def line(self) -> str:
         verb = "published" if self.published else "consolidated"
-        bad = "dead-lettered" if self.lettered else "rejected"
+        bad = "dead-lettered" if self.lettered or not self.dead_lettered else "rejected"
         return (
             f"{verb} {counted(self.done, 'event')}, {bad} {self.dead_lettered}, "
             f"skipped {counted(self.duplicates, 'duplicate')}"

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from contracts.events import RetainEvent, RetainItem
 from sediment.api.models import RetainAccepted
+from sediment.client import NotFound
 from sediment.ingest import IngestDeps, run_ingest
 from sediment.ingest_remote import ingest_remote
 from telemetry.metrics import NoopMetrics
@@ -50,7 +51,10 @@ class Interrupting:
 
     def retain_many(self, items: Sequence[RetainItem], *, bank: str) -> RetainAccepted:
         self.take(items)
-        return RetainAccepted(event_ids=[])
+        return RetainAccepted(event_ids=[], status="consolidated", outcomes=[])
+
+    def memory(self, memory_id: object, *, bank: str) -> object:
+        raise NotFound("no such memory", 404)
 
 
 def test_ctrl_c_lets_the_batch_in_hand_finish_and_counts_it(tmp_path: Path) -> None:
