@@ -72,8 +72,9 @@ def ingest(
     A line that is not a valid event is rejected: its line number and reason are
     printed, it goes to the dead letters (once, however often the file is ingested), and
     the command exits 1 (the other lines are retained) unless --allow-partial. Ctrl-C
-    stops it, saying how many events were taken: the same command again resumes. With
-    --url the events go to that server's HTTP API; a rejected line is named, not sent."""
+    stops it once the batch in hand is taken, saying how many events were: the same
+    command again resumes. With --url the events go to that server's HTTP API; a
+    rejected line is named, not sent."""
     from sediment.ingest import IngestDeps, few_collections, run_ingest
     from sediment.ingest_remote import ingest_remote
 

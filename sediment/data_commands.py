@@ -51,9 +51,10 @@ def forget(
 
     if url:
         with remote.answered(remote.connect(url, token)) as client:
+            ids = [parse_full(m) or client.memory(m, bank=bank).memory.id for m in memory_id or []]
             done = client.forget(
                 bank=bank,
-                memory_ids=memory_id or [],
+                memory_ids=ids,
                 tags=tag or [],
                 entities=entity or [],
                 start=_aware(start),
@@ -61,7 +62,10 @@ def forget(
                 source_id=source_id,
                 all_memories=everything,
             )
-        show_forget(bank, done.event_id, None if done.queued else done.forgotten or 0)
+            count: int | None = done.forgotten or 0
+            if done.queued:  # by filter: no count to read back (sediment/remote.py)
+                count = remote.forgotten(client, bank, ids) if ids else None
+        show_forget(bank, done.event_id, count)
         return
     rt = runtime()
     try:

@@ -3,6 +3,7 @@
 import gc
 import hashlib
 import json
+import signal
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -63,11 +64,12 @@ class IngestSummary:
     published: bool
     interrupted: "Interrupted | None" = None
     lettered: bool = True
-    """The rejected lines went to the dead letters (not so through a server's API)."""
+    """The rejected lines went to the dead letters (not so through a server's API:
+    they are "rejected" then, and with none rejected the line reads as embedded)."""
 
     def line(self) -> str:
         verb = "published" if self.published else "consolidated"
-        bad = "dead-lettered" if self.lettered else "rejected"
+        bad = "dead-lettered" if self.lettered or not self.dead_lettered else "rejected"
         return (
             f"{verb} {counted(self.done, 'event')}, {bad} {self.dead_lettered}, "
             f"skipped {counted(self.duplicates, 'duplicate')}"
@@ -77,16 +79,45 @@ class IngestSummary:
 @dataclass(frozen=True)
 class Interrupted:
     """Ctrl-C during an ingest: `taken` of `total` events were handed on (whole
-    batches); the batch in hand may be partly taken too."""
+    batches: the batch in hand when Ctrl-C came is finished first, `between_batches`).
+    `in_hand`: the events of a batch a second Ctrl-C cut short, which may be partly
+    taken too."""
 
     taken: int
     total: int
+    in_hand: int = 0
 
     def said(self) -> str:
+        more = f" (and up to {self.in_hand} more, cut short)" if self.in_hand else ""
         return (
-            f"interrupted: {counted(self.taken, 'event')} of {self.total} taken; run the "
-            "same command again to resume (what was taken is skipped as a duplicate)"
+            f"interrupted: {counted(self.taken, 'event')} of {self.total} taken{more}; run "
+            "the same command again to resume (what was taken is skipped as a duplicate)"
         )
+
+
+@contextmanager
+def between_batches() -> Iterator[Callable[[], bool]]:
+    """Ctrl-C (SIGINT) taken between batches: while the block runs, a first Ctrl-C is
+    noted rather than raised, and the function the block is given says whether it
+    came, so the batch in hand is handed on whole and what was taken is known exactly
+    (a batch cut short may be stored in part). A second Ctrl-C raises at once. Off the
+    main thread, where Python installs no signal handler, Ctrl-C raises as usual."""
+    asked: list[bool] = []
+
+    def note(signum: int, frame: object) -> None:
+        if asked:
+            raise KeyboardInterrupt
+        asked.append(True)
+
+    try:
+        before = signal.signal(signal.SIGINT, note)
+    except ValueError:
+        yield lambda: False
+        return
+    try:
+        yield lambda: bool(asked)
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def instant(value: object) -> str:
@@ -215,16 +246,20 @@ def run_ingest(
     queued = deps.publisher.queued
     done = taken = 0
     stopped = None
-    with Progress(console=err, transient=True) as progress:
+    with Progress(console=err, transient=True) as progress, between_batches() as asked:
         task = progress.add_task("ingest", total=len(unique))
+        chunk: list[RetainEvent] = []
         try:
             for start in range(0, len(unique), batch):
+                if asked():
+                    stopped = Interrupted(taken, len(unique))
+                    break
                 chunk = unique[start : start + batch]
                 done += deps.publisher.publish_retain(chunk)
                 taken += len(chunk)
                 progress.advance(task, len(chunk))
         except KeyboardInterrupt:
-            stopped = Interrupted(taken, len(unique))
+            stopped = Interrupted(taken, len(unique), len(chunk))
     duplicates = repeated + (0 if queued else taken - done)
     return IngestSummary(done, duplicates, len(bad), published=queued, interrupted=stopped)
 

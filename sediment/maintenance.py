@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated
@@ -20,16 +21,21 @@ from rich.table import Table
 from contracts.deadletter import DeadLetter
 from contracts.events import RetainEvent
 from contracts.feedback import FeedbackEvent
+from sediment import store_owner
 from sediment.startup import runtime
 from sediment.words import counted
 
 if TYPE_CHECKING:
     from readmodel.store import MemoryStore
+    from sediment.bootstrap import Runtime
     from sediment.retain import Publisher
     from worker.consolidation.consolidator import Consolidator
     from worker.deadletters import DeadLetters
     from worker.holders import Heartbeat
     from worker.sweeper import SweepLoop
+
+TIMESTAMP_WIDTH = len("2024-01-10T09:00:00+00:00")
+"""A timestamp to the second, as `sediment/render.py` keeps it on one line."""
 
 dlq_app = typer.Typer(no_args_is_help=True, help="The dead-letter stream sediment:dlq.")
 console = Console()
@@ -43,13 +49,41 @@ def dlq_list(
 ) -> None:
     """Show dead letters with their reasons."""
     rt = runtime()
-    letters = rt.dead_letters.list(limit)
+    with held(rt) as dead_letters:
+        letters = dead_letters.list(limit)
+        total = dead_letters.length()
     if as_json:
         console.print_json(json.dumps([le.model_dump(mode="json") for le in letters]))
         return
-    table = Table(title=f"dead letters ({rt.dead_letters.length()} in all)")
-    for col in ("id", "task", "error", "message", "payload", "attempts", "last_seen"):
+    console.print(letters_table(letters, total))
+
+
+@contextmanager
+def held(rt: Runtime) -> Iterator[DeadLetters]:
+    """The dead letters, for the block. Embedded, they are a file of the data directory,
+    which its owner (`sediment serve`) writes too: the directory is taken for the block
+    as opening the store takes it, so while another process has it the command is
+    refused, naming it (sediment/store_owner.py), as the other commands are."""
+    data_dir = rt.settings.data_dir
+    taken = not rt.topology.shared_redis and data_dir.is_dir()
+    if taken:
+        store_owner.acquire(data_dir)
+    try:
+        yield rt.dead_letters
+    finally:
+        if taken:
+            store_owner.release(data_dir)
+
+
+def letters_table(letters: Sequence[DeadLetter], total: int) -> Table:
+    """One row a letter. Its id (what `dlq replay` and `dlq remove` take) and
+    `last_seen` (to the second; `--json` has it whole) are never wrapped: the other
+    columns give way instead."""
+    table = Table(title=f"dead letters ({total} in all)")
+    table.add_column("id", no_wrap=True)
+    for col in ("task", "error", "message", "payload", "attempts"):
         table.add_column(col, overflow="fold")
+    table.add_column("last_seen", no_wrap=True, min_width=TIMESTAMP_WIDTH)
     for le in letters:
         size = f"{le.payload_bytes} B" if le.payload_bytes is not None else ""
         table.add_row(
@@ -59,9 +93,9 @@ def dlq_list(
             le.message[:300],
             f"{size} (truncated)" if le.truncated else size,
             str(le.attempts),
-            le.last_seen.isoformat(),
+            le.last_seen.isoformat(timespec="seconds"),
         )
-    console.print(table)
+    return table
 
 
 def _events_of(
@@ -109,7 +143,8 @@ def dlq_replay(
     Letters whose payload was cut to a preview (over SEDIMENT_DLQ_MAX_PAYLOAD_BYTES)
     cannot be replayed: they are named and left as they are (exit status 1)."""
     rt = runtime(creates_store=True)
-    report = replay_letters(rt.dead_letters, rt.publisher, rt.settings.max_text_bytes, ids, bank)
+    with held(rt) as dead_letters:
+        report = replay_letters(dead_letters, rt.publisher, rt.settings.max_text_bytes, ids, bank)
     for letter in report.unreplayable:
         err.print(f"[yellow]{letter.id}[/yellow]: {unreplayable_reason(letter)}", highlight=False)
     console.print(f"replayed {report.replayed}, still failing {report.failing}")
@@ -124,7 +159,9 @@ def dlq_replay(
 def dlq_remove(ids: Annotated[list[str], typer.Argument(help="dead-letter ids")]) -> None:
     """Delete dead letters for good (e.g. truncated ones, once republished from source)."""
     rt = runtime()
-    console.print(f"removed {rt.dead_letters.remove(ids)}")
+    with held(rt) as dead_letters:
+        removed = dead_letters.remove(ids)
+    console.print(f"removed {removed}")
     rt.close()
 
 

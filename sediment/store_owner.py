@@ -26,6 +26,25 @@ from pathlib import Path
 from typing import IO, Final
 
 OWNER_FILE: Final = "owner.json"
+CLIENT_MODE: Final = frozenset(
+    f"sediment {name}"
+    for name in (
+        "retain",
+        "recall",
+        "inspect",
+        "ingest",
+        "forget",
+        "banks",
+        "stats",
+        "audit",
+        "export",
+        "last-recall",
+        "mcp",
+    )
+)
+"""The commands that take `--url` (sediment/remote.py): refused, they are told to add
+it; the other `sediment` commands work on the data directory itself, so they are told
+to stop its owner instead."""
 
 
 @dataclass(frozen=True)
@@ -48,19 +67,32 @@ class Owner:
 
 class StoreOwnedError(RuntimeError):
     """A local store another process has open: one line naming that process (when it
-    is known) and what to do instead."""
+    is known) and what to do instead: go through it (`--url`, for the commands that
+    take it), or, for a `sediment` command that has no client mode, stop it first.
+    `command`: the refused one (default: this process's, `this_command`)."""
 
-    def __init__(self, data_dir: Path, owner: Owner | None) -> None:
+    def __init__(self, data_dir: Path, owner: Owner | None, command: str | None = None) -> None:
         self.data_dir = data_dir
         self.owner = owner
         holder = owner.describe() if owner is not None else "another process"
         url = owner.url if owner is not None and owner.url else "http://HOST:PORT"
+        command = command or this_command()
+        distributed = (
+            "(several processes on one store need a Qdrant server: "
+            "SEDIMENT_MODE=distributed with SEDIMENT_QDRANT_URL)"
+        )
+        if command.startswith("sediment ") and command not in CLIENT_MODE:
+            super().__init__(
+                f"the data directory {data_dir} is in use by {holder}: an embedded store "
+                f"admits one process, and `{command}` has no --url to go through it (it "
+                f"works on the data directory itself). Stop it and run this again {distributed}"
+            )
+            return
         super().__init__(
             f"the data directory {data_dir} is in use by {holder}: an embedded store "
             f"admits one process. Go through it instead: add --url {url} to this command "
             "(or set SEDIMENT_URL), or use its HTTP API or MCP endpoint; or stop it and "
-            "run this again (several processes on one store need a Qdrant server: "
-            "SEDIMENT_MODE=distributed with SEDIMENT_QDRANT_URL)"
+            f"run this again {distributed}"
         )
 
 

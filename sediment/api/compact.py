@@ -9,8 +9,16 @@ client returns). As text (what the MCP tool answers) it is one line per result,
 `<id> <date> <score> [exp: ]<text>[ [excerpt]][ [instruction]][ [<state>]]`: the
 score with two decimals, `exp: ` for something the agent did, `[excerpt]` when the
 text is the passage of a longer memory that answered, and the state only when it is
-not current; then a line for what needs saying (nothing found, results left out,
-low confidence, writes pending).
+not current; then a line for what needs saying (nothing found and how many results
+were left out, low confidence, writes pending).
+
+A row's id, date and score take 22 characters and a newline, so the text is at most
+1.5 times the memory texts it shows where those average 46 characters or more (as on
+the demo conversation); shorter texts (the README quickstart's, about 26) get those
+23 characters a row and nothing else. So the results left out are told of only when
+none is shown: that note (about 65 characters) would double a short answer, and the
+left-out results, those without topical evidence, are what the tool's `all` brings
+back.
 """
 
 from typing import Literal
@@ -127,14 +135,14 @@ def line(r: RecallResult) -> str:
 
 
 def text_of(response: RecallResponse) -> str:
-    """One line per result; a last line only for what needs saying (nothing found,
-    results left out for want of topical evidence, low confidence, writes still
-    pending)."""
+    """One line per result; a last line only for what needs saying (nothing found, and
+    then the results left out for want of topical evidence; low confidence; writes
+    still pending)."""
     lines = [line(r) for r in response.results]
     if not lines:
         lines.append(f"nothing found in bank {response.bank_id}")
-    if response.without_evidence:
-        lines.append(left_out_note(response.without_evidence, "all: true"))
+        if response.without_evidence:
+            lines.append(left_out_note(response.without_evidence, "all: true"))
     if response.low_confidence:
         lines.append(LOW_CONFIDENCE)
     if response.pending:

@@ -17,6 +17,7 @@ from contracts.recall import RecallRequest, RecallResponse
 from sediment.api.banks import BankList
 from sediment.api.compact import Recalled, compact
 from sediment.api.models import (
+    BankStatus,
     FeedbackAccepted,
     ForgetAccepted,
     Health,
@@ -202,6 +203,9 @@ class AsyncSedimentClient:
 
     async def banks(self) -> BankList:
         return await self._send(self._calls.banks())
+
+    async def status(self, *, bank: str | None = None) -> BankStatus:
+        return await self._send(self._calls.status(bank))
 
     async def forget(
         self,

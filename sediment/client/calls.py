@@ -19,6 +19,7 @@ from contracts.feedback import Vote
 from contracts.recall import RecallRequest, RecallResponse
 from sediment.api.banks import BankList
 from sediment.api.models import (
+    BankStatus,
     FeedbackAccepted,
     FeedbackBody,
     ForgetAccepted,
@@ -130,6 +131,9 @@ class Calls:
 
     def banks(self) -> Call[BankList]:
         return Call("GET", "/v1/banks", BankList.model_validate)
+
+    def status(self, bank: str | None) -> Call[BankStatus]:
+        return Call("GET", f"/v1/banks/{self._bank(bank)}/status", BankStatus.model_validate)
 
     def forget(self, bank: str | None, selector: Mapping[str, Any]) -> Call[ForgetAccepted]:
         """`selector`: exactly one of `memory_ids` (full ids), `event_ids`, `filter`

@@ -17,6 +17,7 @@ from contracts.recall import RecallRequest, RecallResponse
 from sediment.api.banks import BankList
 from sediment.api.compact import Recalled, compact
 from sediment.api.models import (
+    BankStatus,
     FeedbackAccepted,
     ForgetAccepted,
     Health,
@@ -212,6 +213,11 @@ class SedimentClient:
     def banks(self) -> BankList:
         """The banks holding memories that this client's key may read, with counts."""
         return self._send(self._calls.banks())
+
+    def status(self, *, bank: str | None = None) -> BankStatus:
+        """The bank's watermark: how many accepted events are not consolidated yet
+        (`pending`), and its memory and observation counts."""
+        return self._send(self._calls.status(bank))
 
     def forget(
         self,

@@ -18,7 +18,7 @@ from bench.mcp_payloads import demo_items
 from sediment import store_owner
 from sediment.api.keys import digest
 from tests.e2e.cli import sediment
-from tests.e2e.mcp_session import McpSession, Row, http, notes, rows, stdio
+from tests.e2e.mcp_session import McpSession, Row, answer_text, http, notes, rows, stdio
 from tests.e2e.test_http import Server, eventually, running
 from tests.helpers import redis_url
 
@@ -139,6 +139,33 @@ def test_stdio_recall_is_compact_one_line_per_result(local: McpSession) -> None:
     assert explained["timings"] and explained["explain"]
     assert "score" in explained["results"][0] and "components" in explained["results"][0]
     assert "null" not in json.dumps(explained)
+
+
+QUICKSTART = [
+    {"text": "Alice lives in Boston.", "occurred_at": "2024-01-10T09:00:00Z"},
+    {"text": "Alice moved to Seattle.", "occurred_at": "2024-06-01T09:00:00Z"},
+    {"text": "Alice drinks her coffee black.", "occurred_at": "2024-06-02T09:00:00Z"},
+]
+ROW = len("d1978c 2024-06-01 .76 \n")
+"""What a row adds to its memory's text: id, date, score and a newline."""
+
+
+def test_stdio_recall_of_short_memories_is_their_text_and_the_rows_alone(
+    local: McpSession,
+) -> None:
+    """The README quickstart's memories are short (26 characters on average): the text
+    is the rows, each adding its id, date and score to the memory text, and no note of
+    results left out while some are shown. (1.5 times their texts cannot hold here:
+    half of a 26-character text is 13 characters, fewer than a row's id, date and
+    score take.)"""
+    local.ok("retain", items=[{**i, "entities": ["Alice"]} for i in QUICKSTART], bank="quick")
+    for question in ("Where does Alice live?", "coffee"):
+        result = local.call("recall", query=question, bank="quick")
+        text = answer_text(result)
+        found = rows(result)
+        assert found and notes(result) == [], text
+        memory_chars = sum(len(r.text) for r in found)
+        assert len(text) <= memory_chars + ROW * len(found), text
 
 
 def test_stdio_tool_list_is_sized_for_an_agent(local: McpSession) -> None:

@@ -1,7 +1,8 @@
 """One process per embedded store, as a user meets it: a second `sediment` command on
 a data directory that `sediment serve` holds stops with one line naming the holder and
-what to do instead, not the engine's traceback; a command that only reads refuses a
-data directory that is not there."""
+what to do instead (add --url, or, for a command without it, stop serve), not the
+engine's traceback; a command that only reads refuses a data directory that is not
+there."""
 
 import os
 import uuid
@@ -23,19 +24,35 @@ def test_a_second_process_is_told_who_holds_the_store(tmp_path: Path) -> None:
         for args in (
             ("recall", "--bank", "u1", "where"),
             ("inspect", "--bank", "u1", "00000000-0000-0000-0000-000000000000"),
-            ("import", str(tmp_path / "export.jsonl")),
         ):
-            out = sediment(tmp_path, *args, check=False)
-            assert out.returncode == 1, out
-            lines = out.stderr.strip().splitlines()
-            assert len(lines) == 1, out.stderr
-            assert "Traceback" not in out.stderr and "WouldBlock" not in out.stderr
-            assert "in use by `sediment serve` (pid " in lines[0]
-            assert "HTTP API or MCP endpoint" in lines[0]
-            assert f"add --url {srv.url} to this command (or set SEDIMENT_URL)" in lines[0]
-            assert "stop it" in lines[0]
+            line = refused(tmp_path, *args)
+            assert "HTTP API or MCP endpoint" in line
+            assert f"add --url {srv.url} to this command (or set SEDIMENT_URL)" in line
+            assert "stop it" in line
+        for args in (
+            ("import", str(tmp_path / "export.jsonl")),
+            ("expire",),
+            ("rebuild", "--all"),
+            ("optimize",),
+            ("dlq", "list"),
+            ("dlq", "remove", "1-0"),
+        ):
+            line = refused(tmp_path, *args)
+            assert f"`sediment {args[0]}` has no --url to go through it" in line
+            assert "Stop it and run this again" in line and "--url http" not in line
     out = sediment(tmp_path, "banks", check=False)
     assert out.returncode == 0, out.stderr
+
+
+def refused(tmp: Path, *args: str) -> str:
+    """The one line a command refused for want of the store prints."""
+    out = sediment(tmp, *args, check=False)
+    assert out.returncode == 1, out
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    assert "Traceback" not in out.stderr and "WouldBlock" not in out.stderr
+    assert "in use by `sediment serve` (pid " in lines[0]
+    return lines[0]
 
 
 def test_standalone_a_worker_next_to_serve_is_refused_and_producers_still_publish(

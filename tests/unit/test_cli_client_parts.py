@@ -1,12 +1,15 @@
 """The pure parts of the CLI's client mode, bank finding and the small print rules:
-nearest bank names, counts in words, one-line dead-letter reasons, the recall row's
-label, embedded metrics carried between processes, a snapshot read back from JSON."""
+nearest bank names, counts in words, one-line dead-letter reasons and their table, the
+recall row's label, embedded metrics carried between processes, a snapshot read back
+from JSON."""
 
 import json
 import logging
 import uuid
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import fakeredis
 import httpx
@@ -15,12 +18,14 @@ import pytest
 from kombu import Connection
 from rich.console import Console
 
+from contracts.deadletter import DeadLetter
 from contracts.events import RetainEvent
 from contracts.memory import State
 from contracts.recall import RecallResponse, RecallResult
 from sediment import store_owner
 from sediment.api.banks import empty_bank_note, nearest
 from sediment.ingest import IngestSummary, Interrupted
+from sediment.maintenance import letters_table
 from sediment.mcp_bridge import relay
 from sediment.render import recall_table
 from sediment.serve import served_url
@@ -91,6 +96,26 @@ def test_the_recall_row_says_which_older_state_it_is_shown_for_and_keeps_its_tim
     assert "2024-01-10T09:00:00+00:00" in narrow.export_text()
 
 
+def test_a_dead_letter_s_id_and_time_stay_on_one_line_at_96_columns() -> None:
+    seen = datetime(2026, 12, 7, 14, 8, 7, 258225, tzinfo=UTC)
+    le = DeadLetter(
+        id="1796652487258-0",
+        task="ingest",
+        payload='{"text": "Alice lives in Boston.", "occurred_at": "2024-01-10"}',
+        error_class="PoisonEvent",
+        message="line 2: occurred_at: timestamp has no timezone: give an offset, such as "
+        "2024-01-10T09:00:00Z or 2024-01-10T09:00:00+02:00",
+        attempts=1,
+        first_seen=seen,
+        last_seen=seen,
+        payload_bytes=58,
+    )
+    narrow = Console(width=96, record=True)
+    narrow.print(letters_table([le], 1))
+    shown = narrow.export_text()
+    assert "1796652487258-0" in shown and "2026-12-07T14:08:07+00:00" in shown
+
+
 def test_the_http_form_of_a_recall_has_no_nulls_and_one_timings() -> None:
     response = RecallResponse(bank_id="b", query="q", results=[_result()], timings={"fetch": 1.0})
     wire = pydantic.TypeAdapter(dict).validate_json(response.wire())
@@ -144,6 +169,36 @@ def test_a_refused_command_is_told_the_url_serve_listens_on(tmp_path: Path) -> N
         assert "add --url http://127.0.0.1:8123 to this command (or set SEDIMENT_URL)" in said
     finally:
         store_owner.release(tmp_path)
+
+
+def test_a_refused_command_without_url_is_told_to_stop_the_owner(tmp_path: Path) -> None:
+    owner = store_owner.Owner(4242, "sediment serve", url="http://127.0.0.1:8123")
+    said = str(StoreOwnedError(tmp_path, owner, "sediment import"))
+    assert "in use by `sediment serve` (pid 4242)" in said
+    assert "`sediment import` has no --url to go through it" in said
+    assert "Stop it and run this again" in said and "add --url" not in said
+    told = str(StoreOwnedError(tmp_path, owner, "sediment recall"))
+    assert "add --url http://127.0.0.1:8123 to this command" in told
+
+
+def test_the_commands_told_to_add_url_are_those_that_take_it() -> None:
+    from typer.main import get_command
+
+    from sediment.cli import app
+
+    def commands(group: Any, prefix: str) -> Iterator[tuple[str, Any]]:
+        for name, cmd in group.commands.items():
+            if hasattr(cmd, "commands"):
+                yield from commands(cmd, f"{prefix}{name} ")
+            else:
+                yield f"{prefix}{name}", cmd
+
+    taking = {
+        f"sediment {name}"
+        for name, cmd in commands(get_command(app), "")
+        if any("--url" in param.opts for param in cmd.params)
+    }
+    assert taking == store_owner.CLIENT_MODE
 
 
 def test_the_mcp_bridge_relays_requests_and_answers_errors_in_json_rpc() -> None:
