@@ -12,6 +12,7 @@ names a value of that type: long turns hold many facts, and only that sentence i
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Final
 
 from readmodel.reading.draft import Draft
 from readmodel.reading.frames import content_terms
@@ -137,15 +138,28 @@ Sentence = tuple[frozenset[str], tuple[tuple[str, str, frozenset[str]], ...], bo
 stems of the words right after it, or a quantity's unit); and whether it says a change."""
 
 
-def _counts(draft: Draft, end: int, value: Value) -> frozenset[str]:
+ANY: Final = "*"
+"""What a value said as the new level of a change counts: whatever the sentence is about
+("the number of mentees has increased to 7")."""
+_RISEN = frozenset(
+    """increased decreased rose risen grew grown dropped fell fallen climbed jumped went gone
+    raised lowered cut bumped""".split()
+)
+_ABOUT = frozenset("about around roughly nearly over under".split())
+
+
+def _counts(draft: Draft, start: int, end: int, value: Value) -> frozenset[str]:
+    """What a value counts: a quantity its unit; a number the words right after it, or
+    anything when it is what an amount rose or fell to (`ROSE_OR_FELL`)."""
     if value.type == "quantity":
         return frozenset({value.text.rsplit(" ", 1)[-1]})
-    after = draft.tokens[end : end + COUNTED_WINDOW]
-    return frozenset(counted_stem(t.low) for t in after)
-
-
-"""A sentence's content terms, typed values (type, normal form), and whether it says a
-change (a change word of the statement reader's grammar)."""
+    lows = [t.low for t in draft.tokens]
+    before = start - 1
+    if before >= 0 and lows[before] in _ABOUT:
+        before -= 1
+    if before >= 1 and lows[before] == "to" and _RISEN & set(lows[max(0, before - 3) : before]):
+        return frozenset({ANY})
+    return frozenset(counted_stem(low) for low in lows[end : end + COUNTED_WINDOW])
 
 
 ROSE_OR_FELL = re.compile(
@@ -164,7 +178,9 @@ def _sentences(text: str) -> tuple[Sentence, ...]:
     for sentence in clauses(normalise(text))[:MAX_SENTENCES]:
         found = tokens(sentence)
         draft = read_values(Draft(found))
-        values = tuple((v.type, v.text, _counts(draft, end, v)) for _, end, v in draft.spans)
+        values = tuple(
+            (v.type, v.text, _counts(draft, start, end, v)) for start, end, v in draft.spans
+        )
         change = first_change_word([t.low for t in found]) is not None
         change = change or bool(ROSE_OR_FELL.search(sentence))
         out.append((_terms(sentence), values, change))
@@ -194,7 +210,7 @@ def answering(asked: Question, text: str, newer: bool = False) -> Answer | None:
         typed = [(v, counts) for t, v, counts in values if t in asked.types]
         if len(shared) < need or not typed:
             continue
-        counting = frozenset(v for v, counts in typed if asked.counted in counts)
+        counting = frozenset(v for v, counts in typed if asked.counted in counts or ANY in counts)
         found = Answer(shared, counting or frozenset(v for v, _ in typed), bool(counting))
         if best is None or (found.counts, len(shared)) > (best.counts, len(best.shared)):
             best = found

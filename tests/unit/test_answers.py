@@ -276,3 +276,17 @@ def test_a_question_about_the_span_between_two_events_outdates_neither() -> None
     out = outdate_older(_ranked((first, 1, 0.9), (second, 40, 0.8)), query)
     assert [c.record.text for c in out] == [first, second]
     assert all(c.outdated_by is None for c in out)
+
+
+def test_what_an_amount_rose_to_counts_what_the_sentence_is_about() -> None:
+    """ "went up to 7" is the new count of the mentees, though no noun follows the number:
+    it replaces "5 women" counted for the question."""
+    query = "How many women have I highlighted as mentees in my portfolio to showcase my mentoring?"
+    old = "User: I highlighted 5 women as mentees in my portfolio to showcase my mentoring."
+    new = "User: The mentees in my portfolio went up to 7 after the spring cohort."
+    asked = question(query)
+    assert asked is not None and asked.counted == "women"
+    found = answering(asked, new, newer=True)
+    assert found is not None and found.counts and found.values == frozenset({"7"})
+    out = outdate_older(_ranked((old, 1, 0.9), (new, 5, 0.6)), query)
+    assert [c.record.text for c in out] == [new, old] and out[1].outdated_by == out[0].id
