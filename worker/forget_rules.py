@@ -23,6 +23,12 @@ So a batch reads the rules of recent forgets only, however many forgets the bank
 seen. The minimum age covers a retain whose acceptance time was taken but whose ledger
 entry is not yet written, and clocks that disagree by less than it; a retain published
 outside the ledger with a hand-written header is covered only that long.
+
+Embedded mode without a worker of its own (every command but `sediment serve`) has no
+ledger and needs none: each retain is consolidated as it is published, in the process
+that holds the store, and no queue outlives that process (`sediment serve` takes the
+store only once the command has let it go, and accepts its retains after that). There
+nothing is owed (`NothingOwed`), so a rule goes once it is `RULE_MIN_AGE_S` old.
 """
 
 import uuid
@@ -44,6 +50,14 @@ class Unsettled(Protocol):
     def oldest_accepted(self, bank_id: str) -> float | None:
         """Unix seconds at which the bank's oldest retain still owed was accepted;
         None when none is owed."""
+
+
+class NothingOwed:
+    """What a process with no queue owes: nothing (embedded mode without a worker of
+    its own; see the module doc). A rule is then kept for `RULE_MIN_AGE_S` only."""
+
+    def oldest_accepted(self, bank_id: str) -> float | None:
+        return None
 
 
 def selected(flt: ForgetFilter, record: Record) -> bool:
