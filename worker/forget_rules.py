@@ -62,12 +62,24 @@ class NothingOwed:
 
 def selected(flt: ForgetFilter, record: Record) -> bool:
     """Whether a raw memory matches every condition of a forget filter."""
+    source_id = record.metadata.get(SOURCE_ID_KEY)
+    return matches(flt, record.tags, record.entities, record.occurred_at, source_id)
+
+
+def matches(
+    flt: ForgetFilter,
+    tags: Sequence[str],
+    entities: Sequence[str],
+    occurred_at: datetime,
+    source_id: object,
+) -> bool:
+    """Whether a memory with these fields matches every condition of a forget filter."""
     checks = (
-        not flt.tags or bool(set(flt.tags) & set(record.tags)),
-        not flt.entities or bool(set(flt.entities) & set(record.entities)),
-        flt.start is None or record.occurred_at >= flt.start,
-        flt.end is None or record.occurred_at <= flt.end,
-        flt.source_id is None or record.metadata.get(SOURCE_ID_KEY) == flt.source_id,
+        not flt.tags or bool(set(flt.tags) & set(tags)),
+        not flt.entities or bool(set(flt.entities) & set(entities)),
+        flt.start is None or occurred_at >= flt.start,
+        flt.end is None or occurred_at <= flt.end,
+        flt.source_id is None or source_id == flt.source_id,
     )
     return all(checks)
 

@@ -365,14 +365,15 @@ def handle_feedback(task: Task, payload: Any, deps: WorkerDeps) -> None:
 
 def handle_forget(task: Task, payload: Any, deps: WorkerDeps) -> None:
     """Forget what the event selects, then scrub the ledger and dead letters of the
-    forgotten events, and owe Redis a rewrite of its AOF (worker/aof_rewrite.py);
+    forgotten events and of the dead-lettered events it selects (worker/scrub.py), and
+    owe Redis a rewrite of its AOF (worker/aof_rewrite.py);
     transient failures retry (a forget is safe to run again)."""
     attempt = int(task.request.retries or 0) + 1
     ids = _ledger_keys(payload)
     try:
         event = ForgetEvent.model_validate(payload)
         outcome = forget(event, deps.consolidator)
-        scrub(event.bank_id, outcome.forgotten_event_ids, deps.ledger, deps.dead_letters)
+        scrub(event, outcome.forgotten_event_ids, deps.ledger, deps.dead_letters)
         if deps.aof_rewrites is not None:
             deps.aof_rewrites.owe()
         log.info(
