@@ -7,6 +7,9 @@ after it and stay. So such a forget also records a rule: its bank, its filter (N
 everything) and its acceptance time. A retain accepted at or before that time that the
 filter selects is forgotten when it arrives (it gets a tombstone, like the memories the
 forget removed); one accepted later is kept, as a retain made after a forget should be.
+A retain whose every attempt failed is checked the same way before it is dead-lettered
+(worker/tasks.py): one a rule covers is forgotten rather than kept, text and all, in the
+dead-letter stream for a replay into the bank that forgot it.
 
 A retain's acceptance time is the publish header Sediment's publish path writes (HTTP,
 client, CLI, `worker.publish`), kept across every redelivery: a retry carries it along,
@@ -36,7 +39,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from contracts.events import RetainEvent
 from contracts.forget import ForgetEvent, ForgetFilter, ForgetRule, Tombstone
+from contracts.memory import derive_memory_id
 from readmodel.store import Record, StoredPoint
 
 SOURCE_ID_KEY = "source_id"
@@ -124,6 +129,35 @@ def ruled_out(
 
 def _covers(rule: ForgetRule, record: Record) -> bool:
     return rule.filter is None or selected(rule.filter, record)
+
+
+def events_ruled_out(
+    events: Sequence[RetainEvent], rules: Sequence[ForgetRule], accepted_at: datetime
+) -> list[Tombstone]:
+    """`ruled_out` for events never stored (given up on), all accepted at `accepted_at`."""
+    out = []
+    for e in events:
+        rule = next(
+            (r for r in rules if r.bank_id == e.bank_id and _selects(r, e, accepted_at)), None
+        )
+        if rule is not None:
+            out.append(
+                Tombstone(
+                    bank_id=e.bank_id,
+                    memory_id=derive_memory_id(e.bank_id, e.event_id),
+                    event_id=e.event_id,
+                    forget_event_id=rule.forget_event_id,
+                )
+            )
+    return out
+
+
+def _selects(rule: ForgetRule, event: RetainEvent, accepted_at: datetime) -> bool:
+    if accepted_at > rule.accepted_at:
+        return False
+    flt = rule.filter
+    source_id = event.metadata.get(SOURCE_ID_KEY)
+    return flt is None or matches(flt, event.tags, event.entities, event.occurred_at, source_id)
 
 
 def prunable(
