@@ -10,7 +10,8 @@ the Celery path (Python objects from JSON) accept the same things:
 * a timestamp is an RFC 3339 string with a zone (`2024-05-01T09:00:00Z`,
   `2024-05-01T11:00:00+02:00`), or an aware `datetime` from Python callers; never a
   number (Unix seconds are ambiguous: seconds or milliseconds, which zone) nor a
-  date alone or a time without a zone;
+  date alone or a time without a zone; the error says what is wrong, never repeating
+  the value given (a caller may have pasted anything into the field);
 * text carries no control characters other than tab, newline and carriage return,
   and no unpaired surrogates (they cannot be stored as UTF-8); the message names the
   character and where it is;
@@ -92,7 +93,7 @@ def _rfc3339_only(value: object) -> object:
     if isinstance(value, bool | int | float):
         raise ValueError(
             f"timestamp must be an RFC 3339 string with a zone, e.g. {TIMESTAMP_EXAMPLE}; "
-            f"got the number {value!r} (Unix times are not accepted)"
+            "got a number (Unix times are not accepted)"
         )
     if not isinstance(value, str):
         raise ValueError(
@@ -101,7 +102,7 @@ def _rfc3339_only(value: object) -> object:
     match = _TIMESTAMP.fullmatch(value)
     if match is None:
         raise ValueError(
-            f"timestamp {value[:64]!r} is not RFC 3339: send date, time and zone, "
+            "timestamp is not RFC 3339: send date, time and zone, "
             f"e.g. {TIMESTAMP_EXAMPLE} (years 0002 to 9998, no leap second)"
         )
     if match.group("zone") is None:

@@ -48,6 +48,7 @@ from worker.consolidation.layout import adopt_layout, check_layout
 from worker.deadletters import DeadLetters, FileDeadLetters, RedisDeadLetters
 from worker.expiry import ExpirySweep
 from worker.feedback_handler import FeedbackDeps
+from worker.forget_rules import NothingOwed
 from worker.holders import Heartbeat
 from worker.ledger import Ledger
 from worker.locks import Locks, ProcessLocks, RedisLocks
@@ -252,6 +253,8 @@ class Runtime:
 
     @cached_property
     def consolidator(self) -> Consolidator:
+        """What is owed, for pruning forget rules, is the ledger's; with no ledger
+        (embedded, consolidating as it publishes) nothing is (worker/forget_rules.py)."""
         return Consolidator(
             self.store,
             self.embedder,
@@ -259,7 +262,7 @@ class Runtime:
             self.settings.policy(),
             metrics=self.metrics,
             tombstones=self.tombstones,
-            unsettled=self.ledger,
+            unsettled=self.ledger if self.ledger is not None else NothingOwed(),
         )
 
     @cached_property

@@ -46,7 +46,7 @@ def forget(
 ) -> None:
     """Forget memories for good: by id, by a filter, or the whole bank. Tombstones keep
     a replayed or redelivered retain of them from coming back."""
-    from sediment.forgetting import forget_event
+    from sediment.forgetting import forget_event, require_held
     from sediment.retain import PublishError
 
     if url:
@@ -70,6 +70,8 @@ def forget(
     rt = runtime()
     try:
         ids = _memory_ids(rt, bank, memory_id or [])
+        if not rt.publisher.queued:
+            require_held(rt.store, bank, ids)
         event = forget_event(
             bank,
             memory_ids=ids,

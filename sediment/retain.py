@@ -110,7 +110,7 @@ class InlinePublisher:
         forgotten = 0
         for event in events:
             outcome = forget(event, self.consolidator)
-            scrub(event.bank_id, outcome.forgotten_event_ids, None, self.dead_letters)
+            scrub(event, outcome.forgotten_event_ids, None, self.dead_letters)
             forgotten += outcome.forgotten
         return forgotten
 

@@ -7,6 +7,9 @@ after it and stay. So such a forget also records a rule: its bank, its filter (N
 everything) and its acceptance time. A retain accepted at or before that time that the
 filter selects is forgotten when it arrives (it gets a tombstone, like the memories the
 forget removed); one accepted later is kept, as a retain made after a forget should be.
+A retain whose every attempt failed is checked the same way before it is dead-lettered
+(worker/tasks.py): one a rule covers is forgotten rather than kept, text and all, in the
+dead-letter stream for a replay into the bank that forgot it.
 
 A retain's acceptance time is the publish header Sediment's publish path writes (HTTP,
 client, CLI, `worker.publish`), kept across every redelivery: a retry carries it along,
@@ -23,6 +26,12 @@ So a batch reads the rules of recent forgets only, however many forgets the bank
 seen. The minimum age covers a retain whose acceptance time was taken but whose ledger
 entry is not yet written, and clocks that disagree by less than it; a retain published
 outside the ledger with a hand-written header is covered only that long.
+
+Embedded mode without a worker of its own (every command but `sediment serve`) has no
+ledger and needs none: each retain is consolidated as it is published, in the process
+that holds the store, and no queue outlives that process (`sediment serve` takes the
+store only once the command has let it go, and accepts its retains after that). There
+nothing is owed (`NothingOwed`), so a rule goes once it is `RULE_MIN_AGE_S` old.
 """
 
 import uuid
@@ -30,7 +39,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from contracts.events import RetainEvent
 from contracts.forget import ForgetEvent, ForgetFilter, ForgetRule, Tombstone
+from contracts.memory import derive_memory_id
 from readmodel.store import Record, StoredPoint
 
 SOURCE_ID_KEY = "source_id"
@@ -46,14 +57,34 @@ class Unsettled(Protocol):
         None when none is owed."""
 
 
+class NothingOwed:
+    """What a process with no queue owes: nothing (embedded mode without a worker of
+    its own; see the module doc). A rule is then kept for `RULE_MIN_AGE_S` only."""
+
+    def oldest_accepted(self, bank_id: str) -> float | None:
+        return None
+
+
 def selected(flt: ForgetFilter, record: Record) -> bool:
     """Whether a raw memory matches every condition of a forget filter."""
+    source_id = record.metadata.get(SOURCE_ID_KEY)
+    return matches(flt, record.tags, record.entities, record.occurred_at, source_id)
+
+
+def matches(
+    flt: ForgetFilter,
+    tags: Sequence[str],
+    entities: Sequence[str],
+    occurred_at: datetime,
+    source_id: object,
+) -> bool:
+    """Whether a memory with these fields matches every condition of a forget filter."""
     checks = (
-        not flt.tags or bool(set(flt.tags) & set(record.tags)),
-        not flt.entities or bool(set(flt.entities) & set(record.entities)),
-        flt.start is None or record.occurred_at >= flt.start,
-        flt.end is None or record.occurred_at <= flt.end,
-        flt.source_id is None or record.metadata.get(SOURCE_ID_KEY) == flt.source_id,
+        not flt.tags or bool(set(flt.tags) & set(tags)),
+        not flt.entities or bool(set(flt.entities) & set(entities)),
+        flt.start is None or occurred_at >= flt.start,
+        flt.end is None or occurred_at <= flt.end,
+        flt.source_id is None or source_id == flt.source_id,
     )
     return all(checks)
 
@@ -98,6 +129,35 @@ def ruled_out(
 
 def _covers(rule: ForgetRule, record: Record) -> bool:
     return rule.filter is None or selected(rule.filter, record)
+
+
+def events_ruled_out(
+    events: Sequence[RetainEvent], rules: Sequence[ForgetRule], accepted_at: datetime
+) -> list[Tombstone]:
+    """`ruled_out` for events never stored (given up on), all accepted at `accepted_at`."""
+    out = []
+    for e in events:
+        rule = next(
+            (r for r in rules if r.bank_id == e.bank_id and _selects(r, e, accepted_at)), None
+        )
+        if rule is not None:
+            out.append(
+                Tombstone(
+                    bank_id=e.bank_id,
+                    memory_id=derive_memory_id(e.bank_id, e.event_id),
+                    event_id=e.event_id,
+                    forget_event_id=rule.forget_event_id,
+                )
+            )
+    return out
+
+
+def _selects(rule: ForgetRule, event: RetainEvent, accepted_at: datetime) -> bool:
+    if accepted_at > rule.accepted_at:
+        return False
+    flt = rule.filter
+    source_id = event.metadata.get(SOURCE_ID_KEY)
+    return flt is None or matches(flt, event.tags, event.entities, event.occurred_at, source_id)
 
 
 def prunable(

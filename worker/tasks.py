@@ -2,6 +2,7 @@
 
 import json
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -46,6 +47,7 @@ from worker.deadletters import DeadLetters
 from worker.errors import PoisonEvent, invalid, is_transient
 from worker.feedback_handler import FeedbackDeps, Tally, apply_feedback
 from worker.forget import forget
+from worker.forget_rules import events_ruled_out
 from worker.heap import TrimPace, release_free_memory
 from worker.ledger import Kind, Ledger, event_key, payload_key
 from worker.rejects import route_rejects
@@ -250,7 +252,8 @@ def _failed(
     d: Delivery, events: list[RetainEvent], name: str, exc: Exception, deps: WorkerDeps
 ) -> None:
     """Queue the message again for a transient failure with attempts left; else its
-    events are dead-lettered (with the attempts made) and the ledger settled."""
+    events are dead-lettered (with the attempts made), but for those a forget rule
+    covers (worker/forget_rules.py), which are forgotten, and the ledger settled."""
     ids = _keys(events)
     delay = retry_delay(exc, d.attempt, deps)
     if delay is not None and d.requeue is not None and events:
@@ -259,9 +262,36 @@ def _failed(
             deps.ledger.touch(Kind.RETAIN, ids, time.time())
         d.requeue(delay, d.retries + 1, _header(d.published))
         return
+    forgotten = _ruled_out(events, published_time(d.published), deps)
     for event in events:
-        dead_letter(deps, name, event.model_dump(mode="json"), exc, d.attempt)
+        if event_memory_id(event) not in forgotten:
+            dead_letter(deps, name, event.model_dump(mode="json"), exc, d.attempt)
     settle(deps, Kind.RETAIN, ids)
+
+
+def _ruled_out(
+    events: Sequence[RetainEvent], accepted_at: datetime | None, deps: WorkerDeps
+) -> set[uuid.UUID]:
+    """The memory ids of the given-up events a forget rule covers (accepted no later
+    than a forget of their bank, or by a filter that selects them): forgotten, with a
+    tombstone, as if they had arrived, instead of dead-lettered. Rules that cannot be
+    read (Redis down, which may be why the events failed): none, all are dead-lettered."""
+    if accepted_at is None or not events:
+        return set()
+    stones = deps.consolidator.tombstones
+    try:
+        found = [
+            t
+            for bank in sorted({e.bank_id for e in events})
+            if (rules := stones.rules(bank))
+            for t in events_ruled_out([e for e in events if e.bank_id == bank], rules, accepted_at)
+        ]
+        stones.add(found)
+    except Exception as exc:
+        log.warning("forget_rules_unread", error_class=type(exc).__name__)
+        return set()
+    count_events(deps.metrics, "forgotten", [t.bank_id for t in found])
+    return {t.memory_id for t in found}
 
 
 def _valid(
@@ -365,14 +395,15 @@ def handle_feedback(task: Task, payload: Any, deps: WorkerDeps) -> None:
 
 def handle_forget(task: Task, payload: Any, deps: WorkerDeps) -> None:
     """Forget what the event selects, then scrub the ledger and dead letters of the
-    forgotten events, and owe Redis a rewrite of its AOF (worker/aof_rewrite.py);
+    forgotten events and of the dead-lettered events it selects (worker/scrub.py), and
+    owe Redis a rewrite of its AOF (worker/aof_rewrite.py);
     transient failures retry (a forget is safe to run again)."""
     attempt = int(task.request.retries or 0) + 1
     ids = _ledger_keys(payload)
     try:
         event = ForgetEvent.model_validate(payload)
         outcome = forget(event, deps.consolidator)
-        scrub(event.bank_id, outcome.forgotten_event_ids, deps.ledger, deps.dead_letters)
+        scrub(event, outcome.forgotten_event_ids, deps.ledger, deps.dead_letters)
         if deps.aof_rewrites is not None:
             deps.aof_rewrites.owe()
         log.info(

@@ -21,7 +21,7 @@ from sediment.api import examples
 from sediment.api.auth import Deps, require_token
 from sediment.api.models import Body, ErrorBody, ForgetAccepted
 from sediment.api.routes import Bank, MemoryRef, memory_of
-from sediment.forgetting import forget_event
+from sediment.forgetting import NotHeldError, forget_event, require_held
 from sediment.memory_ids import parse_full
 
 router = APIRouter(prefix="/v1/banks/{bank_id}", dependencies=[Depends(require_token)])
@@ -102,29 +102,17 @@ def forget_memory(bank_id: Bank, memory_id: MemoryRef, deps: Deps) -> ForgetAcce
     bank, reaches memories still queued)."""
     full = parse_full(memory_id)
     found_id = full if full is not None else memory_of(deps, bank_id, memory_id)
-    if not deps.store.fetch(bank_id, [found_id]):
-        raise HTTPException(404, unknown_memory(bank_id, found_id))
+    held_or_404(deps, bank_id, [found_id])
     return _send(_event(bank_id, "path", memory_ids=[found_id]), deps)
 
 
-def unknown_memory(bank_id: str, memory_id: uuid.UUID, more: int = 0) -> str:
-    """The 404 of a forget naming a memory the bank does not hold, whether or not some
-    other bank holds that id: only the request's bank is looked at."""
-    others = f" (and {more} more of the ids given)" if more else ""
-    return (
-        f"no memory {memory_id} in bank {bank_id}{others}: nothing was forgotten. Check the "
-        "ids and the bank; a memory still being consolidated is not there yet (forget by "
-        "filter, or once recall shows it)"
-    )
-
-
-def require_held(deps: Deps, bank_id: str, memory_ids: Sequence[uuid.UUID]) -> None:
-    """404, publishing nothing, unless the bank holds every one of `memory_ids`: a forget
-    by ids answers as `DELETE .../memories/{id}` does."""
-    held = {p.record.id for p in deps.store.fetch(bank_id, list(memory_ids))}
-    missing = [m for m in dict.fromkeys(memory_ids) if m not in held]
-    if missing:
-        raise HTTPException(404, unknown_memory(bank_id, missing[0], len(missing) - 1))
+def held_or_404(deps: Deps, bank_id: str, memory_ids: Sequence[uuid.UUID]) -> None:
+    """404, publishing nothing, unless the bank holds every one of `memory_ids`
+    (`require_held`: the MCP tool and the CLI refuse in the same words)."""
+    try:
+        require_held(deps.store, bank_id, memory_ids)
+    except NotHeldError as exc:
+        raise HTTPException(404, str(exc)) from None
 
 
 @router.delete("/memories", status_code=202, summary="Forget the memories matching a filter")
@@ -170,7 +158,7 @@ def forget_body(
     .../memories/{id}`, and nothing is forgotten."""
     if body.memory_ids or body.event_ids:
         named = [derive_memory_id(bank_id, e) for e in body.event_ids] or body.memory_ids
-        require_held(deps, bank_id, named)
+        held_or_404(deps, bank_id, named)
     flt = body.filter
     event = _event(
         bank_id,

@@ -323,10 +323,14 @@ class SedimentTools:
     ) -> Annotated[CallToolResult, Forgot]:
         """Forget memories for good (by ids, or by tags and/or source id): they leave
         recall, observations and histories, and a replayed retain never brings them back."""
-        from sediment.forgetting import forget_event
+        from sediment.forgetting import NotHeldError, forget_event, require_held
 
         bank_id = self.bank_of(bank)
         ids = [self.memory_of("forget", bank_id, m) for m in memory_ids]
+        try:
+            require_held(self._deps.store, bank_id, ids)
+        except NotHeldError as exc:
+            raise ToolError(str(exc)) from None
         try:
             event = forget_event(bank_id, memory_ids=ids, tags=tags, source_id=source_id)
         except pydantic.ValidationError as exc:

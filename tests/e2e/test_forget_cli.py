@@ -50,6 +50,28 @@ def test_forget_by_id_then_by_source_then_all(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "exactly one selector" in bad.stderr
 
 
+def test_forget_of_an_id_the_bank_does_not_hold_is_refused(tmp_path: Path) -> None:
+    """Another bank's id, or one no bank holds: refused in the words of HTTP's 404
+    (sediment/forgetting.py), exit status 2, and nothing is forgotten."""
+    line = {
+        "event_id": str(uuid.UUID(int=9)),
+        "bank_id": "cli",
+        "text": "Hal keeps bees.",
+        "occurred_at": "2024-01-01T00:00:00Z",
+    }
+    events = tmp_path / "events.jsonl"
+    events.write_text(json.dumps(line) + "\n")
+    sediment(tmp_path, "ingest", str(events))
+    held = memory_id("cli", uuid.UUID(int=9))
+    for bank, memory in (("other", held), ("cli", uuid.UUID(int=10))):
+        refused = sediment(tmp_path, "forget", "--bank", bank, "--id", str(memory), check=False)
+        said = " ".join(refused.stderr.split())
+        assert refused.returncode == 2, refused.stdout
+        assert f"no memory {memory} in bank {bank}: nothing was forgotten" in said
+        assert "forgot" not in refused.stdout
+    assert "bees" in sediment(tmp_path, "recall", "bees", "--bank", "cli").stdout
+
+
 def test_export_then_import_into_an_empty_deployment(tmp_path: Path) -> None:
     line = {
         "event_id": str(uuid.UUID(int=7)),

@@ -10,13 +10,17 @@ from pathlib import Path
 import pytest
 import redis
 
+from contracts.deadletter import DeadLetter
 from contracts.events import RetainEvent
 from contracts.recall import RecallRequest
+from readmodel.store import Filter
 from sediment.bootstrap import Runtime, bootstrap
 from sediment.forgetting import forget, forget_event
+from sediment.maintenance import replay_letters
 from sediment.settings import Settings
 from tests.helpers import event, mid
 from tests.integration.conftest import WorkerEnv, wait_until
+from worker.celery_app import RETAIN_TASK
 from worker.publish import publish, publish_forget
 from worker.tasks import letter
 
@@ -84,6 +88,72 @@ def test_embedded_forget_leaves_no_trace(embedded: Settings) -> None:
     assert mid(doomed) not in recalled_ids(again, "spare key flowerpot")
     assert mid(events[1]) in recalled_ids(again, "Alice lives in Lisbon")
     again.close()
+
+
+def given_up(e: RetainEvent) -> DeadLetter:
+    """A valid retain whose attempts all failed (the store down): replayable as it is."""
+    return letter(RETAIN_TASK, e.model_dump(mode="json"), ConnectionError("store down"), 4)
+
+
+def dead_lettered_before_a_forget(rt: Runtime) -> tuple[RetainEvent, RetainEvent, RetainEvent]:
+    """A stored memory of the bank, then three retains dead-lettered: one of the bank
+    tagged private, one of the bank untagged, one of another bank."""
+    assert rt.publisher.publish_retain([event("Alice lives in Lisbon.", 0, bank=BANK)]) == 1
+    private = event("Alice's door code is 90210.", 1, bank=BANK, tags=["private"])
+    public = event("Alice likes jazz.", 2, bank=BANK)
+    elsewhere = event("Bob's door code is 1234.", 1, bank="another-bank", tags=["private"])
+    for e in (private, public, elsewhere):
+        rt.dead_letters.add(given_up(e))
+    return private, public, elsewhere
+
+
+def replayed_texts(rt: Runtime, bank: str) -> list[str]:
+    """Every dead letter replayed through the one retain path; the bank's texts after."""
+    replay_letters(rt.dead_letters, rt.publisher, rt.settings.max_text_bytes, None, None)
+    return sorted(p.record.text for p in rt.store.scroll(Filter(bank)))
+
+
+def test_embedded_bank_forget_removes_the_bank_s_dead_letters(embedded: Settings) -> None:
+    """A retain dead-lettered before a forget of its bank was never stored: its letter
+    goes with the forget, so a replay cannot store it in the bank that forgot it."""
+    rt = bootstrap(embedded)
+    _, _, elsewhere = dead_lettered_before_a_forget(rt)
+    assert forget(rt.publisher, BANK, everything=True) == 1
+    assert [json.loads(le.payload)["event_id"] for le in rt.dead_letters.list()] == [
+        str(elsewhere.event_id)
+    ]
+    assert replayed_texts(rt, BANK) == []
+    assert replayed_texts(rt, "another-bank") == ["Bob's door code is 1234."]
+    rt.close()
+    assert files_with(embedded.data_dir, "90210") == []
+
+
+def test_embedded_filter_forget_removes_the_dead_letters_it_selects(embedded: Settings) -> None:
+    rt = bootstrap(embedded)
+    _, public, elsewhere = dead_lettered_before_a_forget(rt)
+    assert forget(rt.publisher, BANK, tags=["private"]) == 0
+    kept = {json.loads(le.payload)["event_id"] for le in rt.dead_letters.list()}
+    assert kept == {str(public.event_id), str(elsewhere.event_id)}
+    assert replayed_texts(rt, BANK) == ["Alice likes jazz.", "Alice lives in Lisbon."]
+    rt.close()
+
+
+def test_worker_bank_forget_removes_the_bank_s_dead_letters(worker_env: WorkerEnv) -> None:
+    producer = worker_env.producer()
+    proc = worker_env.start("worker")
+    rt = worker_env.runtime()
+    marker = "zq" + uuid.uuid4().hex
+    doomed = event(f"Alice's door code is {marker}.", 1, bank=BANK)
+    elsewhere = event("Bob's door code is 1234.", 1, bank="another-bank")
+    for e in (doomed, elsewhere):
+        rt.dead_letters.add(given_up(e))
+    publish_forget(producer, [forget_event(BANK, everything=True)], worker_env.queue)
+    wait_until(worker_env.settled, 120, "the forget")
+    worker_env.stop(proc)
+    letters = rt.dead_letters.list()
+    assert [json.loads(le.payload)["event_id"] for le in letters] == [str(elsewhere.event_id)]
+    assert redis_keys_with(worker_env.redis, marker) == []
+    rt.close()
 
 
 def test_worker_forget_leaves_no_trace_in_redis_or_files(worker_env: WorkerEnv) -> None:

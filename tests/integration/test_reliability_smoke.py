@@ -2,8 +2,8 @@
 on a Redis of its own with AOF; one kill -9 of a worker under a few hundred events, a
 few fuzzed poison events with a 20 MB batch, a small schemathesis run, a kill -9 of a
 worker right after a forget, a forget under a running serve, a rebuild killed part
-way; Redis restarted under a worker holding a batch (last: it
-restarts the module's Redis)."""
+way, serve killed -9 with retains in flight after a bank forget (the `--quick` case);
+Redis restarted under a worker holding a batch (last: it restarts the module's Redis)."""
 
 from collections.abc import Iterator
 from dataclasses import asdict
@@ -14,10 +14,12 @@ import pytest
 from bench.reliability.api_checks import schemathesis_run
 from bench.reliability.cluster import Node, Proc, RedisServer, running
 from bench.reliability.faults import redis_restart, worker_kills
+from bench.reliability.forget_kill import forget_kill_verdicts
 from bench.reliability.forgetting import forget_crash, forget_verdicts
 from bench.reliability.live_purge import live_purge, live_purge_verdicts
 from bench.reliability.poison import poison_run
 from bench.reliability.rebuild_kill import rebuild_kill, rebuild_verdicts
+from bench.reliability.suite import ALONE, QUICK
 
 pytestmark = pytest.mark.integration
 
@@ -81,6 +83,15 @@ def test_a_rebuild_killed_part_way_is_refused_until_finished(
 ) -> None:
     result = asdict(rebuild_kill(server, tmp_path, events=400))
     assert all(met for *_, met in rebuild_verdicts(result)), result
+
+
+def test_serve_killed_after_a_bank_forget_with_retains_in_flight_stores_none_of_them(
+    server: RedisServer, tmp_path: Path
+) -> None:
+    """The case as `python -m bench.reliability --quick --only forget_kill` runs it."""
+    result = ALONE["forget_kill"].run(server, tmp_path, QUICK)
+    assert sum(result["owed_at_kill"]) > 0, "the kill should find the bank's retains owed"
+    assert all(met for *_, met in forget_kill_verdicts(result)), result
 
 
 def test_a_redis_restart_under_a_live_worker_is_recovered_from_within_30_s(

@@ -66,6 +66,7 @@ def test_recall_request_is_validated(api: Api) -> None:
     )
     assert r.status_code == 422
     assert {d["field"] for d in r.json()["detail"]} == {"body.limit", "body.as_of"}
+    assert "yesterday" not in r.text
 
 
 @pytest.mark.parametrize(

@@ -67,7 +67,7 @@ def test_a_validation_reason_is_one_line_without_pydantic_s_link() -> None:
     assert "errors.pydantic.dev" in str(caught.value) and "\n" in str(caught.value)
     reason = str(invalid(caught.value))
     assert "\n" not in reason and "pydantic" not in reason
-    assert "occurred_at: timestamp '2024-01-01' is not RFC 3339" in reason
+    assert "occurred_at: timestamp is not RFC 3339" in reason and "2024-01-01" not in reason
     assert "; event_id: Field required" in reason
 
 

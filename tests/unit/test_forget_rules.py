@@ -14,6 +14,9 @@ from contracts.events import RetainEvent
 from contracts.forget import ForgetEvent, ForgetFilter, ForgetRule
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.store import Filter
+from sediment.bootstrap import bootstrap
+from sediment.forgetting import forget as forget_in
+from sediment.settings import Settings
 from tests.helpers import edge_consolidator, event, mid
 from worker.consolidation.consolidator import Consolidator, Status, consolidate
 from worker.forget import forget
@@ -199,6 +202,8 @@ def test_rules_are_pruned_once_no_retain_owed_can_need_them(cons: Consolidator) 
 
 
 def test_without_knowing_what_is_owed_no_rule_is_pruned(cons: Consolidator) -> None:
+    """A consolidator wired by hand without `unsettled` keeps every rule; the bootstrap
+    always says what is owed (the ledger, or `NothingOwed` in embedded commands)."""
     old = FORGET_AT - timedelta(days=30)
     forget(
         ForgetEvent(event_id=uuid.uuid4(), bank_id=BANK, requested_at=old, all_memories=True), cons
@@ -247,3 +252,21 @@ def test_batch_rule_reads_stay_bounded_after_many_forgets(cons: Consolidator) ->
     bound = int(RULE_MIN_AGE_S) + 1
     assert stones.reads and max(stones.reads) <= bound, stones.reads
     assert len(stones.rules(BANK)) <= bound
+
+
+def test_embedded_forgets_keep_the_stored_rule_count_bounded(tmp_path: Path) -> None:
+    """Embedded commands consolidate each retain as they publish it and owe nothing: 300
+    filter forgets a second apart, the last one now, leave in `forget-rules.jsonl` the
+    rules of the last minute only (`RULE_MIN_AGE_S`), not one per forget ever made."""
+    data = tmp_path / "data"
+    rt = bootstrap(Settings(_env_file=None, mode="embedded", data_dir=data, embedder="hash"))  # type: ignore[call-arg]
+    rt.publisher.publish_retain([event("Ana likes jazz.", 0)])
+    start = datetime.now(UTC) - timedelta(seconds=299)
+    for n in range(300):
+        forget_in(rt.publisher, BANK, tags=[f"t{n}"], now=start + timedelta(seconds=n))
+    rules = rt.tombstones.rules(BANK)
+    rt.close()
+    assert rules and rules[-1].accepted_at == start + timedelta(seconds=299)
+    assert len(rules) <= RULE_MIN_AGE_S + 1
+    stored = (data / "forget-rules.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(stored) == len(rules)

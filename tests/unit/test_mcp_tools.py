@@ -26,7 +26,7 @@ from sediment.mcp_tools.models import MemoryItem
 from sediment.mcp_tools.tools import SedimentTools
 from sediment.recall_gate import RecallGate
 from tests.e2e.mcp_session import notes, rows
-from tests.unit.api_support import Api, open_api
+from tests.unit.api_support import BOSTON, LISBON, Api, mid, open_api
 
 WHEN = datetime(2024, 3, 1, 9, tzinfo=UTC)
 LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
@@ -111,6 +111,21 @@ def test_retain_publishes_through_the_api_publisher(api: Api) -> None:
     published = api.publisher.retained[-1]
     assert (published.bank_id, published.text) == ("b1", "Dana swims.")
     assert str(published.event_id) == result.structured_content["event_ids"][0]
+
+
+def test_forget_of_an_id_the_bank_does_not_hold_is_http_s_404_as_a_tool_error(
+    api: Api,
+) -> None:
+    """Another bank's id, or one no bank holds: a tool error in the words of HTTP's 404
+    detail, with the tools' one prefix, and nothing is published."""
+    before = len(api.publisher.forgets)
+    for memory in (mid(LISBON), uuid.uuid4()):  # LISBON is bank b2's
+        result = call(api, "forget", {"memory_ids": [str(memory)]})
+        http = api.client.delete(f"/v1/banks/b1/memories/{memory}")
+        assert http.status_code == 404
+        assert result.is_error and result.content[0].text == "error: " + http.json()["message"]
+    held = call(api, "forget", {"memory_ids": [str(mid(BOSTON))]})
+    assert not held.is_error and len(api.publisher.forgets) == before + 1
 
 
 def test_recall_reads_the_default_bank(api: Api) -> None:

@@ -1,7 +1,10 @@
 """Failure sorting in one place: poison to dead letters at once, transient retried with a cap."""
 
+import json
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +16,10 @@ from celery.exceptions import SoftTimeLimitExceeded
 from httpx import Headers
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
+from contracts.deadletter import DeadLetter
 from contracts.events import RetainEvent
+from contracts.forget import ForgetRule
+from contracts.memory import derive_memory_id as memory_id
 from readmodel.embedders.hashing import HashEmbedder
 from readmodel.store import Filter, MemoryStore, StoredPoint
 from readmodel.stores.edge import EdgeStore
@@ -105,6 +111,35 @@ def test_exhausted_retries_dead_letter_with_attempts(tmp_path: Path) -> None:
     assert requeued.sent == []
     (letter,) = d.dead_letters.list()
     assert letter.attempts == 4 and letter.error_class == "ConnectionError"
+
+
+def test_a_given_up_retain_a_forget_rule_covers_is_forgotten_not_dead_lettered(
+    tmp_path: Path,
+) -> None:
+    """Accepted before a forget of its bank, every attempt failed until after it: a dead
+    letter would keep its text for a replay into the bank that forgot it. A retain of
+    another bank, or accepted after the forget, is dead-lettered as before."""
+    d = deps(tmp_path, DownEmbedder(64))
+    stones = d.consolidator.tombstones
+    forgot_at = datetime.fromtimestamp(50, UTC)  # between the two messages' headers
+    stones.add_rule(ForgetRule(bank_id="b", forget_event_id=uuid.uuid4(), accepted_at=forgot_at))
+    other_bank = {**GOOD, "bank_id": "c"}
+    later = {**GOOD, "event_id": "00000000-0000-0000-0000-000000000002"}
+    handle(
+        [message([GOOD, other_bank], 3), Delivery([later], 3, 100.0, "task-2")],
+        "sediment.retain_batch.v1",
+        d,
+    )
+    kept = [(le["bank_id"], le["event_id"][-1]) for le in map(payload, d.dead_letters.list())]
+    assert sorted(kept) == [("b", "2"), ("c", "1")]
+    doomed = memory_id("b", uuid.UUID(GOOD["event_id"]))
+    assert stones.forgotten("b", [doomed]) == {doomed}
+    assert stones.forgotten("c", [memory_id("c", uuid.UUID(GOOD["event_id"]))]) == set()
+
+
+def payload(letter: DeadLetter) -> dict[str, Any]:
+    body: dict[str, Any] = json.loads(letter.payload)
+    return body
 
 
 @pytest.mark.parametrize(

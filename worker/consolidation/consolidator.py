@@ -75,7 +75,8 @@ class Consolidator:
     metrics: Metrics = field(default_factory=NoopMetrics)
     tombstones: Tombstones = field(default_factory=MemoryTombstones)
     unsettled: Unsettled | None = None
-    """What retains are still owed (the redelivery ledger): lets old forget rules go."""
+    """What retains are still owed (the redelivery ledger, or `NothingOwed` where
+    nothing is queued): lets old forget rules go. None: not known, every rule is kept."""
 
 
 def raw_memory(event: RetainEvent, created_at: datetime) -> Memory:
