@@ -165,7 +165,7 @@ def test_a_refused_command_is_told_the_url_serve_listens_on(tmp_path: Path) -> N
         store_owner.announce(tmp_path, "http://127.0.0.1:8123")
         owner = store_owner.read_owner(tmp_path)
         assert owner is not None and owner.url == "http://127.0.0.1:8123"
-        said = str(StoreOwnedError(tmp_path, owner))
+        said = str(StoreOwnedError(tmp_path, owner, "sediment recall"))
         assert "add --url http://127.0.0.1:8123 to this command (or set SEDIMENT_URL)" in said
     finally:
         store_owner.release(tmp_path)
