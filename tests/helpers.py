@@ -3,9 +3,10 @@
 import math
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from contracts.events import RetainEvent
 from contracts.memory import Memory, Relation
@@ -112,3 +113,20 @@ DEFAULT_STAGES = [  # the recall stages `explain` lists with the default setting
     "prefer_observations",
     "truncate",
 ]
+
+
+def cli_commands() -> list[tuple[str, Any]]:
+    """Every leaf command of the `sediment` CLI with its name under `sediment` ("recall",
+    "dlq list"), as click commands."""
+    from typer.main import get_command
+
+    from sediment.cli import app
+
+    def walk(group: Any, prefix: str) -> Iterator[tuple[str, Any]]:
+        for name, cmd in group.commands.items():
+            if hasattr(cmd, "commands"):
+                yield from walk(cmd, f"{prefix}{name} ")
+            else:
+                yield f"{prefix}{name}", cmd
+
+    return list(walk(get_command(app), ""))

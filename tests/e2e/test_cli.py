@@ -7,13 +7,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.e2e.cli import sediment
+from tests.helpers import cli_commands
 
 LINES = [
     {
@@ -437,18 +436,7 @@ def test_ctrl_c_during_ingest_says_how_far_it_got_and_a_rerun_resumes(tmp_path: 
 
 
 def test_help_names_no_source_file_and_every_option_says_what_it_does() -> None:
-    from typer.main import get_command
-
-    from sediment.cli import app
-
-    def commands(group: Any, prefix: str) -> Iterator[tuple[str, Any]]:
-        for name, cmd in group.commands.items():
-            if hasattr(cmd, "commands"):
-                yield from commands(cmd, f"{prefix}{name} ")
-            else:
-                yield f"{prefix}{name}", cmd
-
-    for name, cmd in commands(get_command(app), ""):
+    for name, cmd in cli_commands():
         assert ".py" not in (cmd.help or ""), f"`sediment {name} --help` names a source file"
         for param in cmd.params:
             if param.param_type_name == "option" and param.name != "help":

@@ -6,10 +6,8 @@ from JSON."""
 import json
 import logging
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import fakeredis
 import httpx
@@ -36,6 +34,7 @@ from sediment.words import counted
 from telemetry import series_file
 from telemetry.metrics import EVENTS, snapshot_from_json
 from telemetry.redis_series import ProcessMetrics
+from tests.helpers import cli_commands
 from worker.errors import invalid
 
 
@@ -182,20 +181,9 @@ def test_a_refused_command_without_url_is_told_to_stop_the_owner(tmp_path: Path)
 
 
 def test_the_commands_told_to_add_url_are_those_that_take_it() -> None:
-    from typer.main import get_command
-
-    from sediment.cli import app
-
-    def commands(group: Any, prefix: str) -> Iterator[tuple[str, Any]]:
-        for name, cmd in group.commands.items():
-            if hasattr(cmd, "commands"):
-                yield from commands(cmd, f"{prefix}{name} ")
-            else:
-                yield f"{prefix}{name}", cmd
-
     taking = {
         f"sediment {name}"
-        for name, cmd in commands(get_command(app), "")
+        for name, cmd in cli_commands()
         if any("--url" in param.opts for param in cmd.params)
     }
     assert taking == store_owner.CLIENT_MODE
