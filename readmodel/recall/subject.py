@@ -3,7 +3,9 @@ the statements said of someone else the question's subject has ("Olivia's brothe
 lives in Vancouver" for "Where does Olivia live?"), or of the same thing of another
 owner ("Tara's favourite sport" for "What is Sam's favourite sport?"), rank under the
 lowest statement said of the asked subject itself (or of its owner: "Sam plays padel
-now" answers what Sam's favourite sport is).
+now" answers what Sam's favourite sport is; or of someone or something that acts on
+it: "Dan is employed by Initech", read as "Initech employs Dan", answers where Dan
+works).
 
 Both sides are read by the statement reader (`readmodel.reading`): the question by
 `asked_subject`, each candidate by its clauses' subjects. Nothing moves when no
@@ -50,6 +52,17 @@ def said_of(c: Candidate) -> frozenset[Subject]:
     return frozenset(clause.subject for clause in read(c.record.text, c.record.entities).clauses)
 
 
+def names_of(c: Candidate) -> frozenset[str]:
+    """The people and names the candidate's clauses have as values: whom a verb acts on
+    ("Initech employs Dan", the reader's reading of "Dan is employed by Initech")."""
+    return frozenset(
+        value.text
+        for clause in read(c.record.text, c.record.entities).clauses
+        for value in clause.values
+        if value.type in {"person", "name"}
+    )
+
+
 def asked_subject_first(
     ordered: Sequence[Candidate], query: str, top: int = TOP
 ) -> list[Candidate]:
@@ -59,8 +72,17 @@ def asked_subject_first(
         return list(ordered)
     head = list(ordered[:top])
     said = {c.id: said_of(c) for c in head}
-    exact = [c for c in head if any(of_asked(asked, s) for s in said[c.id])]
-    others = {c.id for c in head if said[c.id] and all(of_another(asked, s) for s in said[c.id])}
+    exact = [
+        c
+        for c in head
+        if any(of_asked(asked, s) for s in said[c.id])
+        or (len(asked) == 1 and asked[0] in names_of(c))
+    ]
+    others = {
+        c.id
+        for c in head
+        if c not in exact and said[c.id] and all(of_another(asked, s) for s in said[c.id])
+    }
     if not exact or not others:
         return list(ordered)
     floor = min(c.score for c in exact)

@@ -88,3 +88,19 @@ def test_the_same_thing_of_another_owner_ranks_after_the_owners_statement() -> N
 def test_nothing_moves(rows: list[tuple[str, float]], query: str) -> None:
     ranked = _ranked(*rows)
     assert asked_subject_first(ranked, query) == ranked
+
+
+def test_a_statement_whose_verb_acts_on_the_asked_subject_is_said_of_it() -> None:
+    """The reader reads "Dan is employed by Initech" as "Initech employs Dan": it still
+    answers where Dan works, and the statement of Dan's wife ranks under it."""
+    ranked = _ranked(
+        ("Dan works at Initech.", 0.9),
+        ("Dan's wife works at Initech.", 0.9),
+        ("Dan is employed by Initech.", 0.4),
+    )
+    out = asked_subject_first(ranked, "Where does Dan work?")
+    assert _texts(out) == [
+        "Dan works at Initech.",
+        "Dan is employed by Initech.",
+        "Dan's wife works at Initech.",
+    ]
