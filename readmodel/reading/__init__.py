@@ -9,6 +9,8 @@ from readmodel.reading.pipeline import read, several_statements
 from readmodel.reading.sameness import (
     another_occurrence,
     merge_key,
+    reading_key,
+    same_reading,
     same_statement,
     same_values,
     why_not_same,
@@ -22,6 +24,8 @@ __all__ = [
     "another_occurrence",
     "merge_key",
     "read",
+    "reading_key",
+    "same_reading",
     "same_statement",
     "same_values",
     "several_statements",

@@ -9,6 +9,8 @@ repo uses python 3.12"). A statement that cannot be read is the same as another 
 when both have the same content words.
 """
 
+import hashlib
+
 from readmodel.reading.frames import content_terms
 from readmodel.reading.statement import Clause, Reading
 
@@ -50,6 +52,21 @@ def merge_key(reading: Reading, verbs: bool = True) -> tuple[object, ...]:
     if reading.readable:
         return ("read", _keys(reading, verbs))
     return ("words", tuple(sorted(reading.words)))
+
+
+def reading_key(reading: Reading) -> str | None:
+    """A stored key that statements read alike share (`merge_key` with their main verbs),
+    so that two of them meet however far apart an embedder puts their texts ("Dinner is
+    at 7 pm." / "Dinner is at seven in the evening."); None for a statement not read."""
+    if not reading.readable:
+        return None
+    digest = hashlib.blake2b(repr(merge_key(reading)).encode(), digest_size=12)
+    return f"~read:{digest.hexdigest()}"
+
+
+def same_reading(a: Reading, b: Reading) -> bool:
+    """Both read, and read alike to the main verb: one fact, whatever their closeness."""
+    return a.readable and b.readable and merge_key(a) == merge_key(b)
 
 
 def same_statement(a: Reading, b: Reading, verbs_may_differ: bool = False) -> bool:

@@ -102,7 +102,8 @@ def test_relate_decides_on_the_stored_features_and_computes_none(
     monkeypatch.setattr(features, "computed", refuse)
     monkeypatch.setattr(pipeline, "_read", refuse)
     monkeypatch.setattr(openframes, "read", refuse)
-    assert relate(older, same_city, 0.0, POLICY) is None
+    alike = relate(older, same_city, 0.0, POLICY)
+    assert alike is not None and alike.kind is LinkKind.MERGE  # read alike: one fact
     merged = relate(older, restated, 0.99, POLICY)
     assert merged is not None and merged.kind is LinkKind.MERGE
     link = relate(older, other_city, 0.0, POLICY)

@@ -33,7 +33,7 @@ from worker.consolidation.neighbourhood import (
     candidates,
     complete,
     content_view,
-    memory_open_keys,
+    memory_query_keys,
     neighbour_scope,
     slot_filters,
 )
@@ -173,7 +173,7 @@ def _prefetch(
     # times they set: one scroll for each time, with the keys of all.
     merged: dict[tuple[object, object], tuple[Filter, set[str]]] = {}
     for p in points:
-        for flt in slot_filters(bank_id, features(p.record), since, memory_open_keys(p.record)):
+        for flt in slot_filters(bank_id, features(p.record), since, memory_query_keys(p.record)):
             _, keys = merged.setdefault((flt.current_at, flt.occurred_from), (flt, set()))
             keys.update(flt.slot_keys_any)
     for scope, keys in merged.values():

@@ -27,13 +27,13 @@ from functools import lru_cache
 from typing import Any, Final
 
 from contracts.memory import Memory
-from readmodel.reading import Reading, read, several_statements
+from readmodel.reading import Reading, read, reading_key, several_statements
 from readmodel.reading import statement as reading_json
 from readmodel.text import STOPWORDS, TEXT_CACHE_SIZE
 from worker.consolidation import openframes
 from worker.consolidation.fullnames import full_names, qualified_reading, qualified_statement
 from worker.consolidation.openframes import OpenReading
-from worker.consolidation.openkeys import open_keys
+from worker.consolidation.openkeys import open_keys, open_query_keys
 from worker.consolidation.policy import has_negation_cue
 from worker.consolidation.statements import Slot, StatementFeatures, statement_features
 from worker.consolidation.updates import slot_keys
@@ -86,8 +86,9 @@ def computed(text: str, entities: list[str] | tuple[str, ...] = ()) -> TextFeatu
 
 def stored_fields(text: str, entities: list[str] | tuple[str, ...]) -> dict[str, Any]:
     """What a raw memory stores about its text, computed here once: its features and
-    the slot keys they give, with the keys of its open frames (`openkeys.open_keys`),
-    at ingest and again by a rebuild. Remembered per text and entities (a bank repeats
+    the slot keys they give, with the keys of its open frames (`openkeys.open_keys`)
+    and of its reading (`readmodel.reading.reading_key`), at ingest and again by a
+    rebuild. Remembered per text and entities (a bank repeats
     texts: "replaced a broken light bulb", said of each person many times)."""
     keys, encoded = _stored(text, tuple(entities))
     return {"slot_keys": list(keys), "features": encoded}
@@ -96,7 +97,16 @@ def stored_fields(text: str, entities: list[str] | tuple[str, ...]) -> dict[str,
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _stored(text: str, entities: tuple[str, ...]) -> tuple[tuple[str, ...], str]:
     found = computed(text, entities)
-    return tuple(sorted({*slot_keys(found.statement), *open_keys(found.open)})), encode(found)
+    keys = {*slot_keys(found.statement), *open_keys(found.open), *query_keys(found)}
+    return tuple(sorted(keys)), encode(found)
+
+
+def query_keys(found: TextFeatures) -> tuple[str, ...]:
+    """The stored keys a memory of these features reads its neighbours by, besides its
+    slots: its open frames' (`openkeys.open_query_keys`) and its reading's, which every
+    statement read alike stores (`readmodel.reading.reading_key`)."""
+    key = reading_key(found.reading)
+    return (*open_query_keys(found.open), *((key,) if key is not None else ()))
 
 
 def of(memory: Memory) -> TextFeatures:

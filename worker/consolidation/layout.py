@@ -66,12 +66,15 @@ happening on another day replaces nothing ("we paid the rent on April 1" no long
 supersedes "... on March 1"), and the reading is stored with the features (format 5):
 the rebuild derives features and every supersession again; 17, quantities read in one
 normal form ("half an hour" and "30 minutes" are one value, "a full day" is a day; format
-6): the rebuild derives features, merges and supersessions again.
+6): the rebuild derives features, merges and supersessions again; 18, statements read
+alike keyed by their reading (`readmodel.reading.reading_key`), so they merge however far
+apart the embedder puts them ("Dinner is at 7 pm." / "Dinner is at seven in the
+evening."): the rebuild derives slot keys and merges again.
 """
 
 from readmodel.store import MemoryStore
 
-LAYOUT = 17
+LAYOUT = 18
 
 
 class StaleLayoutError(RuntimeError):

@@ -11,9 +11,8 @@ from readmodel.store import EMPTY_VECTOR, Filter, StoredPoint, tagset_of
 from readmodel.text import TEXT_CACHE_SIZE
 from worker.consolidation.batch import ConsolidationStore
 from worker.consolidation.decide import Neighbourhood
-from worker.consolidation.features import computed, decode
+from worker.consolidation.features import computed, decode, query_keys
 from worker.consolidation.features import of as text_features
-from worker.consolidation.openkeys import open_query_keys
 from worker.consolidation.policy import ConsolidationPolicy
 from worker.consolidation.relations import Link, features, memory_id
 from worker.consolidation.statements import StatementFeatures
@@ -56,7 +55,7 @@ def _candidates(
         h.record.id: StoredPoint(h.record, h.dense if h.dense is not None else EMPTY_VECTOR)
         for h in similar
     }
-    for same_slot in slot_filters(m.bank_id, features(m), m.occurred_at, memory_open_keys(m)):
+    for same_slot in slot_filters(m.bank_id, features(m), m.occurred_at, memory_query_keys(m)):
         found.update({p.record.id: p for p in store.scroll(same_slot, with_vectors=True)})
     if m.key is not None:
         same_key = Filter(bank_id=m.bank_id, kinds=RAW_KINDS, tagset=scope.tagset, key=m.key)
@@ -71,28 +70,28 @@ def _candidates(
     return [p for p in found.values() if p.record.kind in RAW_KINDS]
 
 
-def memory_open_keys(m: Memory) -> tuple[str, ...]:
-    """The stored keys of the statements `m`'s reading by frame may relate to
-    (`openkeys.open_query_keys`), from its stored features: once per stored value (a
-    batch asks twice per event, to prefetch and to gather)."""
+def memory_query_keys(m: Memory) -> tuple[str, ...]:
+    """The stored keys of the statements `m` may relate to besides its slots: by frame
+    (`openkeys.open_query_keys`) and by reading (`features.query_keys`), from its stored
+    features: once per stored value (a batch asks twice per event, to prefetch and to
+    gather)."""
     if m.features is None:
-        return tuple(open_query_keys(text_features(m).open))
-    return _stored_open_keys(m.features, m.text, tuple(m.entities))
+        return query_keys(text_features(m))
+    return _stored_query_keys(m.features, m.text, tuple(m.entities))
 
 
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
-def _stored_open_keys(stored: str, text: str, entities: tuple[str, ...]) -> tuple[str, ...]:
-    """`memory_open_keys` of a memory whose stored features are `stored` (its text and
+def _stored_query_keys(stored: str, text: str, entities: tuple[str, ...]) -> tuple[str, ...]:
+    """`memory_query_keys` of a memory whose stored features are `stored` (its text and
     entities read when they are of another format: `features.of`)."""
-    found = decode(stored) or computed(text, entities)
-    return tuple(open_query_keys(found.open))
+    return query_keys(decode(stored) or computed(text, entities))
 
 
 def slot_filters(
     bank_id: str, facts: StatementFeatures, at: datetime, opened: tuple[str, ...] = ()
 ) -> list[Filter]:
     """The memories a fact stated at `at` may relate to by slot key: under its
-    `older_keys` and its open-frame keys (`opened`), those current at `at` or later (a
+    `older_keys` and its frame and reading keys (`opened`), those current at `at` or later (a
     memory superseded before then can take no other superseder from it); under its other
     candidate keys, those that occurred at `at` or later (nothing older can relate to it
     there)."""

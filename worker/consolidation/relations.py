@@ -15,7 +15,7 @@ from datetime import datetime
 from enum import Enum
 
 from contracts.memory import Memory, Relation, derive_memory_id
-from readmodel.reading import another_occurrence, same_statement, same_values
+from readmodel.reading import another_occurrence, same_reading, same_statement, same_values
 from readmodel.store import tagset_of
 from worker.consolidation.features import of as text_features
 from worker.consolidation.openupdates import OpenUpdate, open_update
@@ -94,7 +94,8 @@ def relate(a: Memory, b: Memory, similarity: float, policy: ConsolidationPolicy)
         if restates(older, newer, keyed=True):
             return Link(LinkKind.MERGE, older.id, newer.id)
         return _declared(older, newer, f"same key {a.key!r}, another value")
-    if similarity >= policy.search_threshold and restates(
+    close = similarity >= policy.search_threshold
+    if (close or read_alike(older, newer)) and restates(
         older, newer, verbs_may_differ=similarity >= policy.merge_threshold
     ):
         return Link(LinkKind.MERGE, older.id, newer.id)
@@ -129,7 +130,8 @@ def restates(
     content words, polarity, tense and aspect, however worded; about the same people
     (when both name entities, they share one), and no negation on one side only.
     Similarity only proposes the pair: "Dan works at Initech" and "Dan's wife works at
-    Initech" are close, and two facts. Another main verb is another wording only for
+    Initech" are close, and two facts; texts read alike merge however far apart
+    (`read_alike`). Another main verb is another wording only for
     texts close enough (`verbs_may_differ`). Of one key (`keyed`), which names subject
     and attribute, the same values (`readmodel.reading.same_values`) restate."""
     if not shares_entity(older, newer):
@@ -141,6 +143,13 @@ def restates(
     if keyed and same_values(a, b):
         return True
     return same_statement(a, b, verbs_may_differ)
+
+
+def read_alike(older: Memory, newer: Memory) -> bool:
+    """Both read as statements, alike to the main verb (`readmodel.reading.same_reading`):
+    a restatement however far apart the embedder puts the two texts ("Dinner is at 7 pm."
+    / "Dinner is at seven in the evening."), which meet by their reading's key."""
+    return same_reading(text_features(older).reading, text_features(newer).reading)
 
 
 def shares_entity(a: Memory, b: Memory) -> bool:
