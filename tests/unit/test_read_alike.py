@@ -12,6 +12,9 @@ from readmodel.reading import read, reading_key
 from readmodel.store import Filter
 from tests.helpers import edge_consolidator, event
 from worker.consolidation.consolidator import consolidate
+from worker.consolidation.features import computed, stored_fields
+from worker.consolidation.openkeys import open_keys, open_query_keys
+from worker.consolidation.updates import slot_keys
 
 EMB = HashEmbedder(64)
 AT_SEVEN = ("Dinner is at 7 pm.", "Dinner is at seven in the evening.")
@@ -52,3 +55,19 @@ def test_texts_read_otherwise_stay_apart(tmp_path: Path) -> None:
     assert len(raw) == 2
     assert all(p.record.observation_id is None for p in raw)
     assert all(p.record.state is State.CURRENT for p in raw)
+
+
+def test_a_memory_stores_its_reading_key_not_the_keys_it_reads_by() -> None:
+    """Stored keys are what other memories meet this one by: its slots, its frames and its
+    reading. The keys it reads its own neighbours by (`open_query_keys`, broader) are
+    not stored, or every statement of a subject would meet every other."""
+    text = "My dentist is Dr. Hale now."
+    found = computed(text)
+    stored = set(stored_fields(text, [])["slot_keys"])
+    assert reading_key(found.reading) in stored
+    assert stored == {
+        *slot_keys(found.statement),
+        *open_keys(found.open),
+        reading_key(found.reading),
+    }
+    assert set(open_query_keys(found.open)) - set(open_keys(found.open))  # broader: not stored

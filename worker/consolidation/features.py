@@ -97,7 +97,8 @@ def stored_fields(text: str, entities: list[str] | tuple[str, ...]) -> dict[str,
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _stored(text: str, entities: tuple[str, ...]) -> tuple[tuple[str, ...], str]:
     found = computed(text, entities)
-    keys = {*slot_keys(found.statement), *open_keys(found.open), *query_keys(found)}
+    key = reading_key(found.reading)
+    keys = {*slot_keys(found.statement), *open_keys(found.open), *((key,) if key else ())}
     return tuple(sorted(keys)), encode(found)
 
 
