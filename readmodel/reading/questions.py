@@ -1,7 +1,8 @@
 """Who a question asks about, read by the subject stage: "Where does Olivia live?" asks
 about ("olivia",), "What is Sam's favourite sport?" about ("sam", "favourite sport").
 
-A question puts its question word and an auxiliary before its subject; what follows the
+A question puts its question word and an auxiliary before its subject (a yes-no
+question only the auxiliary: "Am I married?", "Does Dan work at Initech?"); what follows the
 auxiliary is read as a clause's subject (with "is" after it when the auxiliary is a form
 of "be", whose subject ends the question). After "do", "can" and the like the subject is
 followed by its bare verb ("does Zoe work"), which is no part of it.
@@ -24,9 +25,15 @@ def asked_subject(query: str) -> tuple[str, ...] | None:
     """The subject `query` asks about, or None for a text that is no question of this
     shape or whose subject cannot be read."""
     found = tokens(normalise(query).strip().rstrip("?").strip())
-    if not found or found[0].low not in QUESTION_WORDS:
+    if not found:
         return None
-    for i in range(1, min(len(found), MAX_BEFORE_AUXILIARY + 1)):
+    if found[0].low in g.AUXILIARIES:
+        first = 0  # a yes-no question: "Am I married?", "Does Dan work at Initech?"
+    elif found[0].low in QUESTION_WORDS:
+        first = 1
+    else:
+        return None
+    for i in range(first, min(len(found), MAX_BEFORE_AUXILIARY + 1)):
         aux = found[i].low
         if aux not in g.AUXILIARIES:
             continue

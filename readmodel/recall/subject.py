@@ -9,41 +9,57 @@ works).
 
 Both sides are read by the statement reader (`readmodel.reading`): the question by
 `asked_subject`, each candidate by its clauses' subjects. Nothing moves when no
-candidate is read as said of the asked subject, when the question asks about the
-speaker ("my", "I": whose speaker a question means is not in its words), or for a
-text the reader does not read as statements (a long turn). Read-time only, a pure
+candidate is read as said of the asked subject, or for a text the reader does not read
+as statements (a long turn). A question about the speaker ("Am I married?") meets the
+statements that say "I" with no speaker named ("I am single."; not "My sister got
+married in May."): the reader reads a memory that names its speaker ("Ana: I ...") as
+said of that speaker, never of the asker. Read-time only, a pure
 stage over the candidates in rank order; whose a fact is does not depend on when, so it
 runs for the present, `as_of` and `history` alike.
 """
 
+import re
 from collections.abc import Sequence
 
 from readmodel.reading import read
 from readmodel.reading.questions import asked_subject
 from readmodel.recall.candidate import Candidate, replace
 from readmodel.recall.order import sort_key
+from readmodel.text import stem
 
 TOP = 10
 STEP = 1e-6
-SPEAKERS = frozenset({"i", "we", "you"})
+WORD = re.compile(r"[a-z0-9]+")
 
 Subject = tuple[str, ...]
 
 
-def of_another(asked: Subject, said: Subject) -> bool:
+def of_another(asked: Subject, said: Subject, named: frozenset[str] = frozenset()) -> bool:
     """`said` is someone or something the asked subject has ("olivia" > "brother"), or
     the asked thing of another owner ("tara" > "favorite sport" for "sam" > "favorite
-    sport")."""
-    if said == asked:
+    sport"); not a thing of the asked subject the question names (`named`: its stems)."""
+    if said == asked or named_thing(asked, said, named):
         return False
     if len(said) > len(asked) and said[: len(asked)] == asked:
         return True
     return len(asked) > 1 and said[1:] == asked[1:] and said[0] != asked[0]
 
 
-def of_asked(asked: Subject, said: Subject) -> bool:
-    """`said` is the asked subject, or its owner ("sam" for "sam" > "favorite sport")."""
-    return said == asked[: len(said)]
+def of_asked(asked: Subject, said: Subject, named: frozenset[str] = frozenset()) -> bool:
+    """`said` is the asked subject, or its owner ("sam" for "sam" > "favorite sport"),
+    or a thing of the asked subject that the question names ("i" > "bank" for "Which
+    bank do I use?": the question asks for it)."""
+    return said == asked[: len(said)] or named_thing(asked, said, named)
+
+
+def named_thing(asked: Subject, said: Subject, named: frozenset[str]) -> bool:
+    """`said` is the asked subject's own thing, every word of which the question says."""
+    rest = said[len(asked) :]
+    return (
+        bool(rest)
+        and said[: len(asked)] == asked
+        and all(stem(w) in named for part in rest for w in part.split())
+    )
 
 
 def said_of(c: Candidate) -> frozenset[Subject]:
@@ -68,20 +84,21 @@ def asked_subject_first(
 ) -> list[Candidate]:
     """`ordered`: candidates best first. Only the first `top` move, among themselves."""
     asked = asked_subject(query)
-    if asked is None or asked[0] in SPEAKERS:
+    if asked is None:
         return list(ordered)
     head = list(ordered[:top])
+    named = frozenset(stem(w) for w in WORD.findall(query.lower()))
     said = {c.id: said_of(c) for c in head}
     exact = [
         c
         for c in head
-        if any(of_asked(asked, s) for s in said[c.id])
+        if any(of_asked(asked, s, named) for s in said[c.id])
         or (len(asked) == 1 and asked[0] in names_of(c))
     ]
     others = {
         c.id
         for c in head
-        if c not in exact and said[c.id] and all(of_another(asked, s) for s in said[c.id])
+        if c not in exact and said[c.id] and all(of_another(asked, s, named) for s in said[c.id])
     }
     if not exact or not others:
         return list(ordered)

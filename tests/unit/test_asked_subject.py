@@ -19,6 +19,9 @@ from tests.helpers import memory
         ("How old is Emma?", ("emma",)),
         ("Who is my manager?", ("i", "manager")),
         ("When did Caroline go to the support group?", ("caroline",)),
+        ("Am I married?", ("i",)),
+        ("Does Dan work at Initech?", ("dan",)),
+        ("Is Emma still in Paris?", ("emma",)),
         ("Olivia lives in Montreal.", None),
         ("How many?", None),
     ],
@@ -74,9 +77,9 @@ def test_the_same_thing_of_another_owner_ranks_after_the_owners_statement() -> N
             id="nothing said of the asked subject",
         ),
         pytest.param(
-            [("My sister works at Initech.", 0.9), ("I work at Globex.", 0.7)],
+            [("Ana: My sister works at Initech.", 0.9), ("Ben: I work at Globex.", 0.7)],
             "Where do I work?",
-            id="a question about the speaker",
+            id="a question about the asker, memories of named speakers",
         ),
         pytest.param(
             [("Ethan lives in Vancouver.", 0.9), ("Olivia lives in Montreal.", 0.7)],
@@ -104,3 +107,22 @@ def test_a_statement_whose_verb_acts_on_the_asked_subject_is_said_of_it() -> Non
         "Dan is employed by Initech.",
         "Dan's wife works at Initech.",
     ]
+
+
+def test_a_question_about_the_asker_meets_what_i_say_of_myself() -> None:
+    """With no speaker named, "I" in a memory is the asker: "My sister got married"
+    is said of the sister and ranks under "I am single" for "Am I married?"."""
+    ranked = _ranked(("My sister got married in May.", 0.9), ("I am single.", 0.7))
+    out = asked_subject_first(ranked, "Am I married?")
+    assert _texts(out) == ["I am single.", "My sister got married in May."]
+
+
+def test_a_thing_of_the_asker_the_question_names_is_said_of_the_asker() -> None:
+    """ "My bank is Chase" answers "Which bank do I use?": the question names the bank,
+    so it is the asker's own thing, not someone else, and stays above what the asker
+    says of something else."""
+    ranked = _ranked(("My bank is Chase.", 0.9), ("I switched my phone plan to Mint.", 0.7))
+    assert asked_subject_first(ranked, "Which bank do I use?") == ranked
+    ranked = _ranked(("My sister's bank is HSBC.", 0.9), ("My bank is Chase.", 0.8))
+    out = asked_subject_first(ranked, "Which bank do I use?")
+    assert _texts(out) == ["My bank is Chase.", "My sister's bank is HSBC."]
