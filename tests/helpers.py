@@ -107,6 +107,7 @@ DEFAULT_STAGES = [  # the recall stages `explain` lists with the default setting
     "feedback",
     "sort",
     "subject",
+    "plans",
     "outdated",
     "snippets",
     "instructions",

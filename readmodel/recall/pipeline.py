@@ -34,6 +34,7 @@ from readmodel.recall.notes import (
 from readmodel.recall.order import Window, fill_window, sort_key
 from readmodel.recall.outdated import outdate_older
 from readmodel.recall.passage_cache import PassageCache
+from readmodel.recall.plans import states_before_plans
 from readmodel.recall.query import QueryAnalysis, analyse, expansions
 from readmodel.recall.rerank import RerankStage
 from readmodel.recall.results import to_result
@@ -165,6 +166,8 @@ class RecallPipeline:
         ordered = asked_subject_first(ordered, request.query)
         trace.lap("subject", ordered, "statements of another subject after the asked one's")
         if not request.history and request.as_of is None:
+            ordered = states_before_plans(ordered, request.query)
+            trace.lap("plans", ordered, "what is planned after what is so, of the asked subject")
             ordered = outdate_older(ordered, request.query)
             outdated = sum(1 for c in ordered if c.outdated_by is not None)
             trace.lap(

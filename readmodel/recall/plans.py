@@ -1,0 +1,60 @@
+"""States before plans: for a question about the present, a statement of the asked
+subject that says only what is planned, wanted or possible ("I might try eating fish
+next year", "I'm going to move to Berlin") ranks under the lowest one that says what is
+so ("I'm a vegetarian"). A plan is not the current state.
+
+Both sides are read by the statement reader: the question for its subject
+(`asked_subject`), each of the first candidates for its clauses' subjects, modality and
+tense. Nothing moves for a question about plans itself ("What am I planning to do?",
+"Where will I live?"), for a text not read as statements (a long turn), or when no
+candidate says what is so of the asked subject. Read-time only, for current-state recall
+without `as_of` (the pipeline runs it beside `outdated.py`), a pure stage over the
+candidates in rank order.
+"""
+
+import re
+from collections.abc import Sequence
+
+from readmodel.reading import read
+from readmodel.reading.questions import asked_subject
+from readmodel.reading.statement import Clause
+from readmodel.recall.candidate import Candidate, replace
+from readmodel.recall.order import sort_key
+from readmodel.recall.subject import of_asked
+
+TOP = 10
+STEP = 1e-6
+ABOUT_PLANS = re.compile(
+    r"\b(?:will|shall|going to|plan|plans|planned|planning|intend|intends|intending|might|"
+    r"may|could|would|should|want|wants|wish|hope|hopes|next|upcoming|future|soon|later|"
+    r"thinking of|considering)\b",
+    re.I,
+)
+"""Words of a question that asks about what is planned or possible: plans answer it."""
+
+
+def _planned(clause: Clause) -> bool:
+    return clause.modal or clause.tense == "future"
+
+
+def states_before_plans(
+    ordered: Sequence[Candidate], query: str, top: int = TOP
+) -> list[Candidate]:
+    """`ordered`: candidates best first. Only the first `top` move, among themselves."""
+    asked = asked_subject(query)
+    if asked is None or ABOUT_PLANS.search(query) is not None:
+        return list(ordered)
+    head = list(ordered[:top])
+    clauses = {c.id: read(c.record.text, c.record.entities).clauses for c in head}
+    mine = {c.id: [k for k in clauses[c.id] if of_asked(asked, k.subject)] for c in head}
+    states = [c for c in head if any(not _planned(k) for k in mine[c.id])]
+    plans = {
+        c.id
+        for c in head
+        if mine[c.id] and all(_planned(k) for k in clauses[c.id]) and c not in states
+    }
+    if not states or not plans:
+        return list(ordered)
+    floor = min(c.score for c in states)
+    moved = [replace(c, score=min(c.score, floor - STEP)) if c.id in plans else c for c in head]
+    return sorted(moved, key=sort_key) + list(ordered[top:])

@@ -1,0 +1,64 @@
+"""States before plans (`readmodel.recall.plans`): for a question about the present, what
+the asked subject plans, wants or may do ranks under what is so of them."""
+
+import pytest
+
+from readmodel.recall.candidate import Candidate
+from readmodel.recall.order import sort_key
+from readmodel.recall.plans import states_before_plans
+from tests.helpers import memory
+
+
+def _ranked(*rows: tuple[str, float]) -> list[Candidate]:
+    return sorted(
+        (Candidate(memory(text, i), score=score) for i, (text, score) in enumerate(rows)),
+        key=sort_key,
+    )
+
+
+def _texts(out: list[Candidate]) -> list[str]:
+    return [c.record.text for c in out]
+
+
+@pytest.mark.parametrize(
+    ("plan", "state", "query"),
+    [
+        ("I might try eating fish next year.", "I'm a vegetarian.", "What is my diet like?"),
+        ("I'm going to move to Berlin.", "I live in Leeds.", "Where do I live?"),
+        ("Dan will join Globex in May.", "Dan works at Initech.", "Where does Dan work?"),
+    ],
+)
+def test_what_is_so_ranks_above_what_is_planned(plan: str, state: str, query: str) -> None:
+    out = states_before_plans(_ranked((plan, 0.9), (state, 0.6)), query)
+    assert _texts(out) == [state, plan]
+    assert out[1].score < out[0].score
+
+
+@pytest.mark.parametrize(
+    ("rows", "query"),
+    [
+        pytest.param(
+            [("I'm going to move to Berlin.", 0.9), ("I live in Leeds.", 0.6)],
+            "Where will I live next year?",
+            id="a question about plans",
+        ),
+        pytest.param(
+            [("My sister might move to Berlin.", 0.9), ("I live in Leeds.", 0.6)],
+            "Where do I live?",
+            id="someone else's plan",
+        ),
+        pytest.param(
+            [("I might move to Berlin.", 0.9), ("I am going to sell my flat.", 0.6)],
+            "Where do I live?",
+            id="nothing said to be so",
+        ),
+        pytest.param(
+            [("Ana: I'm going to move to Berlin.", 0.9), ("Ben: I live in Leeds.", 0.6)],
+            "Where do I live?",
+            id="other speakers",
+        ),
+    ],
+)
+def test_nothing_moves(rows: list[tuple[str, float]], query: str) -> None:
+    ranked = _ranked(*rows)
+    assert states_before_plans(ranked, query) == ranked
