@@ -12,6 +12,8 @@ from contracts.events import RetainEvent
 from contracts.memory import Memory, Relation
 from readmodel.embedders import Embedder
 from readmodel.embedders.hashing import HashEmbedder
+from readmodel.recall.candidate import Candidate
+from readmodel.recall.order import sort_key
 from readmodel.store import StoredPoint
 from readmodel.stores.edge import EdgeStore
 from tests.fakes import NoLocks
@@ -35,6 +37,18 @@ def event(text: str, day: int = 0, bank: str = "b1", **kw: object) -> RetainEven
 
 def memory(text: str, day: int = 0, **kw: object) -> Memory:
     return raw_memory(event(text, day, **kw), T0)
+
+
+def ranked_candidates(*rows: tuple[str, float]) -> list[Candidate]:
+    """Candidates of these texts and scores, in the order recall ranks them."""
+    return sorted(
+        (Candidate(memory(text, i), score=score) for i, (text, score) in enumerate(rows)),
+        key=sort_key,
+    )
+
+
+def texts(out: Sequence[Candidate]) -> list[str]:
+    return [c.record.text for c in out]
 
 
 def verdict(

@@ -20,7 +20,7 @@ from readmodel.reading.questions import asked_subject
 from readmodel.reading.statement import Clause
 from readmodel.recall.candidate import Candidate, replace
 from readmodel.recall.order import sort_key
-from readmodel.recall.subject import of_asked
+from readmodel.recall.subject import of_asked, question_stems
 
 TOP = 10
 STEP = 1e-6
@@ -46,15 +46,16 @@ def states_before_plans(
         return list(ordered)
     head = list(ordered[:top])
     clauses = {c.id: read(c.record.text, c.record.entities).clauses for c in head}
-    mine = {c.id: [k for k in clauses[c.id] if of_asked(asked, k.subject)] for c in head}
-    states = [c for c in head if any(not _planned(k) for k in mine[c.id])]
+    named = question_stems(query)
+    mine = {c.id: [k for k in clauses[c.id] if of_asked(asked, k.subject, named)] for c in head}
+    states = {c.id: c.score for c in head if any(not _planned(k) for k in mine[c.id])}
     plans = {
         c.id
         for c in head
-        if mine[c.id] and all(_planned(k) for k in clauses[c.id]) and c not in states
+        if mine[c.id] and c.id not in states and all(_planned(k) for k in clauses[c.id])
     }
     if not states or not plans:
         return list(ordered)
-    floor = min(c.score for c in states)
+    floor = min(states.values())
     moved = [replace(c, score=min(c.score, floor - STEP)) if c.id in plans else c for c in head]
     return sorted(moved, key=sort_key) + list(ordered[top:])

@@ -52,6 +52,11 @@ def of_asked(asked: Subject, said: Subject, named: frozenset[str] = frozenset())
     return said == asked[: len(said)] or named_thing(asked, said, named)
 
 
+def question_stems(query: str) -> frozenset[str]:
+    """The stems of the question's words, which name the asked subject's things."""
+    return frozenset(stem(w) for w in WORD.findall(query.lower()))
+
+
 def named_thing(asked: Subject, said: Subject, named: frozenset[str]) -> bool:
     """`said` is the asked subject's own thing, every word of which the question says."""
     rest = said[len(asked) :]
@@ -87,7 +92,7 @@ def asked_subject_first(
     if asked is None:
         return list(ordered)
     head = list(ordered[:top])
-    named = frozenset(stem(w) for w in WORD.findall(query.lower()))
+    named = question_stems(query)
     said = {c.id: said_of(c) for c in head}
     exact = [
         c

@@ -4,10 +4,8 @@ statements of another subject after the asked one's (`readmodel.recall.subject`)
 import pytest
 
 from readmodel.reading.questions import asked_subject
-from readmodel.recall.candidate import Candidate
-from readmodel.recall.order import sort_key
 from readmodel.recall.subject import asked_subject_first, of_another
-from tests.helpers import memory
+from tests.helpers import ranked_candidates, texts
 
 
 @pytest.mark.parametrize(
@@ -44,28 +42,19 @@ def test_of_another(asked: tuple[str, ...], said: tuple[str, ...], another: bool
     assert of_another(asked, said) is another
 
 
-def _ranked(*rows: tuple[str, float]) -> list[Candidate]:
-    return sorted(
-        (Candidate(memory(text, i), score=score) for i, (text, score) in enumerate(rows)),
-        key=sort_key,
-    )
-
-
-def _texts(out: list[Candidate]) -> list[str]:
-    return [c.record.text for c in out]
-
-
 def test_the_kin_of_the_asked_subject_ranks_after_the_subject() -> None:
-    ranked = _ranked(("Dan's wife works at Initech.", 0.9), ("Dan works at Globex.", 0.7))
+    ranked = ranked_candidates(("Dan's wife works at Initech.", 0.9), ("Dan works at Globex.", 0.7))
     out = asked_subject_first(ranked, "Where does Dan work?")
-    assert _texts(out) == ["Dan works at Globex.", "Dan's wife works at Initech."]
+    assert texts(out) == ["Dan works at Globex.", "Dan's wife works at Initech."]
     assert out[1].score < out[0].score
 
 
 def test_the_same_thing_of_another_owner_ranks_after_the_owners_statement() -> None:
-    ranked = _ranked(("Tara's favorite sport is tennis.", 0.9), ("Sam plays padel now.", 0.6))
+    ranked = ranked_candidates(
+        ("Tara's favorite sport is tennis.", 0.9), ("Sam plays padel now.", 0.6)
+    )
     out = asked_subject_first(ranked, "What is Sam's favorite sport?")
-    assert _texts(out) == ["Sam plays padel now.", "Tara's favorite sport is tennis."]
+    assert texts(out) == ["Sam plays padel now.", "Tara's favorite sport is tennis."]
 
 
 @pytest.mark.parametrize(
@@ -89,20 +78,20 @@ def test_the_same_thing_of_another_owner_ranks_after_the_owners_statement() -> N
     ],
 )
 def test_nothing_moves(rows: list[tuple[str, float]], query: str) -> None:
-    ranked = _ranked(*rows)
+    ranked = ranked_candidates(*rows)
     assert asked_subject_first(ranked, query) == ranked
 
 
 def test_a_statement_whose_verb_acts_on_the_asked_subject_is_said_of_it() -> None:
     """The reader reads "Dan is employed by Initech" as "Initech employs Dan": it still
     answers where Dan works, and the statement of Dan's wife ranks under it."""
-    ranked = _ranked(
+    ranked = ranked_candidates(
         ("Dan works at Initech.", 0.9),
         ("Dan's wife works at Initech.", 0.9),
         ("Dan is employed by Initech.", 0.4),
     )
     out = asked_subject_first(ranked, "Where does Dan work?")
-    assert _texts(out) == [
+    assert texts(out) == [
         "Dan works at Initech.",
         "Dan is employed by Initech.",
         "Dan's wife works at Initech.",
@@ -112,17 +101,19 @@ def test_a_statement_whose_verb_acts_on_the_asked_subject_is_said_of_it() -> Non
 def test_a_question_about_the_asker_meets_what_i_say_of_myself() -> None:
     """With no speaker named, "I" in a memory is the asker: "My sister got married"
     is said of the sister and ranks under "I am single" for "Am I married?"."""
-    ranked = _ranked(("My sister got married in May.", 0.9), ("I am single.", 0.7))
+    ranked = ranked_candidates(("My sister got married in May.", 0.9), ("I am single.", 0.7))
     out = asked_subject_first(ranked, "Am I married?")
-    assert _texts(out) == ["I am single.", "My sister got married in May."]
+    assert texts(out) == ["I am single.", "My sister got married in May."]
 
 
 def test_a_thing_of_the_asker_the_question_names_is_said_of_the_asker() -> None:
     """ "My bank is Chase" answers "Which bank do I use?": the question names the bank,
     so it is the asker's own thing, not someone else, and stays above what the asker
     says of something else."""
-    ranked = _ranked(("My bank is Chase.", 0.9), ("I switched my phone plan to Mint.", 0.7))
+    ranked = ranked_candidates(
+        ("My bank is Chase.", 0.9), ("I switched my phone plan to Mint.", 0.7)
+    )
     assert asked_subject_first(ranked, "Which bank do I use?") == ranked
-    ranked = _ranked(("My sister's bank is HSBC.", 0.9), ("My bank is Chase.", 0.8))
+    ranked = ranked_candidates(("My sister's bank is HSBC.", 0.9), ("My bank is Chase.", 0.8))
     out = asked_subject_first(ranked, "Which bank do I use?")
-    assert _texts(out) == ["My bank is Chase.", "My sister's bank is HSBC."]
+    assert texts(out) == ["My bank is Chase.", "My sister's bank is HSBC."]

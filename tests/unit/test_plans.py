@@ -3,21 +3,8 @@ the asked subject plans, wants or may do ranks under what is so of them."""
 
 import pytest
 
-from readmodel.recall.candidate import Candidate
-from readmodel.recall.order import sort_key
 from readmodel.recall.plans import states_before_plans
-from tests.helpers import memory
-
-
-def _ranked(*rows: tuple[str, float]) -> list[Candidate]:
-    return sorted(
-        (Candidate(memory(text, i), score=score) for i, (text, score) in enumerate(rows)),
-        key=sort_key,
-    )
-
-
-def _texts(out: list[Candidate]) -> list[str]:
-    return [c.record.text for c in out]
+from tests.helpers import ranked_candidates, texts
 
 
 @pytest.mark.parametrize(
@@ -29,8 +16,8 @@ def _texts(out: list[Candidate]) -> list[str]:
     ],
 )
 def test_what_is_so_ranks_above_what_is_planned(plan: str, state: str, query: str) -> None:
-    out = states_before_plans(_ranked((plan, 0.9), (state, 0.6)), query)
-    assert _texts(out) == [state, plan]
+    out = states_before_plans(ranked_candidates((plan, 0.9), (state, 0.6)), query)
+    assert texts(out) == [state, plan]
     assert out[1].score < out[0].score
 
 
@@ -60,5 +47,5 @@ def test_what_is_so_ranks_above_what_is_planned(plan: str, state: str, query: st
     ],
 )
 def test_nothing_moves(rows: list[tuple[str, float]], query: str) -> None:
-    ranked = _ranked(*rows)
+    ranked = ranked_candidates(*rows)
     assert states_before_plans(ranked, query) == ranked
