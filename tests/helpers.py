@@ -122,6 +122,7 @@ DEFAULT_STAGES = [  # the recall stages `explain` lists with the default setting
     "sort",
     "subject",
     "plans",
+    "successors",
     "outdated",
     "snippets",
     "instructions",

@@ -133,9 +133,10 @@ def counted_stem(word: str) -> str:
     return unit[0] if unit is not None else stem(word)
 
 
-Sentence = tuple[frozenset[str], tuple[tuple[str, str, frozenset[str]], ...], bool]
+Sentence = tuple[frozenset[str], tuple[tuple[str, str, frozenset[str]], ...], bool, str]
 """A sentence's content terms; its values, each with type, text and what it counts (the
-stems of the words right after it, or a quantity's unit); and whether it says a change."""
+stems of the words right after it, or a quantity's unit); whether it says a change; and
+its text."""
 
 
 ANY: Final = "*"
@@ -183,7 +184,7 @@ def _sentences(text: str) -> tuple[Sentence, ...]:
         )
         change = first_change_word([t.low for t in found]) is not None
         change = change or bool(ROSE_OR_FELL.search(sentence))
-        out.append((_terms(sentence), values, change))
+        out.append((_terms(sentence), values, change, sentence))
     return tuple(out)
 
 
@@ -196,22 +197,27 @@ class Answer:
     shared: frozenset[str]
     values: frozenset[str]
     counts: bool
+    sentence: str = ""
 
 
 def answering(asked: Question, text: str, newer: bool = False) -> Answer | None:
     """The sentence of `text` that answers `asked` (`answer`), or None when none does: of
     those sharing enough of its terms and giving a value of an asked type, one whose
     values count the asked thing first, then the one sharing the most terms. Its values
-    are those counting the asked thing when some do."""
+    are those counting the asked thing when some do. Read as the `newer` of two, a
+    sentence that says a change, or that counts the very thing asked ("I secured 5
+    interviews" for "how many interviews have I secured for producer roles"), answers
+    with fewer terms (`Question.needed_by_a_change`): a new count said in passing names
+    fewer of the question's words than the statement it replaces."""
     best: Answer | None = None
-    for terms, values, change in _sentences(text):
+    for terms, values, change, sentence in _sentences(text):
         shared = terms & asked.about
-        need = asked.needed_by_a_change if newer and change else asked.needed
         typed = [(v, counts) for t, v, counts in values if t in asked.types]
-        if len(shared) < need or not typed:
-            continue
         counting = frozenset(v for v, counts in typed if asked.counted in counts or ANY in counts)
-        found = Answer(shared, counting or frozenset(v for v, _ in typed), bool(counting))
+        short = newer and (change or bool(counting))
+        if len(shared) < (asked.needed_by_a_change if short else asked.needed) or not typed:
+            continue
+        found = Answer(shared, counting or frozenset(v for v, _ in typed), bool(counting), sentence)
         if best is None or (found.counts, len(shared)) > (best.counts, len(best.shared)):
             best = found
     return best

@@ -150,30 +150,77 @@ def answers_differ(asked: Question | None, old: Candidate, new: Candidate) -> bo
     return len(said.shared & now.shared) >= asked.needed_by_a_change
 
 
+LATER_VALUES = 3
+"""Values of the asked type a memory found by the probe may give in its answering
+sentence: more is a table, a code block or a list, not a statement of a new value."""
+
+
+def answers_anew(asked: Question | None, old: Candidate, new: Candidate) -> bool:
+    """For a memory found outside the pool by what `old` answers
+    (`readmodel.recall.successors`): `answers_differ`, and the newer sentence either
+    counts the very thing asked ("I secured 5 interviews") or says all the question's
+    words the older one says ("daily quota", "homework completion rate": not "chore
+    compliance rate"), with a few values, one of them new and of the kind of the older's
+    (`value_kind`). Stricter than within the pool: what the probe
+    finds was chosen for reading like the older one, not for answering the question."""
+    if asked is None or not answers_differ(asked, old, new):
+        return False
+    said, now = answering(asked, old.record.text), answering(asked, new.record.text, newer=True)
+    if said is None or now is None or len(now.values) > LATER_VALUES:
+        return False
+    kind = max(map(value_kind, said.values))
+    if not any(value_kind(v) == kind for v in now.values - said.values):
+        return False
+    return now.counts or said.shared <= now.shared
+
+
+def value_kind(value: str) -> tuple[int, str]:
+    """How specific a value's kind is, and the kind: a sum of money ("$1300") or a share
+    ("65 %") over a measure in a unit ("240 minute": its unit) over a bare number. A new
+    value replaces an old one of its kind: a budget of $1,300 is not replaced by "13"."""
+    if value[:1] in "$£€":
+        return (3, value[:1])
+    if value.endswith("%"):
+        return (3, "%")
+    if " " in value:
+        return (2, value.rsplit(" ", 1)[-1])
+    return (1, "")
+
+
 def _joined(a: Candidate, b: Candidate) -> bool:
     return a.record.superseded_by == b.id or b.record.superseded_by == a.id
 
 
-def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> list[Candidate]:
+def outdate_older(
+    ordered: Sequence[Candidate],
+    query: str,
+    top: int = TOP,
+    later: Sequence[Candidate] = (),
+) -> list[Candidate]:
     """`ordered`: candidates best first. Among the first `top`, each memory that a newer
     one answers with another value takes `outdated_by` (the newest such), each newer one
-    takes the best score of those it outdates, and the outdated ones score just under the
-    lowest current memory that answers the question, so every current value ranks above
-    every replaced one; the answer is in order again (only the first `top` move, and only
-    among themselves). Each of them is read into words once, and only these few: the
-    stage's cost does not grow with the bank or with the candidates below `top`. (A
-    newer value from below the first `top` is not lifted: read deeper, turns that share
-    a few of the question's words with another number rise over the answer.)"""
+    takes the best score of those it outdates (and their place in the pool: a newer
+    value found by a deeper search stands where the value it replaced stood), and the
+    outdated ones score just under the lowest current memory that answers the question,
+    so every current value ranks above every replaced one; the answer is in order again
+    (only the first `top` move, and only among themselves). Each of them is read into
+    words once, and only these few: the stage's cost does not grow with the bank or with
+    the candidates below `top`. (A newer value from below the first `top` is not lifted
+    by its rank: read deeper, turns that share a few of the question's words with
+    another number rise over the answer.) `later`: newer memories looked up by what the
+    first `top` answer (`readmodel.recall.successors`); one joins the first `top` only
+    when it gives the asked value of the same subject anew (`answers_anew`) to one of
+    them, and the rest are left out."""
     if not present_question(query):
         return list(ordered)
     asked = {stem(w.removesuffix("'s")) for w in words_of(query) if w not in STOPWORDS}
     typed = question(query)
     head = list(ordered[:top])
-    words = {c.id: words_of(c.record.text) for c in head}
+    words = {c.id: words_of(c.record.text) for c in [*head, *later]}
     best_cosine = max(c.vector for c in head) if head else 0.0
     subject = asked_subject(query)
     asked_stems = frozenset(asked)
-    later: dict[uuid.UUID, list[Candidate]] = {}
+    outdates: dict[uuid.UUID, list[Candidate]] = {}
     for old in head:
         for new in head:
             if (
@@ -190,18 +237,29 @@ def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> l
                     or changed(old, new, best_cosine, asked_stems, subject)
                 )
             ):
-                later.setdefault(old.id, []).append(new)
-    if not later:
+                outdates.setdefault(old.id, []).append(new)
+        for new in later:
+            if (
+                new.record.occurred_at > old.record.occurred_at
+                and same_subject(old, new)
+                and answers_anew(typed, old, new)
+            ):
+                outdates.setdefault(old.id, []).append(new)
+    if not outdates:
         return answers_first(head, typed, query, frozenset()) + list(ordered[top:])
     newest = {
         old_id: max(news, key=lambda c: (c.record.occurred_at, c.id.int))
-        for old_id, news in later.items()
+        for old_id, news in outdates.items()
     }
-    outdaters = {new.id for news in later.values() for new in news}
+    outdaters = {new.id for news in outdates.values() for new in news}
+    joined = {c.id: c for c in later if c.id in outdaters}
+    head += list(joined.values())
     best = {c.id: c.score for c in head}
-    for old_id, news in later.items():
+    deep = {c.id: c.deep for c in head}
+    for old_id, news in outdates.items():
         for new in news:
             best[new.id] = max(best[new.id], best[old_id])
+            deep[new.id] = deep[new.id] and deep[old_id]
     answering = [
         c
         for c in head
@@ -212,11 +270,16 @@ def outdate_older(ordered: Sequence[Candidate], query: str, top: int = TOP) -> l
     for old_id in newest:
         best[old_id] = min(best[old_id], floor - OUTDATED_STEP)
     out = [
-        replace(c, score=best[c.id], outdated_by=newest[c.id].id if c.id in newest else None)
+        replace(
+            c,
+            score=best[c.id],
+            outdated_by=newest[c.id].id if c.id in newest else None,
+            deep=deep[c.id],
+        )
         for c in head
     ]
     out = answers_first(sorted(out, key=sort_key), typed, query, frozenset(outdaters))
-    return out + list(ordered[top:])
+    return out + [c for c in ordered[top:] if c.id not in joined]
 
 
 def answers_first(

@@ -44,6 +44,7 @@ from readmodel.recall.snippets import with_snippets
 from readmodel.recall.speaker import lift_named, named_speakers, speaker_note
 from readmodel.recall.state import Resolution, resolve_current
 from readmodel.recall.subject import asked_subject_first
+from readmodel.recall.successors import newer_answers
 from readmodel.store import Filter, MemoryStore, Record, Vector, expired
 from readmodel.text import query_vector
 from telemetry.tracing import NOOP_TRACER, Attributes, Tracer
@@ -168,7 +169,11 @@ class RecallPipeline:
         if not request.history and request.as_of is None:
             ordered = states_before_plans(ordered, request.query)
             trace.lap("plans", ordered, "what is planned after what is so, of the asked subject")
-            ordered = outdate_older(ordered, request.query)
+            later = newer_answers(
+                ordered, request.query, flt, self.embedder.embed, self.store.search_dense_batch
+            )
+            trace.lap("successors", later, "newer memories read near what the first answer")
+            ordered = outdate_older(ordered, request.query, later=later)
             outdated = sum(1 for c in ordered if c.outdated_by is not None)
             trace.lap(
                 "outdated", ordered, f"older values of one subject, after the newest: {outdated}"
