@@ -1,7 +1,12 @@
 """States before plans: for a question about the present, a statement of the asked
 subject that says only what is planned, wanted or possible ("I might try eating fish
 next year", "I'm going to move to Berlin") ranks under the lowest one that says what is
-so ("I'm a vegetarian"). A plan is not the current state.
+so ("I'm a vegetarian"). A plan is not the current state. Nor is a past happening that
+says no change ("We looked at a house in York over the weekend" for "Where do I live?",
+under "I'm renting a flat in Leeds"), when the question asks in the present: what
+happened once answers a question about the past, and a happening that changes the
+state ("I moved to York") is read as a change, and ranked by `outdated.py`. "We" is
+said of the speaker too.
 
 Both sides are read by the statement reader: the question for its subject
 (`asked_subject`), each of the first candidates for its clauses' subjects, modality and
@@ -20,7 +25,8 @@ from readmodel.reading.questions import asked_subject
 from readmodel.reading.statement import Clause
 from readmodel.recall.candidate import Candidate, replace
 from readmodel.recall.order import sort_key
-from readmodel.recall.subject import of_asked, question_stems
+from readmodel.recall.outdated import present_question
+from readmodel.recall.subject import Subject, of_asked, question_stems
 
 TOP = 10
 STEP = 1e-6
@@ -33,8 +39,19 @@ ABOUT_PLANS = re.compile(
 """Words of a question that asks about what is planned or possible: plans answer it."""
 
 
-def _planned(clause: Clause) -> bool:
-    return clause.modal or clause.tense == "future"
+def _not_so(clause: Clause, now: bool) -> bool:
+    """Planned or possible; or, for a question asked in the present (`now`), a past
+    happening that says no change."""
+    if clause.modal or clause.tense == "future":
+        return True
+    return now and clause.kind == "episode" and clause.tense == "past" and clause.change is None
+
+
+def _mine(asked: Subject, said: Subject, named: frozenset[str]) -> bool:
+    """Said of the asked subject (`of_asked`), "we" counting as the speaker."""
+    if said[:1] == ("we",) and asked[:1] == ("i",):
+        said = ("i", *said[1:])
+    return of_asked(asked, said, named)
 
 
 def states_before_plans(
@@ -44,15 +61,16 @@ def states_before_plans(
     asked = asked_subject(query)
     if asked is None or ABOUT_PLANS.search(query) is not None:
         return list(ordered)
+    now = present_question(query)
     head = list(ordered[:top])
     clauses = {c.id: read(c.record.text, c.record.entities).clauses for c in head}
     named = question_stems(query)
-    mine = {c.id: [k for k in clauses[c.id] if of_asked(asked, k.subject, named)] for c in head}
-    states = {c.id: c.score for c in head if any(not _planned(k) for k in mine[c.id])}
+    mine = {c.id: [k for k in clauses[c.id] if _mine(asked, k.subject, named)] for c in head}
+    states = {c.id: c.score for c in head if any(not _not_so(k, now) for k in mine[c.id])}
     plans = {
         c.id
         for c in head
-        if mine[c.id] and c.id not in states and all(_planned(k) for k in clauses[c.id])
+        if mine[c.id] and c.id not in states and all(_not_so(k, now) for k in clauses[c.id])
     }
     if not states or not plans:
         return list(ordered)

@@ -13,6 +13,12 @@ from tests.helpers import ranked_candidates, texts
         ("I might try eating fish next year.", "I'm a vegetarian.", "What is my diet like?"),
         ("I'm going to move to Berlin.", "I live in Leeds.", "Where do I live?"),
         ("Dan will join Globex in May.", "Dan works at Initech.", "Where does Dan work?"),
+        (
+            "We looked at a house in York over the weekend.",
+            "I'm renting a flat in Leeds.",
+            "Where do I live?",
+        ),
+        ("Dan visited Globex on Monday.", "Dan works at Initech.", "Where does Dan work?"),
     ],
 )
 def test_what_is_so_ranks_above_what_is_planned(plan: str, state: str, query: str) -> None:
@@ -43,6 +49,16 @@ def test_what_is_so_ranks_above_what_is_planned(plan: str, state: str, query: st
             [("Ana: I'm going to move to Berlin.", 0.9), ("Ben: I live in Leeds.", 0.6)],
             "Where do I live?",
             id="other speakers",
+        ),
+        pytest.param(
+            [("We looked at a house in York last weekend.", 0.9), ("I live in Leeds.", 0.6)],
+            "Where did I go last weekend?",
+            id="a question about the past wants what happened",
+        ),
+        pytest.param(
+            [("I moved to York in May.", 0.9), ("I live in Leeds.", 0.6)],
+            "Where do I live?",
+            id="a happening that says a change",
         ),
     ],
 )
