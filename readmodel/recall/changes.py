@@ -16,7 +16,10 @@ the older for the question when:
   ("switched", "now", "anymore"), a verb that starts or ends something ("started
   eating"), a verb of becoming ("became", "went", "turned", "got married"), or a
   state held since a time ("has been running in Hokas since the spring"); and not said
-  as possible or owed ("might try"), of the future, or negated;
+  as possible or owed ("might try"), of the future, or negated; or it does again, to
+  the thing the older is said of, what the older says was done to it: the older's verb
+  with "re" before it ("We rewrote the backend in Go" after "Our backend is written in
+  Python", `redoes`);
 - both answer the question about as well as its best answer by meaning: each one's
   cosine to the question is at least `AS_WELL` of the highest among the candidates
   compared. The embedder knows that VS Code answers "which editor" and the fast lane of
@@ -73,6 +76,23 @@ def says_change(clause: Clause) -> bool:
     if clause.passive and PASSIVE_GET & set(clause.frame.split()):
         return True
     return " since " in f" {clause.frame} "
+
+
+def redoes(newer: Clause, older: Clause) -> bool:
+    """The newer clause does again what the older says was done to a thing, to the same
+    thing: its verb is the older's with "re" before it ("We rewrote the backend in Go"
+    after "Our backend is written in Python"; "We repainted the house blue" after "The
+    house is painted white"), and it names the older's subject's thing ("backend",
+    "house") or says something the older says. What was done again is done anew: the
+    older no longer holds."""
+    if newer.polarity == "negative" or newer.tense == "future" or newer.modal:
+        return False
+    base = newer.predicate.removeprefix("re").removeprefix("-")
+    if len(older.predicate) < 3 or base != older.predicate or base == newer.predicate:
+        return False
+    said = {stem(w) for w in newer.frame.split() if not w.startswith("<")}
+    thing = {stem(w) for part in older.subject[-1:] for w in part.split()}
+    return bool(thing & said) or bool(newer.content & older.content)
 
 
 def held_by(
@@ -151,7 +171,10 @@ def changed(
     if before is None or after is None:
         return False
     said = [c for c in after.clauses if says_change(c)]
-    if not any(held_by(o.subject, c.subject, subject) for c in said for o in before.clauses):
+    redone = any(redoes(c, o) for c in after.clauses for o in before.clauses)
+    if not redone and not any(
+        held_by(o.subject, c.subject, subject) for c in said for o in before.clauses
+    ):
         return False
     retracted = [c for c in after.clauses if c.polarity == "negative"]
     if retracted and not any(_retracts(c, o) for c in retracted for o in before.clauses):

@@ -125,6 +125,15 @@ def _pair(
         # a count is not replaced by a date
         ("I have 3 cats.", "I started volunteering at the shelter in May.", 0.5, 0.45, [],
          False),
+        # the older's verb done again, with "re", to the same thing
+        ("Our backend is written in Python.", "We rewrote the backend in Go.", 0.8, 0.7,
+         [], True),
+        ("The house is painted white.", "We repainted the house blue last spring.", 0.7,
+         0.6, [], True),
+        ("The user guide is written in English.", "We rewrote the backend in Go.", 0.5, 0.4,
+         [], False),
+        ("Our backend is written in Python.", "We will rewrite the backend in Go.", 0.8,
+         0.7, [], False),
         # a turn of talk says several things: not this rule's to split
         ("I use Vim for all my coding.",
          "I switched to VS Code last month, and honestly the extensions are great, the "
