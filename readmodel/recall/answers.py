@@ -75,10 +75,20 @@ class Question:
         return min(2, len(self.about))
 
 
+_PERIODS: Final = {"daili": "day", "annual": "year"}
+"""Stems of the two words of a period that the stemmer leaves apart from the period's
+own ("daily", "annually"; "weekly", "monthly", "hourly" already stem to theirs): "the
+daily call quota" asks what "1000 calls/day" says."""
+
+
+def _term(term: str) -> str:
+    return _PERIODS.get(term, term)
+
+
 def _terms(sentence: str) -> frozenset[str]:
     found = tokens(sentence)
     return frozenset(
-        t
+        _term(t)
         for i, tok in enumerate(found)
         for t in content_terms(tok.low, found[i - 1].low if i else "")
     )
@@ -98,7 +108,9 @@ def question(query: str) -> Question | None:
         for t in tokens(normalise(query))
         if t.low not in _QUESTION_WORDS and t.low not in asking
     ]
-    about = frozenset(term for w in words for term in content_terms(w) if not term.startswith("~"))
+    about = frozenset(
+        _term(term) for w in words for term in content_terms(w) if not term.startswith("~")
+    )
     return Question(types, about, _counted(query)) if about else None
 
 

@@ -136,8 +136,9 @@ def _names(a: Candidate, b: Candidate) -> set[str]:
 
 
 def answers_differ(asked: Question | None, old: Candidate, new: Candidate) -> bool:
-    """Both answer the asked type of value, and the newer does not repeat the older's; an
-    older one that counts what the question counts ("12 conditional probability
+    """Both answer the asked type of value, and the newer gives one the older does not, of
+    the older's kind (`value_kind`: "99.9 %" and "7 days" do not replace a quota of
+    1,200); an older one that counts what the question counts ("12 conditional probability
     problems") is replaced only by a count of it, not by any number said near the
     question's words ("a sum of 7 with two dice")."""
     if asked is None:
@@ -146,6 +147,9 @@ def answers_differ(asked: Question | None, old: Candidate, new: Candidate) -> bo
     if said is None or now is None or said.values <= now.values:
         return False
     if said.counts and not now.counts:
+        return False
+    kind = max(map(value_kind, said.values))
+    if not any(value_kind(v) == kind for v in now.values - said.values):
         return False
     return len(said.shared & now.shared) >= asked.needed_by_a_change
 
@@ -160,16 +164,12 @@ def answers_anew(asked: Question | None, old: Candidate, new: Candidate) -> bool
     (`readmodel.recall.successors`): `answers_differ`, and the newer sentence either
     counts the very thing asked ("I secured 5 interviews") or says all the question's
     words the older one says ("daily quota", "homework completion rate": not "chore
-    compliance rate"), with a few values, one of them new and of the kind of the older's
-    (`value_kind`). Stricter than within the pool: what the probe
+    compliance rate"), with a few values. Stricter than within the pool: what the probe
     finds was chosen for reading like the older one, not for answering the question."""
     if asked is None or not answers_differ(asked, old, new):
         return False
     said, now = answering(asked, old.record.text), answering(asked, new.record.text, newer=True)
     if said is None or now is None or len(now.values) > LATER_VALUES:
-        return False
-    kind = max(map(value_kind, said.values))
-    if not any(value_kind(v) == kind for v in now.values - said.values):
         return False
     return now.counts or said.shared <= now.shared
 

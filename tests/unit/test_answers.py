@@ -290,3 +290,28 @@ def test_what_an_amount_rose_to_counts_what_the_sentence_is_about() -> None:
     assert found is not None and found.counts and found.values == frozenset({"7"})
     out = outdate_older(_ranked((old, 1, 0.9), (new, 5, 0.6)), query)
     assert [c.record.text for c in out] == [new, old] and out[1].outdated_by == out[0].id
+
+
+def test_daily_and_annual_ask_what_per_day_and_per_year_say() -> None:
+    asked = question("What is the daily call quota for my API key?")
+    assert asked is not None and "day" in asked.about
+    said = answering(asked, "User: My API key allows 1000 calls/day under the quota.")
+    assert said is not None and said.values == frozenset({"1000"})
+    salary = question("What is my annual salary?")
+    assert salary is not None and "year" in salary.about
+
+
+def test_a_value_of_another_kind_replaces_nothing() -> None:
+    """A share and a span said near the question's words are no new quota."""
+    query = "What is the daily call quota for the API key used in my application?"
+    old = "User: I updated my API key settings to the new daily quota of 1,200 calls per day."
+    other = (
+        "User: My application reached 99.9% uptime over 7 days with no API quota breaches, "
+        "and the daily calls stayed low."
+    )
+    new = "User: My API key's daily quota is now 1,500 calls, so the application can poll more."
+    kept = outdate_older(_ranked((old, 1, 0.9), (other, 5, 0.8)), query)
+    assert all(c.outdated_by is None for c in kept)
+    out = outdate_older(_ranked((old, 1, 0.9), (other, 5, 0.8), (new, 6, 0.7)), query)
+    by_text = {c.record.text: c for c in out}
+    assert by_text[old].outdated_by == by_text[new].id
