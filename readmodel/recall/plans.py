@@ -5,8 +5,10 @@ so ("I'm a vegetarian"). A plan is not the current state. Nor is a past happenin
 says no change ("We looked at a house in York over the weekend" for "Where do I live?",
 under "I'm renting a flat in Leeds"), when the question asks in the present: what
 happened once answers a question about the past, and a happening that changes the
-state ("I moved to York") is read as a change, and ranked by `outdated.py`. "We" is
-said of the speaker too.
+state ("I moved to York") is read as a change, and ranked by `outdated.py`. A happening
+that names a word of the question no statement of what is so names answers it, and
+stays ("We adopted a second dog, a beagle named Pepper" for "Do we have a beagle?").
+"We" is said of the speaker too.
 
 Both sides are read by the statement reader: the question for its subject
 (`asked_subject`), each of the first candidates for its clauses' subjects, modality and
@@ -23,10 +25,11 @@ from collections.abc import Sequence
 from readmodel.reading import read
 from readmodel.reading.questions import asked_subject
 from readmodel.reading.statement import Clause
-from readmodel.recall.candidate import Candidate, replace
+from readmodel.recall.candidate import Candidate, replace, text_stats
 from readmodel.recall.order import sort_key
 from readmodel.recall.outdated import present_question
 from readmodel.recall.subject import Subject, of_asked, question_stems
+from readmodel.text import STOPWORDS
 
 TOP = 10
 STEP = 1e-6
@@ -73,6 +76,19 @@ def states_before_plans(
         if mine[c.id] and c.id not in states and all(_not_so(k, now) for k in clauses[c.id])
     }
     if not states or not plans:
+        return list(ordered)
+    words = named - STOPWORDS
+    said = set().union(*(text_stats(c).stems for c in head if c.id in states)) & words
+    plans = {
+        c.id
+        for c in head
+        if c.id in plans
+        and (
+            any(k.modal or k.tense == "future" for k in clauses[c.id])
+            or not (text_stats(c).stems & words) - said
+        )
+    }
+    if not plans:
         return list(ordered)
     floor = min(states.values())
     moved = [replace(c, score=min(c.score, floor - STEP)) if c.id in plans else c for c in head]

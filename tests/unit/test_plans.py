@@ -56,6 +56,14 @@ def test_what_is_so_ranks_above_what_is_planned(plan: str, state: str, query: st
             id="a question about the past wants what happened",
         ),
         pytest.param(
+            [
+                ("We adopted a second dog, a beagle named Pepper.", 0.9),
+                ("We have a golden retriever named Biscuit.", 0.6),
+            ],
+            "Do we have a beagle?",
+            id="a happening that names what the question asks",
+        ),
+        pytest.param(
             [("I moved to York in May.", 0.9), ("I live in Leeds.", 0.6)],
             "Where do I live?",
             id="a happening that says a change",
