@@ -60,6 +60,10 @@ class Question:
     """What "how many" counts, by its stem ("problems": `problem`): a number counts it
     when that follows it ("12 conditional probability problems"), a quantity when it is
     its unit ("how many hours": "4 hours"); None when the question counts nothing named."""
+    phrase: frozenset[str] = frozenset()
+    """The terms of the other words of the phrase that names what is counted: the kind
+    of problems ("classification" in "how many classification problems"), what hours
+    are of ("sleep" in "how many hours of sleep")."""
 
     @property
     def needed(self) -> int:
@@ -111,7 +115,8 @@ def question(query: str) -> Question | None:
     about = frozenset(
         _term(term) for w in words for term in content_terms(w) if not term.startswith("~")
     )
-    return Question(types, about, _counted(query)) if about else None
+    counted, phrase = _counted(query)
+    return Question(types, about, counted, phrase) if about else None
 
 
 _HOW_MANY = re.compile(
@@ -125,17 +130,19 @@ COUNTED_WINDOW = 3
 problems")."""
 
 
-def _counted(query: str) -> str | None:
+def _counted(query: str) -> tuple[str | None, frozenset[str]]:
     """The stem of the noun "how many" counts: the last word before the verb that follows
-    it ("how many conditional probability problems have I ..."), or None."""
+    it ("how many conditional probability problems have I ..."), or None; and the terms
+    of the phrase's other words."""
     found = _HOW_MANY.search(query)
     if found is None:
-        return None
+        return None, frozenset()
     words = [*found.group(1).lower().split(), found.group(2).lower()]
     head = words[words.index("of") - 1] if "of" in words[1:] else words[-1]
     if head in AUXILIARIES or not can_be_noun(head):
-        return None
-    return counted_stem(head)
+        return None, frozenset()
+    rest = [w for w in words if w not in (head, "of")]
+    return counted_stem(head), frozenset(_term(t) for w in rest for t in content_terms(w))
 
 
 def counted_stem(word: str) -> str:
@@ -145,10 +152,10 @@ def counted_stem(word: str) -> str:
     return unit[0] if unit is not None else stem(word)
 
 
-Sentence = tuple[frozenset[str], tuple[tuple[str, str, frozenset[str]], ...], bool, str]
-"""A sentence's content terms; its values, each with type, text and what it counts (the
-stems of the words right after it, or a quantity's unit); whether it says a change; and
-its text."""
+Sentence = tuple[frozenset[str], tuple[tuple[str, str, frozenset[str], bool], ...], bool, str]
+"""A sentence's content terms; its values, each with type, text, what it counts (the
+stems of the words right after it, or a quantity's unit) and whether it is joined to the
+next word as an adjective (`_JOINED`); whether it says a change; and its text."""
 
 
 ANY: Final = "*"
@@ -175,6 +182,11 @@ def _counts(draft: Draft, start: int, end: int, value: Value) -> frozenset[str]:
     return frozenset(counted_stem(low) for low in lows[end : end + COUNTED_WINDOW])
 
 
+_JOINED = re.compile(r"(?<![\w.,])(\d[\d,]*(?:\.\d+)?)-[a-z]", re.I)
+"""A number joined to the word after it, which it makes an adjective ("a 500-word
+literature review section", "a 3-day trip"): what it counts is of what follows."""
+
+
 ROSE_OR_FELL = re.compile(
     r"\b(?:increased|decreased|rose|risen|grew|grown|dropped|fell|fallen|climbed|jumped|"
     r"went (?:up|down)|gone (?:up|down)|raised|lowered|cut|bumped(?: up)?)\s+(?:\w+\s+)?to\s+"
@@ -191,8 +203,10 @@ def _sentences(text: str) -> tuple[Sentence, ...]:
     for sentence in clauses(normalise(text))[:MAX_SENTENCES]:
         found = tokens(sentence)
         draft = read_values(Draft(found))
+        joined = {m.group(1).replace(",", "") for m in _JOINED.finditer(sentence)}
         values = tuple(
-            (v.type, v.text, _counts(draft, start, end, v)) for start, end, v in draft.spans
+            (v.type, v.text, _counts(draft, start, end, v), v.text in joined)
+            for start, end, v in draft.spans
         )
         change = first_change_word([t.low for t in found]) is not None
         change = change or bool(ROSE_OR_FELL.search(sentence))
@@ -218,18 +232,24 @@ def answering(asked: Question, text: str, newer: bool = False) -> Answer | None:
     values count the asked thing first, then the one sharing the most terms. Its values
     are those counting the asked thing when some do. Read as the `newer` of two, a
     sentence that says a change, or that counts the very thing asked ("I secured 5
-    interviews" for "how many interviews have I secured for producer roles"), answers
+    interviews" for "how many interviews have I secured for producer roles"; the kind
+    the question names too: "12 problems" are not "classification problems"), answers
     with fewer terms (`Question.needed_by_a_change`): a new count said in passing names
     fewer of the question's words than the statement it replaces."""
     best: Answer | None = None
     for terms, values, change, sentence in _sentences(text):
         shared = terms & asked.about
-        typed = [(v, counts) for t, v, counts in values if t in asked.types]
-        counting = frozenset(v for v, counts in typed if asked.counted in counts or ANY in counts)
-        short = newer and (change or bool(counting))
+        typed = [(v, counts, joined) for t, v, counts, joined in values if t in asked.types]
+        counting = frozenset(
+            v for v, counts, _ in typed if asked.counted in counts or ANY in counts
+        )
+        direct = any(v in counting and not joined for v, _, joined in typed)
+        short = newer and (change or (direct and asked.phrase <= terms))
         if len(shared) < (asked.needed_by_a_change if short else asked.needed) or not typed:
             continue
-        found = Answer(shared, counting or frozenset(v for v, _ in typed), bool(counting), sentence)
+        found = Answer(
+            shared, counting or frozenset(v for v, _, _ in typed), bool(counting), sentence
+        )
         if best is None or (found.counts, len(shared)) > (best.counts, len(best.shared)):
             best = found
     return best

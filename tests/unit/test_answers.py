@@ -315,3 +315,36 @@ def test_a_value_of_another_kind_replaces_nothing() -> None:
     out = outdate_older(_ranked((old, 1, 0.9), (other, 5, 0.8), (new, 6, 0.7)), query)
     by_text = {c.record.text: c for c in out}
     assert by_text[old].outdated_by == by_text[new].id
+
+
+@pytest.mark.parametrize(
+    ("query", "newer", "short"),
+    [
+        (
+            "How many interviews have I secured for executive producer roles this season?",
+            "User: How can I use the fact that I secured 5 interviews to get callbacks?",
+            True,
+        ),
+        # another kind of the counted thing: "classification problems" asked
+        (
+            "How many classification problems have I completed, and what accuracy rate "
+            "have I maintained in identifying triangle types?",
+            "User: I've completed 12 problems on triangle area and my accuracy is up.",
+            False,
+        ),
+        # a number made an adjective counts what follows: a section's words
+        (
+            "How many words does my final essay draft contain?",
+            "User: I'll add a 500-word literature review section to the essay.",
+            False,
+        ),
+    ],
+)
+def test_a_newer_count_said_in_passing_must_count_the_asked_thing(
+    query: str, newer: str, short: bool
+) -> None:
+    """Said in passing, with few of the question's words, a newer count answers only when
+    it counts what the question counts, of the kind it names, and not as an adjective."""
+    asked = question(query)
+    assert asked is not None
+    assert (answering(asked, newer, newer=True) is not None) is short
