@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace as replace_filter
 
 from contracts.memory import State
+from readmodel.embedders import Vectors
 from readmodel.recall.answers import answering, question
 from readmodel.recall.candidate import Candidate
 from readmodel.recall.outdated import TOP, present_question
@@ -28,7 +29,7 @@ PER_PROBE = 5
 """Newer memories read per answering memory, besides those of the first `TOP`."""
 
 Search = Callable[[Sequence[tuple[Vector, Filter]], int], list[list[Hit]]]
-Embed = Callable[[list[str]], Sequence[Vector]]
+Embed = Callable[[Sequence[str]], Vectors]
 
 
 def probes(ordered: Sequence[Candidate], query: str) -> list[tuple[Candidate, str]]:

@@ -2,11 +2,14 @@
 answers a question about the present is looked up again, by its answering sentence,
 among the memories said after it; one found that answers anew outdates it."""
 
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from contracts.recall import RecallRequest
+from readmodel.embedders import Vectors
 from readmodel.embedders.static import SHIPPED_MODEL_DIR, StaticEmbedder
 from readmodel.recall.answers import answering, question
 from readmodel.recall.candidate import Candidate
@@ -78,7 +81,7 @@ def test_no_probe_for_other_questions(query: str) -> None:
     assert newer_answers(head, query, Filter("b1"), _no_embed, _no_search) == []
 
 
-def _no_embed(texts: list[str]) -> list[Vector]:
+def _no_embed(texts: Sequence[str]) -> Vectors:
     raise AssertionError("no embedding for a question that is not probed")
 
 
@@ -95,7 +98,11 @@ def test_the_probe_searches_the_current_states_after_the_answer_in_scope() -> No
         return [[] for _ in queries]
 
     scope = Filter("b1", tags_any=("work",))
-    assert newer_answers([old], QUERY, scope, lambda t: [[1.0]] * len(t), search) == []
+
+    def embed(texts: Sequence[str]) -> Vectors:
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+    assert newer_answers([old], QUERY, scope, embed, search) == []
     (flt,) = seen
     assert flt.bank_id == "b1" and flt.tags_any == ("work",)
     assert flt.occurred_from == old.record.occurred_at and flt.state is not None
