@@ -136,20 +136,29 @@ class Hosted:
 
     def stop(self) -> None:
         """Idempotent: stop the sampler and the worker, write pending recall logs, close
-        the store."""
+        the store. A step that fails is logged and the next still runs: a worker whose
+        broker went away can fail to close its channel (kombu, while reconnecting), and
+        the store must still be closed."""
         if self._stopped:
             return
         self._stopped = True
+        steps: list[tuple[str, Callable[[], None]]] = []
         if self.sampler is not None:
-            self.sampler.stop()
-        for sweep in self.sweeps:
-            sweep.stop()
+            steps.append(("sampler", self.sampler.stop))
+        steps += [("sweep", sweep.stop) for sweep in self.sweeps]
         if self.worker is not None:
-            self.worker.stop()
+            steps.append(("worker", self.worker.stop))
         if self.heartbeat is not None:
-            self.heartbeat.stop()
-        self._close()
-        log.info("stopped")
+            steps.append(("heartbeat", self.heartbeat.stop))
+        steps.append(("close", self._close))
+        failed = []
+        for name, step in steps:
+            try:
+                step()
+            except Exception as exc:  # every step gets its turn
+                failed.append(name)
+                log.warning("stop_step_failed", step=name, error_class=type(exc).__name__)
+        log.info("stopped", failed=failed)
 
 
 HOSTED_SWITCH_INTERVAL_S = 0.0005
