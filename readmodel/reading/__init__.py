@@ -2,7 +2,8 @@
 
 `read(text, entities)` runs the named stages of `pipeline.py` over each clause of a short
 statement and returns a `Reading` (`statement.py`). Consolidation decides sameness on
-readings (`sameness.py`); recall reads questions and candidates with the same stages.
+readings (`sameness.py`), and a known thing's date or status said anew (`things.py`);
+recall reads questions and candidates with the same stages.
 """
 
 from readmodel.reading.pipeline import read, several_statements
@@ -16,6 +17,7 @@ from readmodel.reading.sameness import (
     why_not_same,
 )
 from readmodel.reading.statement import Clause, Reading, Value
+from readmodel.reading.things import thing_keys, thing_update
 
 __all__ = [
     "Clause",
@@ -29,5 +31,7 @@ __all__ = [
     "same_statement",
     "same_values",
     "several_statements",
+    "thing_keys",
+    "thing_update",
     "why_not_same",
 ]

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field
 
-from readmodel.reading.statement import Aspect, Polarity, Tense, Value
+from readmodel.reading.statement import Aspect, Named, Polarity, Tense, Value
 from readmodel.reading.words import Token
 
 
@@ -16,6 +16,7 @@ class Draft:
     entities: tuple[str, ...] = ()
     subject: tuple[str, ...] = ()
     subject_end: int = 0
+    named: Named = ""
     verb_at: int = -1
     predicate: str = ""
     tense: Tense = "present"

@@ -81,8 +81,9 @@ def read_frame(draft: Draft) -> tuple[str, frozenset[str]]:
 
 
 def change_cue(draft: Draft) -> str | None:
-    """The first word of the clause that says a change (`grammar.first_change_word`)."""
-    return g.first_change_word([t.low for t in draft.tokens])
+    """The first word after the subject that says a change (`grammar.first_change_word`):
+    a word of the subject names what the clause is about ("the office move is delayed")."""
+    return g.first_change_word([t.low for t in draft.tokens[draft.subject_end :]])
 
 
 def kind_of(draft: Draft) -> Kind:

@@ -39,6 +39,8 @@ POSSESSIVES = {
     "its": "it",
 }
 DETERMINERS = frozenset("the a an this that these those some every each".split())
+DEFINITE = frozenset("the this that these those".split())
+"""Determiners of a thing already known to speaker and listener ("the launch")."""
 ADVERBS = frozenset(
     """also still now currently really actually just already usually always often
     sometimes finally recently nowadays only even definitely officially mostly generally
@@ -90,6 +92,14 @@ CHANGE_VERBS = frozenset(
 """Verbs whose past says that what the subject has or is became another ("upgraded to a
 Pixel 8", "converted the garage into an office"); their other forms say a plan as often
 ("I'm moving to Denver", "thinking of switching")."""
+TIME_WORDS = frozenset(
+    """ago last yesterday today tonight tomorrow earlier later week weeks month months
+    year years morning afternoon evening night weekend monday tuesday wednesday thursday
+    friday saturday sunday""".split()
+)
+"""Words that say when: a phrase of them is a time, never an aside ("Last week, ...")."""
+PARTICLES = frozenset("back forward off over up down out away".split())
+"""Particles of a phrasal verb said after its object ("pushed the review back")."""
 RETURNED_TO = frozenset("in to at on into home".split())
 """What follows "back" when it says where the subject returned ("back in the office full
 time", "back on nights"), not the noun ("my back hurts") or a trip ("back from Rome")."""

@@ -59,6 +59,7 @@ def clause_of(draft: Draft) -> Clause:
         kind=kind_of(draft),
         passive=draft.passive,
         modal=draft.modal,
+        named=draft.named,
     )
 
 
@@ -83,11 +84,14 @@ def _read(text: str, entities: tuple[str, ...]) -> Reading:
     speaker, rest = speaker_of(normal)
     reading = _statements(text, rest, speaker, entities)
     colon = any(" : " in f" {c.frame} " for c in reading.clauses)
-    note = as_note(normal) if colon or not reading.readable else None
-    if note is not None:
-        retried = _statements(text, note, None, entities)
-        if retried.readable:
-            return retried
+    if not colon and reading.readable:
+        return reading
+    for said, by in ((rest, speaker), (normal, None)):
+        note = as_note(said)
+        if note is not None:
+            retried = _statements(text, note, by, entities)
+            if retried.readable:
+                return retried
     return reading
 
 

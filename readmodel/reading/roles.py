@@ -3,6 +3,9 @@ read with the agent as subject, as its active is ("the payments team owns ...");
 the passive had as subject becomes what the verb acts on.
 
 Only a passive that names its agent is turned: "Dan is employed" has no other reading.
+The converse: an active whose subject is an unnamed "they" and whose object is a known
+thing ("they delayed the quarterly report until May 3") is read as its passive ("the
+quarterly report was delayed until May 3"): what is said is of the thing, by nobody named.
 """
 
 from dataclasses import replace
@@ -28,9 +31,40 @@ def _patient(draft: Draft) -> tuple[tuple[Value, ...], tuple[str, ...]]:
     return (), tuple(words)
 
 
+_MAX_THING_WORDS = 4
+
+
+def _of_the_thing(draft: Draft) -> Draft:
+    """The unnamed "they"'s active read as the passive of its definite object."""
+    tokens, at = draft.tokens, draft.verb_at + 1
+    if draft.subject != ("they",) or (draft.tense != "past" and draft.aspect != "perfect"):
+        return draft
+    if at >= len(tokens) or tokens[at].low not in g.DEFINITE:
+        return draft
+    end = at + 1
+    while end < len(tokens) and end - at <= _MAX_THING_WORDS:
+        low = tokens[end].low
+        if low in g.FUNCTION_WORDS or low in g.PARTICLES or not low[:1].isalnum():
+            break
+        end += 1
+    if end == at + 1:
+        return draft
+    span = set(range(at, end))
+    spans = tuple(s for s in draft.spans if s[0] not in span)
+    return replace(
+        draft,
+        subject=(g.name_text(" ".join(t.low for t in tokens[at + 1 : end])),),
+        named="definite",
+        spans=spans,
+        values=tuple(sorted(s[2] for s in spans)),
+        used=draft.used | frozenset(span),
+        passive=True,
+    )
+
+
 def read_roles(draft: Draft) -> Draft:
     if not draft.passive:
-        return draft
+        return _of_the_thing(draft)
     tokens = draft.tokens
     by = next((i for i in range(draft.verb_at + 1, len(tokens)) if tokens[i].low == "by"), None)
     if by is None or by + 1 >= len(tokens):

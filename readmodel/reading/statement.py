@@ -8,6 +8,7 @@ Polarity = Literal["positive", "negative"]
 Tense = Literal["past", "present", "future"]
 Aspect = Literal["simple", "perfect", "progressive", "habitual", "starting", "ending"]
 Kind = Literal["state", "episode"]
+Named = Literal["", "definite", "owned"]
 _T = TypeVar("_T", bound=str)
 
 
@@ -26,12 +27,15 @@ class Value:
 class Clause:
     """One clause of one subject.
 
-    `subject`: the chain from owner to thing ("dan", "wife") for "Dan's wife"; "i" is the
-    speaker. `predicate`: the lemma of the main verb ("be" for a copula). `frame`: the
-    clause with subject and values masked. `content`: stems of the words that are neither
-    subject, value, main verb nor function word: what is said of the subject besides its
-    values. `passive`: said in the passive ("is employed by X"). `modal`: said as possible,
-    wanted or owed, not as so ("might try", "should move", "could switch")."""
+        `subject`: the chain from owner to thing ("dan", "wife") for "Dan's wife"; "i" is the
+        speaker. `predicate`: the lemma of the main verb ("be" for a copula). `frame`: the
+        clause with subject and values masked. `content`: stems of the words that are neither
+        subject, value, main verb nor function word: what is said of the subject besides its
+        values. `passive`: said in the passive ("is employed by X"). `modal`: said as possible,
+        wanted or owed, not as so ("might try", "should move", "could switch"). `named`: how the
+    subject is named when it is a thing: "definite" after "the" or "this" ("the launch", "the
+    status of the CRM rollout"), "owned" after a possessive ("my lease"), "" for a person's
+    name, a pronoun or anything else."""
 
     subject: tuple[str, ...]
     predicate: str
@@ -45,6 +49,7 @@ class Clause:
     kind: Kind
     passive: bool = False
     modal: bool = False
+    named: Named = ""
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,7 @@ _ASPECTS: tuple[Aspect, ...] = (
     "ending",
 )
 _KINDS: tuple[Kind, ...] = ("state", "episode")
+_NAMED: tuple[Named, ...] = ("", "definite", "owned")
 _TYPES: tuple[ValueType, ...] = (
     "person",
     "place",
@@ -125,6 +131,7 @@ def to_json(reading: Reading) -> list[object]:
             c.kind,
             c.passive,
             c.modal,
+            c.named,
         ]
         for c in reading.clauses
     ]
@@ -145,10 +152,10 @@ def from_json(data: object) -> Reading:
 
 def _clause(data: object) -> Clause:
     row = _list(data)
-    if len(row) != 12:
-        raise ValueError("a clause has 12 fields")
+    if len(row) != 13:
+        raise ValueError("a clause has 13 fields")
     subject, predicate, frame, content, values, polarity, tense, aspect = row[:8]
-    change, kind, passive, modal = row[8:]
+    change, kind, passive, modal, named = row[8:]
     if not isinstance(passive, bool) or not isinstance(modal, bool):
         raise TypeError("passive and modal are booleans")
     return Clause(
@@ -164,6 +171,7 @@ def _clause(data: object) -> Clause:
         kind=_one_of(kind, _KINDS),
         passive=passive,
         modal=modal,
+        named=_one_of(named, _NAMED),
     )
 
 

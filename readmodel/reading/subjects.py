@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from readmodel.reading import grammar as g
 from readmodel.reading.draft import Draft
+from readmodel.reading.statement import Named
 from readmodel.reading.words import Token
 
 _MAX_SUBJECT_WORDS = 5
@@ -33,6 +34,9 @@ def _ends_phrase(tokens: tuple[Token, ...], i: int, taken: int) -> bool:
     if word in g.FUNCTION_WORDS or not word[:1].isalnum():
         return True
     if taken == 0:
+        return False
+    following = tokens[i + 1].low if i + 1 < len(tokens) else ""
+    if following in g.BE | g.HAVE | g.MODALS:
         return False
     if tokens[i].capitalised and tokens[i - 1].capitalised and not g.only_verb(word):
         return False
@@ -72,6 +76,7 @@ def read_subject(draft: Draft) -> Draft:
     first = tokens[0].low
     chain: list[str] = []
     used: set[int] = set()
+    named: Named = ""
     i = 0
     if first in g.SUBJECT_PRONOUNS:
         chain.append(_owner(g.SUBJECT_PRONOUNS[first], draft))
@@ -81,10 +86,10 @@ def read_subject(draft: Draft) -> Draft:
         if first in g.POSSESSIVES:
             chain.append(_owner(g.POSSESSIVES[first], draft))
             used.add(0)
-            i = 1
+            i, named = 1, "owned"
         elif first in g.DETERMINERS:
             used.add(0)
-            i = 1
+            i, named = 1, "definite" if first in g.DEFINITE else ""
         while True:
             start = i
             words, i = _phrase(tokens, i)
@@ -98,9 +103,35 @@ def read_subject(draft: Draft) -> Draft:
                 i += 1
                 continue
             break
+        owner = _of_owner(draft, i)
+        if owner is not None and len(chain) == 1 and named != "owned":
+            chain = [*owner.subject, *chain]
+            named = owner.named or named
+            used.update(range(i, i + owner.subject_end))
+            i += owner.subject_end
     if not chain or (len(chain) == 1 and first in g.POSSESSIVES):
         return replace(draft, unread="no subject")
-    return replace(draft, subject=tuple(chain), subject_end=i, used=draft.used | used)
+    return replace(draft, subject=tuple(chain), subject_end=i, used=draft.used | used, named=named)
+
+
+_OWNED_BY = frozenset({"of", "for"})
+
+
+def _of_owner(draft: Draft, i: int) -> Draft | None:
+    """ "The status of the CRM rollout", "the manager of my team", "the deadline for
+    Gannet": the owner after "of" or "for",
+    read as a subject of its own (with "of" counted in its length), so that the chain is
+    the one "the CRM rollout's status" gives."""
+    tokens = draft.tokens
+    if i + 1 >= len(tokens) or tokens[i].low not in _OWNED_BY:
+        return None
+    after = tokens[i + 1]
+    if after.low not in g.DEFINITE | frozenset(g.POSSESSIVES) and not after.capitalised:
+        return None
+    owner = read_subject(Draft(tokens[i + 1 :], draft.speaker, draft.entities))
+    if owner.unread is not None or owner.subject_end >= len(tokens) - i - 1:
+        return None
+    return replace(owner, subject_end=owner.subject_end + 1)
 
 
 def _is_name(tokens: tuple[Token, ...], start: int, end: int) -> bool:

@@ -119,23 +119,99 @@ def _without_discourse(sentence: str) -> str:
 
 def clauses(text: str) -> list[str]:
     """The sentences of a normalised text, each without the heading or openers it starts
-    with and without a clause of saying or thinking that frames it."""
+    with and without a clause of saying or thinking that frames it, an adverbial it opens
+    with said after it."""
     out = []
     for sentence in _SENTENCE.split(text):
         sentence = _OPENERS.sub("", _LABEL.sub("", sentence.strip())).strip(" .!?;")
-        sentence = _without_discourse(sentence)
+        sentence = _adverbial_last(_without_aside(_without_discourse(sentence)))
         if sentence:
             out.append(sentence)
     return out
 
 
+_MAX_ASIDE = 3
+
+
+def _without_aside(sentence: str) -> str:
+    """A sentence without a short aside it opens with ("Side note, the launch is on May
+    3", "Random thing but, ..."): a segment of at most three words, all words of English
+    (not a name: "Dan, my brother, lives in Oslo"), none only a verb, before a new
+    clause's subject (a determiner, possessive or pronoun). One that says when ("Last
+    week, I moved") is no aside: it is said after the clause."""
+    head, sep, rest = sentence.partition(", ")
+    words = head.split()
+    if not sep or not rest or len(words) > _MAX_ASIDE:
+        return sentence
+    if rest.split()[0].lower() not in _NEW_PHRASE:
+        return sentence
+    low = [w.lower() for w in words]
+    if any(w not in g.FUNCTION_WORDS and (not g.lemmas(w) or g.only_verb(w)) for w in low):
+        return sentence
+    return _after(rest.split(), words) if g.TIME_WORDS & set(low) else rest
+
+
+_MAX_ADVERBIAL = 5
+_NEW_PHRASE = g.DETERMINERS | frozenset(g.POSSESSIVES) | frozenset(g.SUBJECT_PRONOUNS)
+
+
+def _adverbial_last(sentence: str) -> str:
+    """A sentence that opens with a phrase of a preposition ("As of today the Falcon
+    project is approved", "In 2020 I moved to Berlin") said with the phrase after the
+    clause, where a subject is read first and the phrase keeps its values: the phrase
+    ends before the next determiner, pronoun or name once it has a word of its own."""
+    words = sentence.split()
+    if len(words) < 3 or words[0].lower() not in g.PREPOSITIONS | {"as"}:
+        return sentence
+    own = False
+    for i, word in enumerate(words[1 : _MAX_ADVERBIAL + 1], start=1):
+        bare = word.strip(",")
+        low = bare.lower()
+        starts = low in _NEW_PHRASE or (bare[:1].isupper() and low not in g.TITLES)
+        if own and starts:
+            return _after(words[i:], words[:i])
+        own = own or low not in g.FUNCTION_WORDS
+        if word.endswith(","):
+            return _after(words[i + 1 :], words[: i + 1])
+    return sentence
+
+
+def _after(clause: list[str], phrase: list[str]) -> str:
+    said = " ".join(phrase).rstrip(",")
+    return " ".join([*clause, said[:1].lower() + said[1:]])
+
+
+_ABOUT = re.compile(r"\b(?:on|about|of|re|for)\s+((?:the|my|our)\s+[^,:]+)$", re.I)
+_BACK = re.compile(r"^(?:it|they)\b", re.I)
+
+
 def as_note(text: str) -> str | None:
     """A terse note ("CI: Node 20", "Timezone: Europe/Berlin") said as a sentence ("CI is
-    Node 20"), or None when the text is not of that shape."""
+    Node 20"), or None when the text is not of that shape or bids something be done. A note whose head names what
+    it is about and whose body refers back to it ("Update on the CRM rollout: it's
+    delayed") is its body said of that ("the CRM rollout is delayed")."""
     found = _NOTE.match(_LABEL.sub("", text.strip()))
     if found is None:
         return None
-    return f"{found.group(1)} is {found.group(2)}"
+    head, body = found.group(1), found.group(2)
+    about = _ABOUT.search(head)
+    if about is not None and _BACK.match(body):
+        return _BACK.sub(about.group(1), body, count=1)
+    if _bidding(body):
+        return None
+    return f"{head} is {body}"
+
+
+def _bidding(body: str) -> bool:
+    """A body that bids something be done ("book the venue", "call Dana"): a verb before
+    its object, which a note's head is not ("Plan for the party: book the venue")."""
+    found = tokens(body)
+    if len(found) < 2 or not g.can_be_verb(found[0].low):
+        return False
+    after = found[1]
+    return after.low in g.DETERMINERS | frozenset(g.POSSESSIVES) or (
+        after.capitalised and g.verb_form(found[0].low) in {"VB", "VBP"}
+    )
 
 
 def tokens(clause: str) -> tuple[Token, ...]:

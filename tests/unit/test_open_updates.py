@@ -42,10 +42,6 @@ UPDATES: list[tuple[Case, str]] = [
       "Ben switched from the bus to the tram.", ["Ben"]), "'bus'"),
     (("Ana shares a flat with Kim.", ["Ana", "Kim"],
       "Kim moved out, so Ana lives alone now.", ["Kim", "Ana"]), "'with kim' -> 'alone'"),
-    (("The budget review is on May 3.", [],
-      "The budget review has been pushed back to June 9.", []), "'may 3' -> 'june 9'"),
-    (("Status of the data migration: on track.", [],
-      "Update on the data migration: it's cancelled.", []), "cancelled"),
     (("Ivo's coach is Lena.", ["Ivo", "Lena"],
       "Ivo no longer has a coach.", ["Ivo"]), "'coach' -> '(ended)'"),
     (("User: I drink espresso in the afternoon.", [],
@@ -59,10 +55,6 @@ UPDATES: list[tuple[Case, str]] = [
      "used to"),
     (("Bram commutes by bus.", ["Bram"],
       "Caught up with Bram. He commutes by ferry now.", ["Bram"]), "'bus' -> 'ferry'"),
-    (("The launch is on May 3.", [],
-      "The launch was moved from May 3 to May 10.", []), "'may 3' -> 'may 10'"),
-    (("The launch is on May 3.", [],
-      "They moved the launch from May 3 to May 10.", []), "'may 3' -> 'may 10'"),
     (("User: I live with Sam.", [],
       "User: Sam moved out last week, so it's just me now.", []), "'sam' -> '(ended)'"),
     (("User: I live in Boston.", [],
@@ -100,8 +92,6 @@ UPDATES: list[tuple[Case, str]] = [
       "User: I don't eat meat anymore.", []), "'meat' -> '(ended)'"),
     (("User: I'm a volunteer at the shelter.", [],
       "User: I'm not a volunteer anymore.", []), "'volunteer' -> '(ended)'"),
-    (("User: My visa interview is on March 4.", [],
-      "User: My visa interview got pushed to March 18.", []), "'march 4' -> 'march 18'"),
     (("User: I ride a Vespa.", [],
       "User: I traded my Vespa for an e-bike.", []), "'vespa'"),
     (("Edda reads on a Nook.", ["Edda"],
@@ -121,9 +111,6 @@ UPDATES: list[tuple[Case, str]] = [
       "Wren is working at Kestrel now.", ["Wren"]), "'hollis' -> 'kestrel'"),
     (("User: I'm staying in Braga.", [],
       "User: I stay in Porto these days.", []), "'braga' -> 'porto'"),
-    (("The merger is pending.", [], "The merger got called off.", []), "called off"),
-    (("User: The lease renewal is under negotiation.", [],
-      "User: The lease renewal was signed.", []), "'signed'"),
     (("User: My cousin teaches at Elmhurst.", [],
       "User: My cousin quit Elmhurst.", []), "'elmhurst' -> '(ended)'"),
     (("User: I report to Greta.", ["Greta"],
@@ -139,10 +126,6 @@ UPDATES: list[tuple[Case, str]] = [
       "Marek isn't Lin's tutor anymore.", ["Marek", "Lin"]), "'marek' -> '(ended)'"),
     (("Lin's tutor is Marek.", ["Lin", "Marek"],
       "Marek is no longer Lin's tutor.", ["Marek", "Lin"]), "'marek' -> '(ended)'"),
-    (("The kitchen refit is on April 2.", [],
-      "They moved the kitchen refit back to April 20.", []), "'april 2' -> 'april 20'"),
-    (("The gala is on October 4.", [],
-      "The gala date moved to October 11.", []), "'october 4' -> 'october 11'"),
     (("User: My manager is Greta.", ["Greta"],
       "User: Greta got promoted, so Hamid is my manager now.", ["Greta", "Hamid"]),
      "'greta' -> 'hamid'"),
@@ -388,16 +371,12 @@ def test_statements_of_one_subject_meet_only_where_a_frame_or_an_ended_value_can
     assert meet(drink, [], "User: I gave up espresso.", [])
 
 
-def test_a_surname_is_no_head_and_a_thing_is_keyed_by_its_role() -> None:
+def test_a_surname_is_no_head() -> None:
     """ "Jonas Rasski has two goldfish" and "Jonas Rasski walks to work" share a person,
-    not a frame; "the afternoon" said of in passing is no thing whose date or status
-    changes, while a dated thing is keyed by its date role."""
+    not a frame."""
     fish = "Jonas Rasski has two goldfish."
     walk = "Jonas Rasski walks to work."
     assert not meet(fish, ["Jonas Rasski"], walk, ["Jonas Rasski"])
-    assert not {k for k in keys("Ana naps in the afternoon.", ["Ana"]) if k.startswith("thing:")}
-    dated = keys("The budget review is on May 3.", [])
-    assert "thing:budget review|date" in dated
 
 
 def test_a_value_named_as_over_may_hold_a_title_but_not_an_idiom() -> None:
@@ -616,15 +595,6 @@ def test_what_the_subject_reports_of_itself_is_its_clause() -> None:
     assert found is not None and "'squash' -> 'padel'" in found.reason
     other = "User: Ana told me Tom plays padel on Sundays now."
     assert related("User: Ana plays squash on Sundays.", people, other, people) is None
-
-
-def test_a_thing_moved_somewhere_says_nothing_of_its_status() -> None:
-    older = "User: The project is on track."
-    assert related(older, [], "User: The project moved to a new Slack channel.", []) is None
-    found = related(older, [], "User: The project has been cancelled.", [])
-    assert found is not None and "'track' -> 'cancelled'" in found.reason
-    moved = related("User: The launch is on May 3.", [], "User: The launch moved to May 10.", [])
-    assert moved is not None and "'may 3' -> 'may 10'" in moved.reason
 
 
 def test_every_ending_said_after_its_value_holds_one_of_the_words_searched_first() -> None:

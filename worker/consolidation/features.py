@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Any, Final
 
 from contracts.memory import Memory
-from readmodel.reading import Reading, read, reading_key, several_statements
+from readmodel.reading import Reading, read, reading_key, several_statements, thing_keys
 from readmodel.reading import statement as reading_json
 from readmodel.text import STOPWORDS, TEXT_CACHE_SIZE
 from worker.consolidation import openframes
@@ -38,9 +38,10 @@ from worker.consolidation.policy import has_negation_cue
 from worker.consolidation.statements import Slot, StatementFeatures, statement_features
 from worker.consolidation.updates import slot_keys
 
-FORMAT: Final = 6
-"""Written first in every encoded value; a value of another format is not read (6: the
-reading's quantities in their normal form, "a full day" and "half an hour" read)."""
+FORMAT: Final = 7
+"""Written first in every encoded value; a value of another format is not read (7: a
+clause says how its subject is named, a known thing's date and status are the reader's,
+the open reading keeps no things)."""
 
 _VALUE_WORDS = frozenset(
     """zero one two three four five six seven eight nine ten eleven twelve twenty thirty
@@ -98,16 +99,24 @@ def stored_fields(text: str, entities: list[str] | tuple[str, ...]) -> dict[str,
 def _stored(text: str, entities: tuple[str, ...]) -> tuple[tuple[str, ...], str]:
     found = computed(text, entities)
     key = reading_key(found.reading)
-    keys = {*slot_keys(found.statement), *open_keys(found.open), *((key,) if key else ())}
+    keys = {
+        *slot_keys(found.statement),
+        *open_keys(found.open),
+        *((key,) if key else ()),
+        *thing_keys(found.reading),
+    }
     return tuple(sorted(keys)), encode(found)
 
 
 def query_keys(found: TextFeatures) -> tuple[str, ...]:
     """The stored keys a memory of these features reads its neighbours by, besides its
     slots: its open frames' (`openkeys.open_query_keys`) and its reading's, which every
-    statement read alike stores (`readmodel.reading.reading_key`)."""
+    statement read alike stores (`readmodel.reading.reading_key`), with the things it
+    gives a date or status (`readmodel.reading.thing_keys`), which every statement of
+    that thing's date or status stores."""
     key = reading_key(found.reading)
-    return (*open_query_keys(found.open), *((key,) if key is not None else ()))
+    keys = (*open_query_keys(found.open), *((key,) if key is not None else ()))
+    return (*keys, *thing_keys(found.reading))
 
 
 def of(memory: Memory) -> TextFeatures:

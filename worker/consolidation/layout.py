@@ -69,12 +69,17 @@ normal form ("half an hour" and "30 minutes" are one value, "a full day" is a da
 6): the rebuild derives features, merges and supersessions again; 18, statements read
 alike keyed by their reading (`readmodel.reading.reading_key`), so they merge however far
 apart the embedder puts them ("Dinner is at 7 pm." / "Dinner is at seven in the
-evening."): the rebuild derives slot keys and merges again.
+evening."): the rebuild derives slot keys and merges again; 19, a known thing's date or
+status said anew decided by the statement reader (`readmodel.reading.things`, keyed
+`~thing:T|date` and `~thing:T|status`), with the reader's clauses saying how their
+subject is named, "the N of the T" read as the T's N, an opening adverbial or aside read
+after the clause or dropped, and an unnamed "they"'s act on a thing read as its passive
+(features format 7): the rebuild derives features, keys, merges and supersessions again.
 """
 
 from readmodel.store import MemoryStore
 
-LAYOUT = 18
+LAYOUT = 19
 
 
 class StaleLayoutError(RuntimeError):

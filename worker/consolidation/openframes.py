@@ -5,8 +5,9 @@ employer; they cannot know every attribute. This reading knows none: a clause is
 subject (resolved as `subjects.py` does) and its words with the subject masked (`<s>`),
 so that two clauses of one subject can be compared word by word (`openupdates.py`):
 the words they share are the frame, the words that differ are the values. Besides its
-clauses, a reading keeps the values the statement names as over and what it says of a
-definite thing (`openvalues.py`).
+clauses, a reading keeps the values the statement names as over (`openvalues.py`); what
+it says of a known thing's date or status is the statement reader's
+(`readmodel.reading.things`).
 
 Pure and deterministic, from the text and the producer's entities alone, so it is
 computed once at ingest and stored with the memory's features (`features.py`); a
@@ -20,7 +21,7 @@ from functools import lru_cache
 from typing import Final
 
 from readmodel.text import STOPWORDS, TEXT_CACHE_SIZE
-from worker.consolidation.openvalues import MONTHS, Ending, ThingSaid, endings, thing_said
+from worker.consolidation.openvalues import MONTHS, Ending, endings
 from worker.consolidation.openwords import (
     MAX_TOKENS,
     NOISE,
@@ -87,14 +88,12 @@ class Clause:
 class OpenReading:
     """`subjects`: who the statement may be about (clause subjects, the producer's
     people, the speaker when it says "I"); `words`: its content words; `endings`: values
-    it names as over; `things`: what it says of definite things; `one_off`: every
-    sentence is said of a short while."""
+    it names as over; `one_off`: every sentence is said of a short while."""
 
     clauses: tuple[Clause, ...]
     subjects: tuple[str, ...]
     words: tuple[str, ...]
     endings: tuple[Ending, ...]
-    things: tuple[ThingSaid, ...]
     one_off: bool
 
 
@@ -375,19 +374,6 @@ def _attribute_clauses(
     return out
 
 
-OWNED = re.compile(r"^(?:my|our) (?=[a-z])")
-
-
-def _owned_date(sentence: str, me: str) -> ThingSaid | None:
-    """What a (lowercased) sentence says of the speaker's own thing, when it gives a date
-    ("my lease ends on June 30" is about the thing `me lease`); a status is not read
-    of it ("my manager is busy" says nothing of who the manager is)."""
-    if not OWNED.match(sentence):
-        return None
-    found = thing_said(OWNED.sub(f"the {me} ", sentence))
-    return found if found is not None and found.dates else None
-
-
 def _given(sentence: str) -> str:
     """What a sentence states: a statement itself, a question only the clauses it
     presupposes (`PRESUPPOSED_CLAUSE`), each a sentence ("Now that I'm a nurse, what
@@ -432,13 +418,11 @@ def read(text: str, entities: tuple[str, ...] | list[str] = ()) -> OpenReading |
     if FIRST_PERSON & set(tokens(body)) or re.search(r"\bmy\b", body, re.I):
         subjects.add(me)
     low = [_rewritten(s).lower() for s in sentences]
-    things = [t for s in low if (t := thing_said(s) or _owned_date(s, me)) is not None]
     return OpenReading(
         tuple(clauses),
         tuple(sorted(subjects)),
         tuple(sorted(set(content(tokens(body))))),
         tuple(e for s in low for e in endings(s)),
-        tuple(things),
         bool(low) and all("temporary" in markers(s) for s in low),
     )
 
@@ -450,15 +434,13 @@ def to_json(r: OpenReading) -> list[object]:
         list(r.subjects),
         list(r.words),
         [[list(e.span), e.how, e.after, e.asserted] for e in r.endings],
-        [[list(t.thing), list(t.dates), list(t.status), list(t.said), t.length, t.cue]
-         for t in r.things],
         r.one_off,
     ]  # fmt: skip
 
 
 def from_json(data: list[object]) -> OpenReading:
     """The reading `to_json` wrote; raises TypeError or ValueError on another shape."""
-    clauses, subjects, words, ends, things, one_off = data
+    clauses, subjects, words, ends, one_off = data
     return OpenReading(
         tuple(
             Clause(str(s), _strs(w), _strs(m), _opt(c), _strs(n))
@@ -467,10 +449,6 @@ def from_json(data: list[object]) -> OpenReading:
         _strs(subjects),
         _strs(words),
         tuple(Ending(_strs(x), str(h), str(a), bool(ok)) for x, h, a, ok in _rows(ends)),
-        tuple(
-            ThingSaid(_strs(t), _strs(d), _strs(s), _strs(w), int(str(n)), _opt(c))
-            for t, d, s, w, n, c in _rows(things)
-        ),
         bool(one_off),
     )
 

@@ -11,7 +11,7 @@ from functools import lru_cache
 from worker.consolidation.openframes import CLAUSE_CACHE_SIZE, Clause, OpenReading
 from worker.consolidation.openkinds import object_kind, switched_to
 from worker.consolidation.openroles import role_stems
-from worker.consolidation.openvalues import LEAVING, SHORT, dates_now
+from worker.consolidation.openvalues import LEAVING
 from worker.consolidation.openwords import SUBJECT, content, verb_stem
 
 MAX_VALUE = 5
@@ -66,9 +66,6 @@ def open_keys(r: OpenReading | None) -> list[str]:
     * `subject|~said:w`: every content word of each plain clause, which a later
       statement may name as over;
     * `subject|~ended:w`: the content words of each value the statement names as over;
-    * `thing:words|date`, `|status`, `|said`: a definite thing with one date, with a
-      status, or said of shortly (`thing_change` relates a date to a date and a status to
-      a later short statement).
 
     * `subject|~tail:v:w`, `subject|~role:stem`, `subject|~kind:k`, `~named:w`,
       `~died:w`: see `_tails`, `_roles`, `_kinds`, `_named` and `_died`.
@@ -76,21 +73,20 @@ def open_keys(r: OpenReading | None) -> list[str]:
     Keying by role, not by every word, keeps what a statement reads to the statements
     it could relate to: keyed by every content word, each statement found every other
     one of its subject that shared a common word, and compared frames with each."""
-    if r is None or (not r.clauses and not r.things and not r.endings):
+    if r is None or (not r.clauses and not r.endings):
         return []
-    keys = _heads(r) | _tails(r) | _roles(r) | _things(r, "status", "said") | _kinds(r)
+    keys = _heads(r) | _tails(r) | _roles(r) | _kinds(r)
     keys |= _said(r, "said") | _ended(r, "ended") | _named(r, "named") | _died(r, "died")
     return sorted(keys)
 
 
 def open_query_keys(r: OpenReading | None) -> list[str]:
     """The stored keys (`open_keys`) of every statement this one may relate to, in either
-    order of arrival: the same heads, tails, roles and dated things, its ended values
-    among what others said (and the reverse), a status among what others said of the
-    thing shortly (and the reverse)."""
-    if r is None or (not r.clauses and not r.things and not r.endings):
+    order of arrival: the same heads, tails and roles, its ended values among what
+    others said (and the reverse)."""
+    if r is None or (not r.clauses and not r.endings):
         return []
-    keys = _heads(r) | _tails(r) | _roles(r) | _things(r, "said", "status") | _kinds(r)
+    keys = _heads(r) | _tails(r) | _roles(r) | _kinds(r)
     keys |= _said(r, "ended") | _ended(r, "said") | _named(r, "died") | _died(r, "named")
     return sorted(keys)
 
@@ -152,21 +148,3 @@ def _said(r: OpenReading, role: str) -> set[str]:
 def _ended(r: OpenReading, role: str) -> set[str]:
     spans = [content(list(e.span)) for e in r.endings if e.asserted]
     return {f"{s}|~{role}:{w}" for s in r.subjects for span in spans for w in span}
-
-
-def _things(r: OpenReading, status: str, said: str) -> set[str]:
-    """Keys of the roles `thing_change` gives a thing's statements: `status` names the
-    role of one that gives a status (the older of a pair), `said` of one short enough to
-    say it again (the newer)."""
-    out = set()
-    for t in r.things:
-        name = "thing:" + " ".join(t.thing)
-        if len(dates_now(t, r.endings)) == 1:
-            out.add(f"{name}|date")
-        if t.dates:
-            continue
-        if t.status:
-            out.add(f"{name}|{status}")
-        if t.length <= SHORT and t.said and (len(t.thing) >= 2 or t.cue):
-            out.add(f"{name}|{said}")
-    return out

@@ -1,6 +1,6 @@
 """Whether a newer statement replaces an older one, by frame and value, with no attribute list.
 
-Five kinds of evidence, each about one subject (`openframes.py` reads the statements):
+Four kinds of evidence, each about one subject (`openframes.py` reads the statements):
 
 * the frame: two clauses of the same subject that say the same words but for one short
   span, the value ("my dentist is Dr. Hale" / "my new dentist is Dr. Ortiz"). With no
@@ -13,16 +13,15 @@ Five kinds of evidence, each about one subject (`openframes.py` reads the statem
   X", "isn't X anymore"), and the older one states X of the same subject;
 * a role said by its verb and by its noun ("trains with" / "trainer", `openroles.py`),
   held by another person or ended;
-* a thing's date or status: two short statements about one definite thing ("the vendor
-  audit", the speaker's "my lease") with different dates, or a status and a later
-  statement about it;
 * a change said by its new value alone ("<s> switched to netball"), which ends the
   subject's value of the same kind (`openkinds.py`: a sport, a language, a drink).
 
-Clauses of plans, pasts, questions, one-offs or additions take no part (`MARKERS`).
-Pure, decided on the two stored readings alone, and every pair it relates meets by key
-(`openkeys.py`): one's `open_query_keys` holds a stored key (`open_keys`) of the other,
-whichever arrives first, so the candidates read by key are exact.
+A known thing's date or status said anew is the statement reader's
+(`readmodel.reading.things`). Clauses of plans, pasts, questions, one-offs or additions
+take no part (`MARKERS`). Pure, decided on the two stored readings alone, and every
+pair it relates meets by key (`openkeys.py`): one's `open_query_keys` holds a stored key
+(`open_keys`) of the other, whichever arrives first, so the candidates read by key are
+exact.
 """
 
 import re
@@ -35,7 +34,7 @@ from worker.consolidation.openframes import Clause, OpenReading
 from worker.consolidation.openkeys import MAX_VALUE, head, one_span_apart, same_tail
 from worker.consolidation.openkinds import held, object_kind, switched_to
 from worker.consolidation.openroles import ended_stems, held_by_people, role_of
-from worker.consolidation.openvalues import LEAVING, SHORT, Ending, dates_now, declared
+from worker.consolidation.openvalues import LEAVING, Ending, declared
 from worker.consolidation.openwords import CUES, SUBJECT, content, verb_stem
 from worker.consolidation.subjects import RELATIONS
 
@@ -57,7 +56,7 @@ def open_update(o: OpenReading | None, n: OpenReading | None) -> OpenUpdate | No
     now" says who holds the role now)."""
     if o is None or n is None or o.one_off or n.one_off:
         return None
-    ended = thing_change(o, n) or ended_value(o, n)
+    ended = ended_value(o, n)
     if ended is not None and ended.relation is Relation.EVOLVED_INTO:
         return ended
     return frame_change(o, n) or role_change(o, n) or kind_change(o, n) or ended
@@ -552,28 +551,6 @@ def _possessive_noun(frame: tuple[str, ...]) -> bool:
         and 0 < len(noun) <= 3
         and len(content(list(noun))) == len(noun)
     )
-
-
-def thing_change(o: OpenReading, n: OpenReading) -> OpenUpdate | None:
-    """A definite thing's date moved, or its status said again differently."""
-    for old in o.things:
-        for new in n.things:
-            if old.thing != new.thing:
-                continue
-            name = "the " + " ".join(old.thing)
-            was, now = dates_now(old, o.endings), dates_now(new, n.endings)
-            if len(was) == 1 and len(now) == 1 and was != now:
-                why = explain(name, f"{name} ... _", was[0], now[0], new.cue)
-                return OpenUpdate(Relation.EVOLVED_INTO, why)
-            if old.dates or new.dates or not old.status or new.length > SHORT:
-                continue
-            if set(old.status) <= set(new.said) or not new.said:
-                continue
-            if len(old.thing) >= 2 or new.cue:
-                said = " ".join(new.said)
-                why = explain(name, f"{name} is _", " ".join(old.status), said, new.cue)
-                return OpenUpdate(Relation.EVOLVED_INTO, why)
-    return None
 
 
 def role_change(o: OpenReading, n: OpenReading) -> OpenUpdate | None:

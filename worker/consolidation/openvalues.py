@@ -1,22 +1,17 @@
-"""Values a sentence names as over, and what it says of a definite thing.
+"""Values a sentence names as over.
 
 Endings are constructions, not attributes: "from X to", "instead of X", "used to ... X",
 "stopped ... X", "X left", "with X gone", "no longer has a X", "no longer works at X",
 "isn't X anymore", "doesn't drink X anymore", "traded X for", "replaced X with" (or
-"as"), "separated from X", "took over from X", "prefers ... over X". The thing a
-sentence is about is its first definite noun phrase when named within its first words ("the vendor
-audit has been pushed back to May 14", "they scrapped the pilot"), with the dates it
-gives and, for a short "the T is X", the status X. Pure functions of one sentence.
+"as"), "separated from X", "took over from X", "prefers ... over X". Pure functions of
+one sentence.
 """
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from worker.consolidation.openwords import (
-    PRESUPPOSED,
     content,
-    cue_of,
     markers,
     tokens,
 )
@@ -128,12 +123,6 @@ DATE = re.compile(
     rf"\b(?:(?:{MONTHS}) \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?(?:{MONTHS})|"
     r"\d{4}-\d{2}-\d{2}|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b"
 )
-THING = re.compile(r"\bthe ((?:[a-z0-9][a-z0-9'-]*\s?){1,4})")
-THING_STOP = frozenset(
-    """went got gets falls fell runs ran is are was were has have had will seems looks
-    needs starts begins ends slipped now up until could might""".split()
-)
-SHORT = 12
 
 
 @dataclass(frozen=True)
@@ -150,26 +139,6 @@ class Ending:
     @property
     def ends_only(self) -> bool:
         return bool(ENDING_ONLY.match(self.how))
-
-
-@dataclass(frozen=True)
-class ThingSaid:
-    """One sentence about a definite thing: its dates, the status a short "the T is X"
-    gives (else empty), its other content words, its length and change word."""
-
-    thing: tuple[str, ...]
-    dates: tuple[str, ...]
-    status: tuple[str, ...]
-    said: tuple[str, ...]
-    length: int
-    cue: str | None
-
-
-def dates_now(thing: ThingSaid, ended: Sequence[Ending]) -> tuple[str, ...]:
-    """The thing's dates less those its sentence names as over: "the launch moved from
-    May 3 to May 10" gives it May 10 alone."""
-    over = {" ".join(e.span) for e in ended if e.asserted}
-    return tuple(d for d in thing.dates if d not in over)
 
 
 def _span(words: list[str], from_end: bool = False) -> tuple[str, ...]:
@@ -267,87 +236,3 @@ def _idiom(span: tuple[str, ...], how: str, sentence: str) -> bool:
     said = re.escape(" ".join(span))
     pattern = rf"\bfrom (?:being )?{said} to {said}\b"
     return how.startswith("from") and re.search(pattern, sentence) is not None
-
-
-def thing_of(sentence: str) -> tuple[str, ...] | None:
-    """The definite thing a sentence is about ("the vendor audit"): the first one, named
-    within its first few words ("they delayed the launch", "status of the launch")."""
-    found = THING.search(sentence)
-    if found is None or len(tokens(sentence[: found.start()])) > 3:
-        return None
-    out: list[str] = []
-    for w in tokens(found.group(1)):
-        if w in STOP or w in THING_STOP or w.endswith("ed") or (out and w in PARTICLES):
-            break
-        out.append(w)
-    if len(out) > 1 and out[-1] == "date":
-        out.pop()
-    return tuple(out) if content(out) else None
-
-
-PARTICLES = frozenset("back forward off".split())
-"""A particle of a verb that moves or ends a thing, after its object ("pushed the review
-back to June 9", "called the launch off"), is no part of the thing; nor is "date" after
-it ("the launch date moved to May 20" is the launch's date). Other particles are not
-read ("talked the move over on June 1" says nothing of the move's date)."""
-
-
-RESULT = re.compile(r"\b(?:was|were) (?=[a-z]+ed\b(?! (?:on|in|at|by|last|ago)\b))")
-""""The contract was signed": of a thing, a passive says the state it is in now (not
-when "was signed on May 3", "last year": that is when it happened)."""
-
-
-RELOCATED = re.compile(
-    r"\b(?:moved|switched|transferred|migrated|relocated)\s+(?:over\s+)?(?:to|into|onto)\s+"
-    r"(?:a|an|the|our|my|their|his|her)\s+(?!(?:\d|" + MONTHS + r")\b)"
-)
-"""A thing moved somewhere ("the project moved to a new Slack channel"): a place it went
-to, not a status it is in, so it says nothing of its status."""
-
-
-def thing_said(sentence: str) -> ThingSaid | None:
-    """What a (lowercased) sentence says of its definite thing; None for a question (but
-    for its presupposed clause: "since the launch is on May 3 now, ..."), a plan, a past."""
-    if "?" in sentence:
-        if not PRESUPPOSED.match(sentence):
-            return None
-        sentence = PRESUPPOSED.sub("", sentence.split(",")[0], count=1)
-    thing = thing_of(sentence)
-    if thing is None or markers(RESULT.sub("is ", sentence)):
-        return None
-    words = tokens(sentence)
-    plain = RELOCATED.search(sentence) or _needs(thing, words)
-    said = () if plain else tuple(w for w in content(words) if w not in thing)
-    return ThingSaid(
-        thing, tuple(DATE.findall(sentence)), _status(thing, sentence), said, len(words),
-        cue_of(sentence),
-    )  # fmt: skip
-
-
-def _needs(thing: tuple[str, ...], words: list[str]) -> bool:
-    """The thing does something as it always does ("the garden project needs more
-    compost"): a verb in the present after it, not one that says what became of it
-    ("is", "has", "goes ahead")."""
-    k = len(thing)
-    at = next((i + k for i in range(len(words) - k + 1) if tuple(words[i : i + k]) == thing), None)
-    if at is None or at >= len(words):
-        return False
-    verb = words[at]
-    return (
-        verb.endswith("s") and not verb.endswith("ss") and verb not in ("is", "has", "was", "goes")
-    )
-
-
-def _status(thing: tuple[str, ...], sentence: str) -> tuple[str, ...]:
-    """What a short "the T is X" or "status of the T: X" says the thing is."""
-    words = tokens(sentence)
-    k = len(thing)
-    starts = [i for i in range(len(words) - k + 1) if tuple(words[i : i + k]) == thing]
-    if not starts or len(words) > SHORT:
-        return ()
-    rest = words[starts[0] + k :]
-    if rest and rest[0] in ("is", "are"):
-        rest = rest[1:]
-    elif not sentence.startswith("status of"):
-        return ()
-    return tuple(content(rest))

@@ -15,7 +15,13 @@ from datetime import datetime
 from enum import Enum
 
 from contracts.memory import Memory, Relation, derive_memory_id
-from readmodel.reading import another_occurrence, same_reading, same_statement, same_values
+from readmodel.reading import (
+    another_occurrence,
+    same_reading,
+    same_statement,
+    same_values,
+    thing_update,
+)
 from readmodel.store import tagset_of
 from worker.consolidation.features import of as text_features
 from worker.consolidation.openupdates import OpenUpdate, open_update
@@ -106,7 +112,8 @@ def relate(a: Memory, b: Memory, similarity: float, policy: ConsolidationPolicy)
 
 
 def _update(older: Memory, newer: Memory) -> Update | OpenUpdate | None:
-    """By attribute (`updates.py`), else by frame and value (`openupdates.py`); a
+    """By attribute (`updates.py`), else a known thing's date or status said anew
+    (`readmodel.reading.thing_update`), else by frame and value (`openupdates.py`); a
     statement said of a short while ("this week") replaces, and is replaced by, nothing.
     A memory that says several things (`readmodel.reading.several_statements`) is not
     superseded whole by a newer value of one of them: its other statements stay current,
@@ -120,7 +127,13 @@ def _update(older: Memory, newer: Memory) -> Update | OpenUpdate | None:
     old_open, new_open = old.open, new.open
     if (old_open and old_open.one_off) or (new_open and new_open.one_off):
         return None
-    return implicit_update(old.statement, new.statement) or open_update(old_open, new_open)
+    by_attribute = implicit_update(old.statement, new.statement)
+    if by_attribute is not None:
+        return by_attribute
+    thing = thing_update(old.reading, new.reading)
+    if thing is not None:
+        return Update(Relation.EVOLVED_INTO, thing)
+    return open_update(old_open, new_open)
 
 
 def restates(

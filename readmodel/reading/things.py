@@ -1,0 +1,147 @@
+"""A known thing's date or status said anew: decided on two readings, with no list of
+things, dates or statuses.
+
+A thing is a clause's subject named by a common noun after "the" or a possessive ("the
+quarterly report", "the status of the CRM rollout", "my visa interview"); a person's
+name or a pronoun is none. Of one thing:
+
+- **its date**: a clause that gives it one date (a date said to be left, "from May 3",
+  is none of its dates) is replaced by a newer one that gives it another, said as so (a
+  state: "is on", "is scheduled for"), as a change ("moved to", "pushed back to"), or as
+  what was done to it ("got pushed to", "they delayed it until"). A thing's date said
+  after its own noun ("the gala date moved") is the thing's ("the gala");
+- **its status**: "the T is X" (a copula with no value, or a state it was put in: "is
+  approved", "was signed", "got called off") is replaced by a newer status that says
+  something else of it, when the thing is named in more than one word, or the newer
+  says a change or what was done to it. A status is never read of a thing owned by
+  someone ("my manager is busy" says nothing of who the manager is), nor of a clause
+  that says when it happened ("was discussed last year").
+
+Neither side may be a plan, a possibility or a negation. Both meet by key (`thing_keys`).
+"""
+
+from readmodel.reading import grammar as g
+from readmodel.reading.statement import Clause, Reading, Value
+from readmodel.text import stem
+
+LIGHT = frozenset({"date", "status"})
+"""Nouns that name what is said of their owner: "the gala date", "the status of the
+launch" are the gala's and the launch's."""
+PRESENT_DAYS = frozenset({"today", "now", "tonight"})
+"""Dates that say "as of now" and so no date of the thing ("approved as of today")."""
+LEFT = frozenset({"from"})
+"""The role of a date the thing left ("moved from May 3 to May 10")."""
+MAX_STATUS_TERMS = 4
+
+
+def thing_of(clause: Clause) -> str | None:
+    """The thing the clause is said of, as a key ("quarterly report", "i > lease"), or
+    None when its subject is no thing."""
+    if not clause.named:
+        return None
+    chain = list(clause.subject)
+    while len(chain) > 1 and chain[-1] in LIGHT:
+        chain.pop()
+    last = chain[-1].split()
+    if len(last) > 1 and last[-1] in LIGHT:
+        chain[-1] = " ".join(last[:-1])
+    return " > ".join(chain)
+
+
+def _said_as_so(clause: Clause) -> bool:
+    return (
+        clause.polarity == "positive"
+        and not clause.modal
+        and clause.tense != "future"
+        and clause.aspect not in {"habitual", "starting", "ending"}
+    )
+
+
+def dates_of(clause: Clause) -> tuple[str, ...]:
+    """The thing's dates: those the clause gives it, but one it left or the present."""
+    return tuple(
+        v.text
+        for v in clause.values
+        if v.type == "date" and v.role not in LEFT and v.text not in PRESENT_DAYS
+    )
+
+
+def _moved(clause: Clause) -> bool:
+    """Said as a date it is on, or as one it was moved to."""
+    return clause.kind == "state" or clause.change is not None or clause.passive
+
+
+def _date_change(old: Clause, new: Clause) -> str | None:
+    was, now = dates_of(old), dates_of(new)
+    if len(was) != 1 or len(now) != 1 or was == now:
+        return None
+    if not _moved(old) or not _moved(new):
+        return None
+    return f"date {was[0]!r} -> {now[0]!r}"
+
+
+def _status(clause: Clause) -> frozenset[str] | None:
+    """What a clause says the thing is ("on hold", "approved"), or None when it says no
+    status: it names a value, is no copula or state it was put in, or says when."""
+    if clause.named != "definite" or any(not _present_day(v) for v in clause.values):
+        return None
+    if clause.predicate != "be" and not clause.passive:
+        return None
+    if clause.tense == "past" and not clause.passive:
+        return None
+    said = clause.content | ({stem(clause.predicate)} if clause.passive else set())
+    if not said or len(said) > MAX_STATUS_TERMS or said & TIME_TERMS:
+        return None
+    return frozenset(said)
+
+
+def _present_day(value: Value) -> bool:
+    return value.type == "date" and value.text in PRESENT_DAYS
+
+
+TIME_TERMS = frozenset(stem(w) for w in g.TIME_WORDS)
+"""Stems that say when a happening was ("was discussed last year"): no status."""
+
+
+def _status_change(thing: str, old: Clause, new: Clause) -> str | None:
+    was, now = _status(old), _status(new)
+    if was is None or now is None or was <= now:
+        return None
+    if old.tense == "past" or (" " not in thing and new.change is None and not new.passive):
+        return None
+    return f"status {' '.join(sorted(was))!r} -> {' '.join(sorted(now))!r}"
+
+
+def thing_update(older: Reading, newer: Reading) -> str | None:
+    """Why `newer` gives a thing of `older` another date or status, in words, or None."""
+    if not older.readable or not newer.readable:
+        return None
+    for new in newer.clauses:
+        thing = thing_of(new)
+        if thing is None or not _said_as_so(new):
+            continue
+        for old in older.clauses:
+            if thing_of(old) != thing or not _said_as_so(old):
+                continue
+            found = _date_change(old, new) or _status_change(thing, old, new)
+            if found is not None:
+                cue = f" ({new.change})" if new.change else ""
+                return f"the {thing}: {found}{cue}"
+    return None
+
+
+def thing_keys(reading: Reading) -> tuple[str, ...]:
+    """The stored keys statements of one thing's date or status meet by: one per thing
+    the reading gives a date or a status (stored and read by alike)."""
+    if not reading.readable:
+        return ()
+    keys = set()
+    for clause in reading.clauses:
+        thing = thing_of(clause)
+        if thing is None or not _said_as_so(clause):
+            continue
+        if len(dates_of(clause)) == 1:
+            keys.add(f"~thing:{thing}|date")
+        if _status(clause) is not None:
+            keys.add(f"~thing:{thing}|status")
+    return tuple(sorted(keys))
