@@ -187,9 +187,10 @@ _BACK = re.compile(r"^(?:it|they)\b", re.I)
 
 def as_note(text: str) -> str | None:
     """A terse note ("CI: Node 20", "Timezone: Europe/Berlin") said as a sentence ("CI is
-    Node 20"), or None when the text is not of that shape or bids something be done. A note whose head names what
-    it is about and whose body refers back to it ("Update on the CRM rollout: it's
-    delayed") is its body said of that ("the CRM rollout is delayed")."""
+    Node 20"), or None when the text is not of that shape or bids something be done. A
+    note whose head names what it is about and whose body refers back to it ("Update on
+    the CRM rollout: it's delayed") is its body said of that ("the CRM rollout is
+    delayed")."""
     found = _NOTE.match(_LABEL.sub("", text.strip()))
     if found is None:
         return None

@@ -84,9 +84,7 @@ def test_a_thing_is_named_by_a_common_noun_not_a_name_or_pronoun() -> None:
     assert thing_keys(read("She is busy.", ["Ana"])) == ()
     assert thing_keys(read("Ana naps in the afternoon.", ["Ana"])) == ()
     assert thing_keys(read("The budget review is on May 3.")) == ("~thing:budget review|date",)
-    assert thing_keys(read("Status of the CRM rollout: at risk.")) == (
-        "~thing:crm rollout|status",
-    )
+    assert thing_keys(read("Status of the CRM rollout: at risk.")) == ("~thing:crm rollout|status",)
 
 
 def test_the_keys_are_stored_with_the_memory() -> None:
