@@ -27,5 +27,6 @@ class Draft:
     values: tuple[Value, ...] = ()
     spans: tuple[tuple[int, int, Value], ...] = ()
     patient: tuple[str, ...] = ()
+    agent: tuple[str, ...] = ()
     used: frozenset[int] = field(default_factory=frozenset)
     unread: str | None = None

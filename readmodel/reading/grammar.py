@@ -98,6 +98,8 @@ TIME_WORDS = frozenset(
     friday saturday sunday""".split()
 )
 """Words that say when: a phrase of them is a time, never an aside ("Last week, ...")."""
+MOVED_TO = frozenset({"to", "until"})
+"""Prepositions of a date a thing was moved to ("pushed to", "delayed until")."""
 PARTICLES = frozenset("back forward off over up down out away".split())
 """Particles of a phrasal verb said after its object ("pushed the review back")."""
 RETURNED_TO = frozenset("in to at on into home".split())

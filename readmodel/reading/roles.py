@@ -5,7 +5,8 @@ the passive had as subject becomes what the verb acts on.
 Only a passive that names its agent is turned: "Dan is employed" has no other reading.
 The converse: an active whose subject is an unnamed "they" and whose object is a known
 thing ("they delayed the quarterly report until May 3") is read as its passive ("the
-quarterly report was delayed until May 3"): what is said is of the thing, by nobody named.
+quarterly report was delayed until May 3"): what is said is of the thing, by nobody named;
+so is an act of "we", or of anyone that moved a thing to a date, with its agent kept.
 """
 
 from dataclasses import replace
@@ -35,9 +36,16 @@ _MAX_THING_WORDS = 4
 
 
 def _of_the_thing(draft: Draft) -> Draft:
-    """The unnamed "they"'s active read as the passive of its definite object."""
+    """An act on a known thing read as the thing's passive: by an unnamed "they" or "we",
+    or by anyone when it moved the thing to a date ("the client moved the review to June
+    9"). An agent other than "they" stays a content word of the clause, so that "we
+    adopted the dog" and "they adopted the dog" are two facts."""
     tokens, at = draft.tokens, draft.verb_at + 1
-    if draft.subject != ("they",) or (draft.tense != "past" and draft.aspect != "perfect"):
+    if draft.tense != "past" and draft.aspect != "perfect":
+        return draft
+    unnamed = draft.subject in {("they",), ("we",)}
+    moved = any(v.type == "date" and v.role in g.MOVED_TO for v in draft.values)
+    if not unnamed and not moved:
         return draft
     if at >= len(tokens) or tokens[at].low not in g.DEFINITE:
         return draft
@@ -59,6 +67,7 @@ def _of_the_thing(draft: Draft) -> Draft:
         values=tuple(sorted(s[2] for s in spans)),
         used=draft.used | frozenset(span),
         passive=True,
+        agent=() if draft.subject == ("they",) else _patient(draft)[1] or draft.subject,
     )
 
 

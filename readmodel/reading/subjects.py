@@ -13,6 +13,7 @@ from dataclasses import replace
 from readmodel.reading import grammar as g
 from readmodel.reading.draft import Draft
 from readmodel.reading.statement import Named
+from readmodel.reading.values import NUMBER_WORDS
 from readmodel.reading.words import Token
 
 _MAX_SUBJECT_WORDS = 5
@@ -104,7 +105,7 @@ def read_subject(draft: Draft) -> Draft:
                 continue
             break
         owner = _of_owner(draft, i)
-        if owner is not None and len(chain) == 1 and named != "owned":
+        if owner is not None and len(chain) == 1 and named != "owned" and _a_noun(chain[0]):
             chain = [*owner.subject, *chain]
             named = owner.named or named
             used.update(range(i, i + owner.subject_end))
@@ -115,6 +116,12 @@ def read_subject(draft: Draft) -> Draft:
 
 
 _OWNED_BY = frozenset({"of", "for"})
+
+
+def _a_noun(phrase: str) -> bool:
+    """A phrase whose head is no number: "two of our chickens" are chickens."""
+    head = phrase.split()[-1]
+    return head not in NUMBER_WORDS and not any(c.isdigit() for c in head)
 
 
 def _of_owner(draft: Draft, i: int) -> Draft | None:

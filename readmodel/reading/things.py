@@ -6,10 +6,11 @@ quarterly report", "the status of the CRM rollout", "my visa interview"); a pers
 name or a pronoun is none. Of one thing:
 
 - **its date**: a clause that gives it one date (a date said to be left, "from May 3",
-  is none of its dates) is replaced by a newer one that gives it another, said as so (a
-  state: "is on", "is scheduled for"), as a change ("moved to", "pushed back to"), or as
-  what was done to it ("got pushed to", "they delayed it until"). A thing's date said
-  after its own noun ("the gala date moved") is the thing's ("the gala");
+  is none of its dates) is replaced by a newer one that gives it another, said as what
+  it is on or set for ("is on", "is scheduled for") or as one it was moved to ("moved
+  to", "got pushed to", "they delayed it until"); a date a state holds on or a happening
+  was on is none ("the office is closed on December 24"). A thing's date said after its
+  own noun ("the gala date moved") is the thing's ("the gala");
 - **its status**: "the T is X" (a copula with no value, or a state it was put in: "is
   approved", "was signed", "got called off") is replaced by a newer status that says
   something else of it, when the thing is named in more than one word, or the newer
@@ -66,16 +67,22 @@ def dates_of(clause: Clause) -> tuple[str, ...]:
     )
 
 
-def _moved(clause: Clause) -> bool:
-    """Said as a date it is on, or as one it was moved to."""
-    return clause.kind == "state" or clause.change is not None or clause.passive
+def _its_date(clause: Clause) -> bool:
+    """The clause gives the thing its date: as what the thing is on ("is on May 3", "is
+    due May 3"), one it is set for ("is scheduled for May 3") or one it was moved to
+    ("moved to", "got pushed to", "delayed until"). A date a state holds on ("the office
+    is closed on December 24") or a happening was on ("was signed on May 3") is no date
+    of the thing: another such date is another fact."""
+    if clause.predicate == "be" or " for <date>" in clause.frame:
+        return True
+    return any(v.type == "date" and v.role in g.MOVED_TO for v in clause.values)
 
 
 def _date_change(old: Clause, new: Clause) -> str | None:
     was, now = dates_of(old), dates_of(new)
     if len(was) != 1 or len(now) != 1 or was == now:
         return None
-    if not _moved(old) or not _moved(new):
+    if not _its_date(old) or not _its_date(new):
         return None
     return f"date {was[0]!r} -> {now[0]!r}"
 
@@ -140,7 +147,7 @@ def thing_keys(reading: Reading) -> tuple[str, ...]:
         thing = thing_of(clause)
         if thing is None or not _said_as_so(clause):
             continue
-        if len(dates_of(clause)) == 1:
+        if len(dates_of(clause)) == 1 and _its_date(clause):
             keys.add(f"~thing:{thing}|date")
         if _status(clause) is not None:
             keys.add(f"~thing:{thing}|status")

@@ -120,14 +120,28 @@ def _without_discourse(sentence: str) -> str:
 def clauses(text: str) -> list[str]:
     """The sentences of a normalised text, each without the heading or openers it starts
     with and without a clause of saying or thinking that frames it, an adverbial it opens
-    with said after it."""
+    with said after it; a question by what it takes as given (`_given`)."""
     out = []
     for sentence in _SENTENCE.split(text):
-        sentence = _OPENERS.sub("", _LABEL.sub("", sentence.strip())).strip(" .!?;")
+        sentence = _given(_OPENERS.sub("", _LABEL.sub("", sentence.strip())))
+        sentence = sentence.strip(" .!?;")
         sentence = _adverbial_last(_without_aside(_without_discourse(sentence)))
         if sentence:
             out.append(sentence)
     return out
+
+
+_GIVEN = re.compile(
+    r"^(?:now that|since|given that|because|seeing that|as)\s+(?P<given>[^,?]+),\s*\S[^?]*\?$",
+    re.I,
+)
+
+
+def _given(sentence: str) -> str:
+    """A question that opens by what it takes as given ("Now that the audit is done, can
+    we relax?") states that clause, and only that."""
+    found = _GIVEN.match(sentence.strip())
+    return found.group("given") if found else sentence
 
 
 _MAX_ASIDE = 3
@@ -138,10 +152,13 @@ def _without_aside(sentence: str) -> str:
     3", "Random thing but, ..."): a segment of at most three words, all words of English
     (not a name: "Dan, my brother, lives in Oslo"), none only a verb, before a new
     clause's subject (a determiner, possessive or pronoun). One that says when ("Last
-    week, I moved") is no aside: it is said after the clause."""
+    week, I moved") is no aside: it is said after the clause; one of a preposition, a
+    number or a name is left to be read as it is ("Since March, the API ...")."""
     head, sep, rest = sentence.partition(", ")
     words = head.split()
-    if not sep or not rest or len(words) > _MAX_ASIDE:
+    if not sep or not rest or len(words) > _MAX_ASIDE or words[0].lower() in g.PREPOSITIONS:
+        return sentence
+    if any(c.isdigit() for c in head) or any(w[:1].isupper() for w in words[1:]):
         return sentence
     if rest.split()[0].lower() not in _NEW_PHRASE:
         return sentence
@@ -167,6 +184,8 @@ def _adverbial_last(sentence: str) -> str:
     for i, word in enumerate(words[1 : _MAX_ADVERBIAL + 1], start=1):
         bare = word.strip(",")
         low = bare.lower()
+        if low in g.AUXILIARIES or g.only_verb(low):
+            return sentence
         starts = low in _NEW_PHRASE or (bare[:1].isupper() and low not in g.TITLES)
         if own and starts:
             return _after(words[i:], words[:i])

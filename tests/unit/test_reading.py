@@ -164,6 +164,10 @@ def test_words_stage_drops_openers_and_framing_clauses_and_reads_notes() -> None
         ("I started running.", "I stopped running."),
         ("user42 lives in Miami.", "user7 lives in Miami."),
         ("Alice is my manager.", "Alice is your manager."),
+        ("We adopted the dog.", "They adopted the dog."),
+        ("Dan moved the meeting to Friday.", "Ana moved the meeting to Friday."),
+        ("Last week, I moved to Oslo.", "I moved to Oslo."),
+        ("The gift for Dan is a book.", "The gift for Ana is a book."),
     ],
 )
 def test_different_facts_never_read_the_same(a: str, b: str) -> None:
@@ -183,6 +187,11 @@ def test_different_facts_never_read_the_same(a: str, b: str) -> None:
         ("Every Friday I play football.", "I play football every Friday.", False),
         ("the repo uses python 3.12", "The repo uses Python 3.12.", False),
         ("CI: Node 20", "CI uses Node 20.", True),
+        ("The manager of my team is Ana.", "My team's manager is Ana.", False),
+        ("As of today the project is approved.", "The project is approved as of today.", False),
+        ("Side note, the launch is on May 3.", "The launch is on May 3.", False),
+        ("They delayed the launch until May 3.", "The launch was delayed until May 3.", False),
+        ("Update on the launch: it's delayed.", "The launch is delayed.", False),
         ("MY FLIGHT LEAVES AT 6 PM!", "My flight leaves at 6 pm.", False),
     ],
 )
@@ -266,8 +275,12 @@ def test_a_reading_survives_its_json(text: str) -> None:
         [[], []],
         [[["i"]], [], None],
         [[[["i"], "be", "f", [], [["colour", "red", ""]], "positive", "present", "simple",
-           None, "state", False, False]], [], None],
+           None, "state", False, False, ""]], [], None],
         [[[["i"], "be", "f", [], [], "positive", "present", "simple", None, "state", 0,
+           False, ""]], [], None],
+        [[[["i"], "be", "f", [], [], "positive", "present", "simple", None, "state", False,
+           False, "some"]], [], None],
+        [[[["i"], "be", "f", [], [], "positive", "present", "simple", None, "state", False,
            False]], [], None],
         [[], [3], None],
     ],
@@ -275,3 +288,40 @@ def test_a_reading_survives_its_json(text: str) -> None:
 def test_a_stored_reading_of_another_shape_is_refused(stored: list[object]) -> None:
     with pytest.raises((ValueError, TypeError)):
         from_json(stored)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "named"),
+    [
+        ("The bathroom remodel is on hold.", ("bathroom remodel",), "definite"),
+        ("Status of the CRM rollout: at risk.", ("crm rollout", "status"), "definite"),
+        ("The deadline for Gannet is May 3.", ("gannet", "deadline"), "definite"),
+        ("My visa interview is on March 4.", ("i", "visa interview"), "owned"),
+        ("Dan's wife works at Initech.", ("dan", "wife"), ""),
+        ("They delayed the tax filing until April 30.", ("tax filing",), "definite"),
+        ("The client moved the review to June 9.", ("review",), "definite"),
+        ("Now that the audit is done, can we relax?", ("audit",), "definite"),
+        ("Random thing but, the CRM rollout is on hold.", ("crm rollout",), "definite"),
+        ("In 2020 I moved to Berlin.", ("i",), ""),
+    ],
+)
+def test_what_a_clause_is_said_of_and_how_it_is_named(
+    text: str, subject: tuple[str, ...], named: str
+) -> None:
+    reading = read(text)
+    assert reading.readable, reading.unread
+    assert (reading.clauses[0].subject, reading.clauses[0].named) == (subject, named)
+
+
+def test_what_is_read_around_a_clause_keeps_its_values_and_no_change_in_its_subject() -> None:
+    """An opening adverbial keeps its date; a word of change in the subject ("the office
+    move") is no change; a note that bids something be done is no note of a state; an
+    inverted sentence and a numbered "two of" are not read into another subject."""
+    assert [v.text for v in read("In 2020 I moved to Berlin.").clauses[0].values] == [
+        "2020",
+        "berlin",
+    ]
+    assert read("The office move is delayed.").clauses[0].change is None
+    assert as_note("Plan for the party: book the venue.") is None
+    assert not read("On the top shelf are the spare keys.").readable
+    assert read("Two of our chickens were killed by a fox.").clauses == ()

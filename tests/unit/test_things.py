@@ -38,6 +38,12 @@ UPDATES: list[tuple[Pair, str]] = [
      "status 'finish' -> 'hold'"),
     (("The deadline for Gannet is September 1.", "The deadline for Gannet is January 20."),
      "date '09-01' -> '01-20'"),
+    (("The data migration is on track.", "We finished the data migration."),
+     "status 'track' -> 'finish"),
+    (("The design review is on June 2.", "The client moved the design review to June 9."),
+     "date '06-02' -> '06-09'"),
+    (("The audit is on track.", "Now that the audit is done, can we relax?"),
+     "status 'track' -> 'do'"),
 ]  # fmt: skip
 
 STAYS: list[Pair] = [
@@ -59,6 +65,9 @@ STAYS: list[Pair] = [
     ("Dan is tired.", "Dan is happy now."),
     ("Plan for the party: book the venue.", "Plan for the party: send the invitations."),
     ("They love the Falcon project.", "They delayed the Falcon project."),
+    ("The office is closed on December 24.", "The office is closed on December 26."),
+    ("The lease renewal was signed on May 3.", "The lease renewal was signed on May 9."),
+    ("The audit is on track.", "Is the audit done?"),
 ]  # fmt: skip
 
 
