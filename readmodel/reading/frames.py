@@ -77,7 +77,7 @@ def read_frame(draft: Draft) -> tuple[str, frozenset[str]]:
                 content.update(content_terms(low, before))
         i += 1
     content.update(t for w in draft.patient for t in content_terms(w))
-    content.update(w if w.startswith("~") else stem(w) for w in draft.agent)
+    content.update(f"by:{w}" for w in draft.agent)
     return " ".join(masked), frozenset(content)
 
 

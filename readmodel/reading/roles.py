@@ -1,12 +1,12 @@
 """Stage 5, roles: a passive with its agent said ("is owned by the payments team") is
 read with the agent as subject, as its active is ("the payments team owns ..."); what
-the passive had as subject becomes what the verb acts on.
+the passive had as subject becomes what the verb acts on. What was done to a known thing
+is the other way round: "the landlord raised the rent" is read as "the rent was raised
+by the landlord", the thing as subject and its agent a content word.
 
 Only a passive that names its agent is turned: "Dan is employed" has no other reading.
-The converse: an active whose subject is an unnamed "they" and whose object is a known
-thing ("they delayed the quarterly report until May 3") is read as its passive ("the
-quarterly report was delayed until May 3"): what is said is of the thing, by nobody named;
-so is an act of "we", or of anyone that moved a thing to a date, with its agent kept.
+An act by an unnamed "they" ("they delayed the quarterly report until May 3") is said of
+the thing by nobody named: "the quarterly report was delayed until May 3".
 """
 
 from dataclasses import replace
@@ -35,17 +35,18 @@ def _patient(draft: Draft) -> tuple[tuple[Value, ...], tuple[str, ...]]:
 _MAX_THING_WORDS = 4
 
 
+def _done(draft: Draft) -> bool:
+    """Said as done (a past or a perfect): what was done to a known thing."""
+    return draft.tense == "past" or draft.aspect == "perfect"
+
+
 def _of_the_thing(draft: Draft) -> Draft:
-    """An act on a known thing read as the thing's passive: by an unnamed "they" or "we",
-    or by anyone when it moved the thing to a date ("the client moved the review to June
-    9"). An agent other than "they" stays a content word of the clause, so that "we
-    adopted the dog" and "they adopted the dog" are two facts."""
+    """A done act on a known thing read as the thing's passive ("the board approved the
+    budget" as "the budget was approved by the board"). Its agent stays a content word
+    of the clause (but an unnamed "they"), so that "we adopted the dog" and "they adopted
+    the dog" are two facts."""
     tokens, at = draft.tokens, draft.verb_at + 1
-    if draft.tense != "past" and draft.aspect != "perfect":
-        return draft
-    unnamed = draft.subject in {("they",), ("we",)}
-    moved = any(v.type == "date" and v.role in g.MOVED_TO for v in draft.values)
-    if not unnamed and not moved:
+    if not _done(draft):
         return draft
     if at >= len(tokens) or tokens[at].low not in g.DEFINITE:
         return draft
@@ -84,6 +85,14 @@ def read_roles(draft: Draft) -> Draft:
     end = by + 1 + agent.subject_end
     agent_span = set(range(by, end))
     spans = tuple(s for s in draft.spans if s[0] not in agent_span)
+    if draft.named == "definite" and _done(draft):
+        return replace(
+            draft,
+            spans=spans,
+            values=tuple(sorted(s[2] for s in spans)),
+            used=draft.used | frozenset(agent_span),
+            agent=() if agent.subject == ("they",) else _patient(agent)[1] or agent.subject,
+        )
     values, words = _patient(draft)
     spans = (*spans, *((-1, -1, v) for v in values))
     return replace(

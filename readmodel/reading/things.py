@@ -36,17 +36,17 @@ MAX_STATUS_TERMS = 4
 
 
 def thing_of(clause: Clause) -> str | None:
-    """The thing the clause is said of, as a key ("quarterly report", "i > lease"), or
-    None when its subject is no thing."""
+    """The thing the clause is said of, as its words ("quarterly report", "i lease": the
+    deadline for the grant is the grant deadline), or None when its subject is no thing."""
     if not clause.named:
         return None
     chain = list(clause.subject)
     while len(chain) > 1 and chain[-1] in LIGHT:
         chain.pop()
-    last = chain[-1].split()
-    if len(last) > 1 and last[-1] in LIGHT:
-        chain[-1] = " ".join(last[:-1])
-    return " > ".join(chain)
+    words = " ".join(chain).split()
+    if len(words) > 1 and words[-1] in LIGHT:
+        words.pop()
+    return " ".join(words)
 
 
 def _said_as_so(clause: Clause) -> bool:
@@ -88,15 +88,17 @@ def _date_change(old: Clause, new: Clause) -> str | None:
 
 
 def _status(clause: Clause) -> frozenset[str] | None:
-    """What a clause says the thing is ("on hold", "approved"), or None when it says no
-    status: it names a value, is no copula or state it was put in, or says when."""
+    """What a clause says the thing is ("on hold", "approved"; not who put it there), or
+    None when it says no status: it names a value, is no copula or state it was put in,
+    or says when."""
     if clause.named != "definite" or any(not _present_day(v) for v in clause.values):
         return None
     if clause.predicate != "be" and not clause.passive:
         return None
     if clause.tense == "past" and not clause.passive:
         return None
-    said = clause.content | ({stem(clause.predicate)} if clause.passive else set())
+    said = {t for t in clause.content if not t.startswith("by:")}
+    said |= {stem(clause.predicate)} if clause.passive else set()
     if not said or len(said) > MAX_STATUS_TERMS or said & TIME_TERMS:
         return None
     return frozenset(said)
