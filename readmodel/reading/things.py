@@ -11,8 +11,9 @@ name or a pronoun is none. Of one thing:
   to", "got pushed to", "they delayed it until"); a date a state holds on or a happening
   was on is none ("the office is closed on December 24"). A thing's date said after its
   own noun ("the gala date moved") is the thing's ("the gala");
-- **its status**: "the T is X" (a copula with no value, or a state it was put in: "is
-  approved", "was signed", "got called off") is replaced by a newer status that says
+- **its status**: "the T is X" (a copula with no value, a state it was put in: "is
+  approved", "was signed", "got called off", or one it came to: "has stalled", "is going
+  ahead") is replaced by a newer status that says
   something else of it, when the thing is named in more than one word, or the newer
   says a change or what was done to it. A status is never read of a thing owned by
   someone ("my manager is busy" says nothing of who the manager is), nor of a clause
@@ -69,11 +70,12 @@ def dates_of(clause: Clause) -> tuple[str, ...]:
 
 def _its_date(clause: Clause) -> bool:
     """The clause gives the thing its date: as what the thing is on ("is on May 3", "is
-    due May 3"), one it is set for ("is scheduled for May 3") or one it was moved to
-    ("moved to", "got pushed to", "delayed until"). A date a state holds on ("the office
-    is closed on December 24") or a happening was on ("was signed on May 3") is no date
-    of the thing: another such date is another fact."""
-    if clause.predicate == "be" or " for <date>" in clause.frame:
+    due May 3"), one it is set for ("is scheduled for May 3"), one it was moved to
+    ("moved to", "got pushed to", "delayed until") or one said with a change ("now falls
+    on May 3"). A date a state holds on ("the office is closed on December 24") or a
+    happening was on ("was signed on May 3") is no date of the thing: another such date
+    is another fact."""
+    if clause.predicate == "be" or " for <date>" in clause.frame or clause.change is not None:
         return True
     return any(v.type == "date" and v.role in g.MOVED_TO for v in clause.values)
 
@@ -93,7 +95,7 @@ def _status(clause: Clause) -> frozenset[str] | None:
     or says when."""
     if clause.named != "definite" or any(not _present_day(v) for v in clause.values):
         return None
-    if clause.predicate != "be" and not clause.passive:
+    if clause.predicate != "be" and not clause.passive and not _became(clause):
         return None
     if clause.tense == "past" and not clause.passive:
         return None
@@ -102,6 +104,12 @@ def _status(clause: Clause) -> frozenset[str] | None:
     if not said or len(said) > MAX_STATUS_TERMS or said & TIME_TERMS:
         return None
     return frozenset(said)
+
+
+def _became(clause: Clause) -> bool:
+    """What the thing did of itself, said as so now: "has stalled", "has fallen through",
+    "is going ahead" (a perfect or a progressive; a past simple says what it did then)."""
+    return clause.aspect in {"perfect", "progressive"}
 
 
 def _present_day(value: Value) -> bool:
