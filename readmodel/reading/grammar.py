@@ -95,7 +95,7 @@ Pixel 8", "converted the garage into an office"); their other forms say a plan a
 TIME_WORDS = frozenset(
     """ago last yesterday today tonight tomorrow earlier later week weeks month months
     year years morning afternoon evening night weekend monday tuesday wednesday thursday
-    friday saturday sunday""".split()
+    friday saturday sunday then previously formerly once""".split()
 )
 """Words that say when: a phrase of them is a time, never an aside ("Last week, ...")."""
 MOVED_TO = frozenset({"to", "until"})

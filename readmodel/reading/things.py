@@ -12,8 +12,8 @@ name or a pronoun is none. Of one thing:
   was on is none ("the office is closed on December 24"). A thing's date said after its
   own noun ("the gala date moved") is the thing's ("the gala");
 - **its status**: "the T is X" (a copula with no value, a state it was put in: "is
-  approved", "was signed", "got called off", or one it came to: "has stalled", "is going
-  ahead") is replaced by a newer status that says
+  approved", "was signed", "got called off", or one it came to: "has stalled", "fell
+  through") is replaced by a newer status that says
   something else of it, when the thing is named in more than one word, or the newer
   says a change or what was done to it. A status is never read of a thing owned by
   someone ("my manager is busy" says nothing of who the manager is), nor of a clause
@@ -90,34 +90,28 @@ def _date_change(old: Clause, new: Clause) -> str | None:
 
 
 def _status(clause: Clause) -> frozenset[str] | None:
-    """What a clause says the thing is ("on hold", "approved"; not who put it there), or
-    None when it says no status: it names a value, is no copula or state it was put in,
-    or says when."""
+    """What a clause says the thing is ("on hold", "approved"; not who put it there) or
+    came to ("has stalled", "fell through"), or None when it says no status: it names a
+    value, says when ("was discussed last year", "back then"), says what the thing was
+    ("was on hold") or what it does as it always does ("needs more compost")."""
     if clause.named != "definite" or any(not _present_day(v) for v in clause.values):
         return None
-    if clause.predicate != "be" and not clause.passive and not _became(clause):
+    if clause.predicate == "be" and clause.tense == "past":
         return None
-    if clause.tense == "past" and not clause.passive:
+    doing = clause.predicate != "be" and not clause.passive and clause.aspect == "simple"
+    if doing and clause.tense == "present":
+        return None
+    if set(clause.frame.split()) & g.TIME_WORDS:
         return None
     said = {t for t in clause.content if not t.startswith("by:")}
-    said |= {stem(clause.predicate)} if clause.passive else set()
-    if not said or len(said) > MAX_STATUS_TERMS or said & TIME_TERMS:
+    said |= {stem(clause.predicate)} if clause.predicate != "be" else set()
+    if not said or len(said) > MAX_STATUS_TERMS:
         return None
     return frozenset(said)
 
 
-def _became(clause: Clause) -> bool:
-    """What the thing did of itself, said as so now: "has stalled", "has fallen through",
-    "is going ahead" (a perfect or a progressive; a past simple says what it did then)."""
-    return clause.aspect in {"perfect", "progressive"}
-
-
 def _present_day(value: Value) -> bool:
     return value.type == "date" and value.text in PRESENT_DAYS
-
-
-TIME_TERMS = frozenset(stem(w) for w in g.TIME_WORDS)
-"""Stems that say when a happening was ("was discussed last year"): no status."""
 
 
 def _status_change(thing: str, old: Clause, new: Clause) -> str | None:

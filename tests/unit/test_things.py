@@ -42,6 +42,10 @@ UPDATES: list[tuple[Pair, str]] = [
      "status 'track' -> 'finish"),
     (("The design review is on June 2.", "The client moved the design review to June 9."),
      "date '06-02' -> '06-09'"),
+    (("The billing rewrite is on track.", "The billing rewrite has stalled."),
+     "status 'track' -> 'stall'"),
+    (("The billing rewrite is on track.", "The billing rewrite fell through."),
+     "status 'track' -> 'fall'"),
     (("The audit is on track.", "Now that the audit is done, can we relax?"),
      "status 'track' -> 'do'"),
 ]  # fmt: skip
@@ -68,6 +72,9 @@ STAYS: list[Pair] = [
     ("The office is closed on December 24.", "The office is closed on December 26."),
     ("The lease renewal was signed on May 3.", "The lease renewal was signed on May 9."),
     ("The audit is on track.", "Is the audit done?"),
+    ("The garden project is on track.", "The garden project needs more compost."),
+    ("The billing rewrite is on track.", "Back then, the billing rewrite stalled."),
+    ("The billing rewrite is on track.", "The billing rewrite was on hold last year."),
 ]  # fmt: skip
 
 
