@@ -30,6 +30,11 @@ def _aspect_of(auxiliaries: list[str], form: str) -> Aspect:
     return "simple"
 
 
+def _month(word: str, auxiliaries: list[str]) -> bool:
+    """ "May" after a form of "be" is the month ("the deadline is May 3"): no modal."""
+    return word == "May" and bool(auxiliaries) and auxiliaries[-1] in g.BE
+
+
 def read_predicate(draft: Draft) -> Draft:
     tokens, i = draft.tokens, draft.subject_end
     auxiliaries: list[str] = []
@@ -38,7 +43,7 @@ def read_predicate(draft: Draft) -> Draft:
     while i < len(tokens):
         word = tokens[i].low
         following = tokens[i + 1].low if i + 1 < len(tokens) else ""
-        if word in g.AUXILIARIES:
+        if word in g.AUXILIARIES and not _month(tokens[i].text, auxiliaries):
             auxiliaries.append(word)
         elif word in g.PASSIVE_GET and g.verb_form(following) in {"VBN", "VBD"}:
             auxiliaries.append("was" if word == "got" else "is")

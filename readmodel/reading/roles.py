@@ -14,7 +14,7 @@ from dataclasses import replace
 from readmodel.reading import grammar as g
 from readmodel.reading.draft import Draft
 from readmodel.reading.statement import Value
-from readmodel.reading.subjects import read_subject
+from readmodel.reading.subjects import owner_of, read_subject
 
 
 def _patient(draft: Draft) -> tuple[tuple[Value, ...], tuple[str, ...]]:
@@ -41,15 +41,16 @@ def _done(draft: Draft) -> bool:
 
 
 def _of_the_thing(draft: Draft) -> Draft:
-    """A done act on a known thing read as the thing's passive ("the board approved the
-    budget" as "the budget was approved by the board"). Its agent stays a content word
-    of the clause (but an unnamed "they"), so that "we adopted the dog" and "they adopted
-    the dog" are two facts."""
+    """A done act on a known thing (after "the" or a possessive) read as the thing's
+    passive ("the board approved the budget" as "the budget was approved by the board").
+    Its agent stays a content word of the clause (but an unnamed "they"), so that "we
+    adopted the dog" and "they adopted the dog" are two facts."""
     tokens, at = draft.tokens, draft.verb_at + 1
     if not _done(draft):
         return draft
-    if at >= len(tokens) or tokens[at].low not in g.DEFINITE:
+    if at >= len(tokens) or tokens[at].low not in g.DEFINITE | frozenset(g.POSSESSIVES):
         return draft
+    owner = g.POSSESSIVES.get(tokens[at].low)
     end = at + 1
     while end < len(tokens) and end - at <= _MAX_THING_WORDS:
         low = tokens[end].low
@@ -62,8 +63,11 @@ def _of_the_thing(draft: Draft) -> Draft:
     spans = tuple(s for s in draft.spans if s[0] not in span)
     return replace(
         draft,
-        subject=(g.name_text(" ".join(t.low for t in tokens[at + 1 : end])),),
-        named="definite",
+        subject=(
+            *((owner_of(owner, draft),) if owner else ()),
+            g.name_text(" ".join(t.low for t in tokens[at + 1 : end])),
+        ),
+        named="owned" if owner else "definite",
         spans=spans,
         values=tuple(sorted(s[2] for s in spans)),
         used=draft.used | frozenset(span),

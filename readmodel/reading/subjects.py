@@ -19,7 +19,9 @@ from readmodel.reading.words import Token
 _MAX_SUBJECT_WORDS = 5
 
 
-def _owner(word: str, draft: Draft) -> str:
+def owner_of(word: str, draft: Draft) -> str:
+    """Who a pronoun or possessive stands for: the speaker for "I", the producer's one
+    entity for "he", "she", "they", "it"."""
     if word == "i" and draft.speaker:
         return draft.speaker
     if word in {"he", "she", "they", "it"} and len(draft.entities) == 1:
@@ -80,12 +82,12 @@ def read_subject(draft: Draft) -> Draft:
     named: Named = ""
     i = 0
     if first in g.SUBJECT_PRONOUNS:
-        chain.append(_owner(g.SUBJECT_PRONOUNS[first], draft))
+        chain.append(owner_of(g.SUBJECT_PRONOUNS[first], draft))
         used.add(0)
         i = 1
     else:
         if first in g.POSSESSIVES:
-            chain.append(_owner(g.POSSESSIVES[first], draft))
+            chain.append(owner_of(g.POSSESSIVES[first], draft))
             used.add(0)
             i, named = 1, "owned"
         elif first in g.DETERMINERS:

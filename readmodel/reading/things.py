@@ -26,9 +26,9 @@ from readmodel.reading import grammar as g
 from readmodel.reading.statement import Clause, Reading, Value
 from readmodel.text import stem
 
-LIGHT = frozenset({"date", "status"})
+LIGHT = frozenset({"date", "status", "due"})
 """Nouns that name what is said of their owner: "the gala date", "the status of the
-launch" are the gala's and the launch's."""
+launch", "the payment due date" are the gala's, the launch's and the payment's."""
 PRESENT_DAYS = frozenset({"today", "now", "tonight"})
 """Dates that say "as of now" and so no date of the thing ("approved as of today")."""
 LEFT = frozenset({"from"})
@@ -45,7 +45,7 @@ def thing_of(clause: Clause) -> str | None:
     while len(chain) > 1 and chain[-1] in LIGHT:
         chain.pop()
     words = " ".join(chain).split()
-    if len(words) > 1 and words[-1] in LIGHT:
+    while len(words) > 1 and words[-1] in LIGHT:
         words.pop()
     return " ".join(words)
 
@@ -70,12 +70,17 @@ def dates_of(clause: Clause) -> tuple[str, ...]:
 
 def _its_date(clause: Clause) -> bool:
     """The clause gives the thing its date: as what the thing is on ("is on May 3", "is
-    due May 3"), one it is set for ("is scheduled for May 3"), one it was moved to
-    ("moved to", "got pushed to", "delayed until") or one said with a change ("now falls
-    on May 3"). A date a state holds on ("the office is closed on December 24") or a
-    happening was on ("was signed on May 3") is no date of the thing: another such date
-    is another fact."""
-    if clause.predicate == "be" or " for <date>" in clause.frame or clause.change is not None:
+    due May 3"), one it is set for or lasts through ("is scheduled for May 3", "was
+    extended through Sunday"), one it does its one thing on ("ends on June 30", "expires
+    on May 3": a verb with nothing else said), one it was moved to ("moved to", "got
+    pushed to", "delayed until") or one said with a change ("now falls on May 3"). A date
+    a state holds on ("the office is closed on December 24") or a happening was on ("was
+    signed on May 3") is no date of the thing: another such date is another fact."""
+    if clause.predicate == "be" or clause.change is not None:
+        return True
+    if " for <date>" in clause.frame or " through <date>" in clause.frame:
+        return True
+    if not clause.passive and not clause.content and clause.tense == "present":
         return True
     return any(v.type == "date" and v.role in g.MOVED_TO for v in clause.values)
 

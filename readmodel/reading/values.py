@@ -220,6 +220,11 @@ def _clock(tokens: tuple[Token, ...], i: int) -> tuple[str, int] | None:
     return f"{hour:02d}:{minute:02d}", taken
 
 
+_ORDINAL_SUFFIX = re.compile(r"\d(?:st|nd|rd|th)$")
+"""A day of the month said alone: "the 14th", "on the 1st" (not "the third", a rank, nor
+"the 3rd floor")."""
+
+
 def _date(tokens: tuple[Token, ...], i: int) -> tuple[str, int] | None:
     word = tokens[i].low
     iso = _ISO_DATE.match(word)
@@ -248,6 +253,10 @@ def _date(tokens: tuple[Token, ...], i: int) -> tuple[str, int] | None:
         return f"{MONTHS[nxt[0]]:02d}-{day:02d}", 2 + (tokens[i].low == "of")
     if day is not None and 1 <= day <= 31 and nxt and nxt[0] == "may":
         return f"05-{day:02d}", 2
+    if day is not None and 1 <= day <= 31 and i > 0 and tokens[i - 1].low == "the":
+        alone = not nxt or nxt[0] in g.FUNCTION_WORDS or not nxt[0][:1].isalnum()
+        if _ORDINAL_SUFFIX.search(word) and alone:
+            return f"day {day}", 1
     return None
 
 

@@ -91,6 +91,9 @@ def test_predicate_reads_verb_tense_aspect_polarity_and_voice(
         ("The rent is $1,200 a month", [Value("quantity", "$1200")]),
         ("The rent is 1200 dollars a month", [Value("quantity", "$1200")]),
         ("The office is on the third floor", [Value("number", "3")]),
+        ("The office is on the 3rd floor", [Value("number", "3")]),
+        ("Rent is due on the 1st", [Value("date", "day 1")]),
+        ("The deadline is May 3", [Value("date", "05-03")]),
         ("We have 2 kids", [Value("number", "2")]),
         ("We have two kids", [Value("number", "2")]),
         (
