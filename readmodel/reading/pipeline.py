@@ -12,7 +12,6 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from readmodel.passages import SPLIT_ABOVE
-from readmodel.reading import grammar as g
 from readmodel.reading.draft import Draft
 from readmodel.reading.frames import change_cue, content_terms, kind_of, read_frame
 from readmodel.reading.grammar import NEGATIONS
@@ -107,47 +106,10 @@ def _statements(text: str, rest: str, speaker: str | None, entities: tuple[str, 
     read: list[Clause] = []
     for sentence in sentences:
         draft = read_clause(sentence, speaker, entities)
-        draft = _complement(sentence, draft, speaker, entities) or draft
         if draft.unread is not None:
             return Reading((), _words(sentences), f"{draft.unread}: {sentence!r}")
         read.append(clause_of(draft))
     return Reading(tuple(read), _words(sentences))
-
-
-_LEAD_IN = 3
-_OPENS_NOUN_PHRASE = (g.DEFINITE - {"that"}) | frozenset(g.POSSESSIVES)
-_OPENS_CLAUSE = g.DETERMINERS | frozenset(g.POSSESSIVES) | frozenset(g.SUBJECT_PRONOUNS)
-
-
-def _leads(word: str) -> bool:
-    """A word a lead-in may have: a word of English (not a name: "Luna - our cat - is 4"),
-    not one that opens a clause or a phrase of its own ("On the top shelf are ...")."""
-    return bool(g.lemmas(word)) and word not in _OPENS_CLAUSE | g.PREPOSITIONS
-
-
-def _complement(
-    sentence: str, draft: Draft, speaker: str | None, entities: tuple[str, ...]
-) -> Draft | None:
-    """The clause a short lead-in of saying or seeming introduces ("Looks like the audit
-    was cancelled", "Heard the launch moved to May 10", "Word is the deadline got
-    extended"): at most three words of English, none a name, pronoun, determiner or
-    preposition, before "the" or a possessive, whose verb (if the sentence reads at all)
-    is the lead-in's and no copula. What it states is its complement, when that reads as
-    a clause."""
-    found = tokens(sentence)
-    at = next(
-        (i for i in range(1, min(len(found), _LEAD_IN + 2)) if found[i].low in _OPENS_NOUN_PHRASE),
-        None,
-    )
-    if at is None:
-        return None
-    lead = found[: at - 1] if found[at - 1].low == "that" else found[:at]
-    if len(lead) > _LEAD_IN or any(not _leads(t.low) for t in lead):
-        return None
-    if draft.unread is None and (draft.verb_at >= at or draft.predicate == "be"):
-        return None
-    inner = read_clause(" ".join(t.text for t in found[at:]), speaker, entities)
-    return inner if inner.unread is None else None
 
 
 def fingerprint(words: frozenset[str]) -> frozenset[str]:

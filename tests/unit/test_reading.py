@@ -314,9 +314,6 @@ def test_a_stored_reading_of_another_shape_is_refused(stored: list[object]) -> N
         ("Now that the audit is done, can we relax?", ("audit",), "definite"),
         ("Random thing but, the CRM rollout is on hold.", ("crm rollout",), "definite"),
         ("In 2020 I moved to Berlin.", ("i",), ""),
-        ("Turns out the deadline got extended.", ("deadline",), "definite"),
-        ("Apparently my visa was renewed.", ("i", "visa"), "owned"),
-        ("Alice is my manager.", ("alice",), ""),
     ],
 )
 def test_what_a_clause_is_said_of_and_how_it_is_named(
@@ -339,4 +336,3 @@ def test_what_is_read_around_a_clause_keeps_its_values_and_no_change_in_its_subj
     assert as_note("Plan for the party: book the venue.") is None
     assert not read("On the top shelf are the spare keys.").readable
     assert read("Two of our chickens were killed by a fox.").clauses == ()
-    assert not read("Luna - our cat - is 4 years old.").readable

@@ -56,10 +56,6 @@ UPDATES: list[tuple[Pair, str]] = [
      "date 'day 7' -> 'day 14'"),
     (("The payment is due on May 3.", "The payment due date moved to May 10."),
      "date '05-03' -> '05-10'"),
-    (("The billing rewrite is on track.", "Looks like the billing rewrite was cancelled."),
-     "status 'track' -> 'cancel'"),
-    (("The deadline is May 3.", "Just heard that the deadline got extended to June 3."),
-     "date '05-03' -> '06-03'"),
     (("The audit is on track.", "Now that the audit is done, can we relax?"),
      "status 'track' -> 'do'"),
 ]  # fmt: skip
