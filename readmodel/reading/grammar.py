@@ -98,6 +98,9 @@ TIME_WORDS = frozenset(
     friday saturday sunday then previously formerly once""".split()
 )
 """Words that say when: a phrase of them is a time, never an aside ("Last week, ...")."""
+LIGHT_VERBS = frozenset("get have take make give do".split())
+"""Verbs whose object says what the subject came to have or do ("got the green light",
+"took the lead"), not a thing something was done to."""
 MOVED_TO = frozenset({"to", "until"})
 """Prepositions of a date a thing was moved to ("pushed to", "delayed until")."""
 PARTICLES = frozenset("back forward off over up down out away".split())

@@ -46,7 +46,7 @@ def _of_the_thing(draft: Draft) -> Draft:
     Its agent stays a content word of the clause (but an unnamed "they"), so that "we
     adopted the dog" and "they adopted the dog" are two facts."""
     tokens, at = draft.tokens, draft.verb_at + 1
-    if not _done(draft):
+    if not _done(draft) or draft.predicate in g.LIGHT_VERBS:
         return draft
     if at >= len(tokens) or tokens[at].low not in g.DEFINITE | frozenset(g.POSSESSIVES):
         return draft

@@ -19,7 +19,8 @@ name or a pronoun is none. Of one thing:
   someone ("my manager is busy" says nothing of who the manager is), nor of a clause
   that says when it happened ("was discussed last year").
 
-Neither side may be a plan, a possibility or a negation. Both meet by key (`thing_keys`).
+Neither side may be a possibility or a negation, nor a plan but for a thing's date said
+anew ("the move will now take place on May 10"). Both meet by key (`thing_keys`).
 """
 
 from readmodel.reading import grammar as g
@@ -51,10 +52,10 @@ def thing_of(clause: Clause) -> str | None:
 
 
 def _said_as_so(clause: Clause) -> bool:
+    """Said as so (or, of a date, as what will be so: "will now take place on May 10")."""
     return (
         clause.polarity == "positive"
         and not clause.modal
-        and clause.tense != "future"
         and clause.aspect not in {"habitual", "starting", "ending"}
     )
 
@@ -89,6 +90,8 @@ def _date_change(old: Clause, new: Clause) -> str | None:
     was, now = dates_of(old), dates_of(new)
     if len(was) != 1 or len(now) != 1 or was == now:
         return None
+    if "future" in (old.tense, new.tense) and new.change is None:
+        return None
     if not _its_date(old) or not _its_date(new):
         return None
     return f"date {was[0]!r} -> {now[0]!r}"
@@ -100,6 +103,8 @@ def _status(clause: Clause) -> frozenset[str] | None:
     value, says when ("was discussed last year", "back then"), says what the thing was
     ("was on hold") or what it does as it always does ("needs more compost")."""
     if clause.named != "definite" or any(not _present_day(v) for v in clause.values):
+        return None
+    if clause.tense == "future":
         return None
     if clause.predicate == "be" and clause.tense == "past":
         return None

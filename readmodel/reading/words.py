@@ -209,7 +209,8 @@ def as_note(text: str) -> str | None:
     Node 20"), or None when the text is not of that shape or bids something be done. A
     note whose head names what it is about and whose body refers back to it ("Update on
     the CRM rollout: it's delayed") is its body said of that ("the CRM rollout is
-    delayed")."""
+    delayed"); one whose body is a clause of its own is that clause ("Bad news: the
+    audit was cancelled")."""
     found = _NOTE.match(_LABEL.sub("", text.strip()))
     if found is None:
         return None
@@ -217,6 +218,8 @@ def as_note(text: str) -> str | None:
     about = _ABOUT.search(head)
     if about is not None and _BACK.match(body):
         return _BACK.sub(about.group(1), body, count=1)
+    if body.split()[0].lower() in _NEW_PHRASE - {"it", "they"}:
+        return body
     if _bidding(body):
         return None
     return f"{head} is {body}"
