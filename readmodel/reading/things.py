@@ -23,6 +23,8 @@ Neither side may be a possibility or a negation, nor a plan but for a thing's da
 anew ("the move will now take place on May 10"). Both meet by key (`thing_keys`).
 """
 
+import re
+
 from readmodel.reading import grammar as g
 from readmodel.reading.statement import Clause, Reading, Value
 from readmodel.text import stem
@@ -69,6 +71,11 @@ def dates_of(clause: Clause) -> tuple[str, ...]:
     )
 
 
+_SET_FOR = re.compile(r" (?:for|through|to|until) (?:the )?<date>")
+"""A date the frame sets the thing for, or moves it to, "the" before a day said alone
+("got bumped to the 10th")."""
+
+
 def _its_date(clause: Clause) -> bool:
     """The clause gives the thing its date: as what the thing is on ("is on May 3", "is
     due May 3"), one it is set for or lasts through ("is scheduled for May 3", "was
@@ -79,7 +86,7 @@ def _its_date(clause: Clause) -> bool:
     signed on May 3") is no date of the thing: another such date is another fact."""
     if clause.predicate == "be" or clause.change is not None:
         return True
-    if " for <date>" in clause.frame or " through <date>" in clause.frame:
+    if _SET_FOR.search(clause.frame):
         return True
     if not clause.passive and not clause.content and clause.tense == "present":
         return True

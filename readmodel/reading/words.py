@@ -149,12 +149,15 @@ _MAX_ASIDE = 3
 
 def _without_aside(sentence: str) -> str:
     """A sentence without a short aside it opens with ("Side note, the launch is on May
-    3", "Random thing but, ..."): a segment of at most three words, all words of English
-    (not a name: "Dan, my brother, lives in Oslo"), none only a verb, before a new
-    clause's subject (a determiner, possessive or pronoun). One that says when ("Last
-    week, I moved") is no aside: it is said after the clause; one of a preposition, a
-    number or a name is left to be read as it is ("Since March, the API ...")."""
+    3", "Random thing but, ...", "Quick note - ..."): a segment of at most three words,
+    all words of English (not a name: "Dan, my brother, lives in Oslo"), none only a
+    verb, before a new clause's subject (a determiner, possessive or pronoun). One that
+    says when ("Last week, I moved") is no aside: it is said after the clause; one of a
+    preposition, a number or a name is left to be read as it is ("Since March, the API
+    ...")."""
     head, sep, rest = sentence.partition(", ")
+    if not sep:
+        head, sep, rest = sentence.partition(" - ")
     words = head.split()
     if not sep or not rest or len(words) > _MAX_ASIDE or words[0].lower() in g.PREPOSITIONS:
         return sentence

@@ -62,6 +62,11 @@ UPDATES: list[tuple[Pair, str]] = [
      "status 'track' -> 'get green light'"),
     (("The billing rewrite is on track.", "Bad news: the billing rewrite was cancelled."),
      "status 'track' -> 'cancel'"),
+    (("The dentist appointment is on May 3.", "The dentist appointment got bumped to the 10th."),
+     "date '05-03' -> 'day 10'"),
+    (("The dentist appointment is on May 3.",
+      "Quick note - the dentist appointment moved to May 10."),
+     "date '05-03' -> '05-10'"),
     (("The audit is on track.", "Now that the audit is done, can we relax?"),
      "status 'track' -> 'do'"),
 ]  # fmt: skip
