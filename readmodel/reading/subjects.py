@@ -128,9 +128,9 @@ def _a_noun(phrase: str) -> bool:
 
 def _of_owner(draft: Draft, i: int) -> Draft | None:
     """ "The status of the CRM rollout", "the manager of my team", "the deadline for
-    Gannet": the owner after "of" or "for",
-    read as a subject of its own (with "of" counted in its length), so that the chain is
-    the one "the CRM rollout's status" gives."""
+    Gannet": the owner after "of" or "for", read as a subject of its own (its length
+    counting the preposition), so that the chain is the one "the CRM rollout's status"
+    gives."""
     tokens = draft.tokens
     if i + 1 >= len(tokens) or tokens[i].low not in _OWNED_BY:
         return None

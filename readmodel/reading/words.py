@@ -199,6 +199,7 @@ def _adverbial_last(sentence: str) -> str:
 
 
 def _after(clause: list[str], phrase: list[str]) -> str:
+    """The clause's words, then the phrase it opened with (its first letter lowered)."""
     said = " ".join(phrase).rstrip(",")
     return " ".join([*clause, said[:1].lower() + said[1:]])
 
