@@ -158,9 +158,14 @@ def thing_update(older: Reading, newer: Reading) -> str | None:
     return None
 
 
-def thing_keys(reading: Reading) -> tuple[str, ...]:
-    """The stored keys statements of one thing's date or status meet by: one per thing
-    the reading gives a date or a status (stored and read by alike)."""
+def thing_keys(reading: Reading, query: bool = False) -> tuple[str, ...]:
+    """The keys statements of one thing's date or status meet by, stored (or, with
+    `query`, read by): `T|date` for a date, stored and read alike; `T|status` stored by a
+    status that may be replaced (one not said in a past) and read by every status, `T|said`
+    stored by every status and read by one that may be replaced. So a past act ("Ana
+    fixed the car") meets the statuses it may replace, never the other past acts of that
+    thing, which grow with the bank; each pair `thing_update` relates meets, whichever
+    arrives first."""
     if not reading.readable:
         return ()
     keys = set()
@@ -170,6 +175,10 @@ def thing_keys(reading: Reading) -> tuple[str, ...]:
             continue
         if len(dates_of(clause)) == 1 and _its_date(clause):
             keys.add(f"~thing:{thing}|date")
-        if _status(clause) is not None:
-            keys.add(f"~thing:{thing}|status")
+        if _status(clause) is None:
+            continue
+        replaceable = clause.tense != "past"
+        if replaceable:
+            keys.add(f"~thing:{thing}|said" if query else f"~thing:{thing}|status")
+        keys.add(f"~thing:{thing}|status" if query else f"~thing:{thing}|said")
     return tuple(sorted(keys))

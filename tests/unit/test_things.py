@@ -106,7 +106,8 @@ def test_a_things_newer_date_or_status_replaces_the_older(pair: Pair, why: str) 
     older, newer = pair
     found = thing_update(read(older), read(newer))
     assert found is not None and why in found, (older, newer, found)
-    assert set(thing_keys(read(older))) & set(thing_keys(read(newer)))
+    assert set(thing_keys(read(older), query=True)) & set(thing_keys(read(newer)))
+    assert set(thing_keys(read(newer), query=True)) & set(thing_keys(read(older)))
     assert verdict(older, newer) is Relation.EVOLVED_INTO
 
 
@@ -123,7 +124,19 @@ def test_a_thing_is_named_by_a_common_noun_not_a_name_or_pronoun() -> None:
     assert thing_keys(read("She is busy.", ["Ana"])) == ()
     assert thing_keys(read("Ana naps in the afternoon.", ["Ana"])) == ()
     assert thing_keys(read("The budget review is on May 3.")) == ("~thing:budget review|date",)
-    assert thing_keys(read("Status of the CRM rollout: at risk.")) == ("~thing:crm rollout|status",)
+    assert thing_keys(read("Status of the CRM rollout: at risk.")) == (
+        "~thing:crm rollout|said",
+        "~thing:crm rollout|status",
+    )
+
+
+def test_past_acts_on_one_thing_do_not_read_one_another() -> None:
+    """ "Ana fixed the car" and "Dan washed the car" never relate (a past status replaces
+    nothing), so neither reads the other by key, however many of them a bank holds; both
+    read the present statuses they may replace."""
+    fixed, washed = read("Ana fixed the car."), read("Dan washed the car.")
+    assert not set(thing_keys(washed, query=True)) & set(thing_keys(fixed))
+    assert set(thing_keys(washed, query=True)) & set(thing_keys(read("The car is in the shop.")))
 
 
 def test_the_keys_are_stored_with_the_memory() -> None:

@@ -111,12 +111,12 @@ def _stored(text: str, entities: tuple[str, ...]) -> tuple[tuple[str, ...], str]
 def query_keys(found: TextFeatures) -> tuple[str, ...]:
     """The stored keys a memory of these features reads its neighbours by, besides its
     slots: its open frames' (`openkeys.open_query_keys`) and its reading's, which every
-    statement read alike stores (`readmodel.reading.reading_key`), with the things it
-    gives a date or status (`readmodel.reading.thing_keys`), which every statement of
-    that thing's date or status stores."""
+    statement read alike stores (`readmodel.reading.reading_key`), and those of the
+    statements of a thing's date or status it may relate to
+    (`readmodel.reading.thing_keys`)."""
     key = reading_key(found.reading)
     keys = (*open_query_keys(found.open), *((key,) if key is not None else ()))
-    return (*keys, *thing_keys(found.reading))
+    return (*keys, *thing_keys(found.reading, query=True))
 
 
 def of(memory: Memory) -> TextFeatures:
