@@ -46,6 +46,7 @@ from readmodel.reading import Reading, read, several_statements
 from readmodel.reading.grammar import PASSIVE_GET, POSSESSIVES, can_be_noun
 from readmodel.reading.statement import Clause, ValueType
 from readmodel.recall.candidate import Candidate, people, text_stats
+from readmodel.recall.subject import as_speaker
 from readmodel.text import STOPWORDS, stem
 
 AS_WELL = 0.5
@@ -103,14 +104,10 @@ def held_by(
     wear?", after "Sara's running shoes are Brooks"); "Marco's son became an Inter fan"
     changes nothing of Marco's, "Zoe started at Bloom Studio" nothing of her sister's.
     "We" holds the speaker: "we bought a house in York" changes where I live."""
-    older, newer = _speaker(older), _speaker(newer)
+    older, newer = as_speaker(older), as_speaker(newer)
     if not newer or older[: len(newer)] != newer:
         return False
-    return older == newer or (asked is not None and _speaker(asked) == newer)
-
-
-def _speaker(subject: tuple[str, ...]) -> tuple[str, ...]:
-    return ("i", *subject[1:]) if subject[:1] == ("we",) else subject
+    return older == newer or (asked is not None and as_speaker(asked) == newer)
 
 
 def _same_people(a: Candidate, b: Candidate) -> bool:

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 from readmodel.reading.questions import asked_subject
-from readmodel.recall.answers import Question, answer, answering, question
+from readmodel.recall.answers import Answer, Question, answer, answering, question
 from readmodel.recall.candidate import Candidate, people, replace
 from readmodel.recall.changes import changed
 from readmodel.recall.order import sort_key
@@ -141,17 +141,24 @@ def answers_differ(asked: Question | None, old: Candidate, new: Candidate) -> bo
     1,200); an older one that counts what the question counts ("12 conditional probability
     problems") is replaced only by a count of it, not by any number said near the
     question's words ("a sum of 7 with two dice")."""
+    return _differing(asked, old, new) is not None
+
+
+def _differing(
+    asked: Question | None, old: Candidate, new: Candidate
+) -> tuple[Answer, Answer] | None:
+    """The older's and the newer's answers when they differ as `answers_differ` says."""
     if asked is None:
-        return False
+        return None
     said, now = answering(asked, old.record.text), answering(asked, new.record.text, newer=True)
     if said is None or now is None or said.values <= now.values:
-        return False
+        return None
     if said.counts and not now.counts:
-        return False
+        return None
     kind = max(map(value_kind, said.values))
     if not any(value_kind(v) == kind for v in now.values - said.values):
-        return False
-    return len(said.shared & now.shared) >= asked.needed_by_a_change
+        return None
+    return (said, now) if len(said.shared & now.shared) >= asked.needed_by_a_change else None
 
 
 LATER_VALUES = 3
@@ -166,10 +173,11 @@ def answers_anew(asked: Question | None, old: Candidate, new: Candidate) -> bool
     words the older one says ("daily quota", "homework completion rate": not "chore
     compliance rate"), with a few values. Stricter than within the pool: what the probe
     finds was chosen for reading like the older one, not for answering the question."""
-    if asked is None or not answers_differ(asked, old, new):
+    found = _differing(asked, old, new)
+    if found is None:
         return False
-    said, now = answering(asked, old.record.text), answering(asked, new.record.text, newer=True)
-    if said is None or now is None or len(now.values) > LATER_VALUES:
+    said, now = found
+    if len(now.values) > LATER_VALUES:
         return False
     return now.counts or said.shared <= now.shared
 

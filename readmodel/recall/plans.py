@@ -28,7 +28,7 @@ from readmodel.reading.statement import Clause
 from readmodel.recall.candidate import Candidate, replace, text_stats
 from readmodel.recall.order import sort_key
 from readmodel.recall.outdated import present_question
-from readmodel.recall.subject import Subject, of_asked, question_stems
+from readmodel.recall.subject import Subject, as_speaker, of_asked, question_stems
 from readmodel.text import STOPWORDS
 
 TOP = 10
@@ -52,9 +52,7 @@ def _not_so(clause: Clause, now: bool) -> bool:
 
 def _mine(asked: Subject, said: Subject, named: frozenset[str]) -> bool:
     """Said of the asked subject (`of_asked`), "we" counting as the speaker."""
-    if said[:1] == ("we",) and asked[:1] == ("i",):
-        said = ("i", *said[1:])
-    return of_asked(asked, said, named)
+    return of_asked(as_speaker(asked), as_speaker(said), named)
 
 
 def states_before_plans(
@@ -70,19 +68,16 @@ def states_before_plans(
     named = question_stems(query)
     mine = {c.id: [k for k in clauses[c.id] if _mine(asked, k.subject, named)] for c in head}
     states = {c.id: c.score for c in head if any(not _not_so(k, now) for k in mine[c.id])}
-    plans = {
-        c.id
-        for c in head
-        if mine[c.id] and c.id not in states and all(_not_so(k, now) for k in clauses[c.id])
-    }
-    if not states or not plans:
+    if not states:
         return list(ordered)
     words = named - STOPWORDS
     said = set().union(*(text_stats(c).stems for c in head if c.id in states)) & words
     plans = {
         c.id
         for c in head
-        if c.id in plans
+        if mine[c.id]
+        and c.id not in states
+        and all(_not_so(k, now) for k in clauses[c.id])
         and (
             any(k.modal or k.tense == "future" for k in clauses[c.id])
             or not (text_stats(c).stems & words) - said

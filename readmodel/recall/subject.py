@@ -34,6 +34,12 @@ WORD = re.compile(r"[a-z0-9]+")
 Subject = tuple[str, ...]
 
 
+def as_speaker(subject: Subject) -> Subject:
+    """ "We" said by the speaker holds the speaker: "we bought a house in York" is said of
+    where I live, "our landlord" of mine."""
+    return ("i", *subject[1:]) if subject[:1] == ("we",) else subject
+
+
 def of_another(asked: Subject, said: Subject, named: frozenset[str] = frozenset()) -> bool:
     """`said` is someone or something the asked subject has ("olivia" > "brother"), or
     the asked thing of another owner ("tara" > "favorite sport" for "sam" > "favorite
